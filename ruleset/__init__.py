@@ -1,0 +1,1 @@
+"""ruleset package."""
