@@ -1,0 +1,168 @@
+"""Orders and the checks they get at submission (R6–R8, R11, R18).
+
+`check_order` is what the server runs for Insert Order and Probe Order, and what turn resolution
+runs again before executing, so an order is judged by one function. Problems are values carrying
+the TP Fail code the server sends (R7). The checks that depend on the board at the moment an
+order executes (R9, R10, R14, R17, R20) are in `ruleset.execution`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Iterable
+
+from .kinds import Kind, Role
+from .state import GameState, Phase
+
+
+class OrderType(IntEnum):
+    """Order type ids as tpserver-cpp's TaE registers them (ruleset.md §4.1)."""
+
+    COLONIZE_MINING = 0
+    COLONIZE = 1
+    MOVE = 2
+    ATTACK = 3
+    REINFORCE = 4
+
+    @property
+    def title(self) -> str:
+        return ORDER_NAMES[self]
+
+    @property
+    def takes_target(self) -> bool:
+        return self is not OrderType.REINFORCE
+
+
+ORDER_NAMES = {
+    OrderType.COLONIZE_MINING: "ColonizeMining",
+    OrderType.COLONIZE: "Colonize",
+    OrderType.MOVE: "Move",
+    OrderType.ATTACK: "Attack",
+    OrderType.REINFORCE: "Reinforce",
+}
+ORDER_DESCRIPTIONS = {
+    OrderType.COLONIZE_MINING: "Colonize a given system with Mining Robots",
+    OrderType.COLONIZE: "Colonize a given system",
+    OrderType.MOVE: "Move to a given system",
+    OrderType.ATTACK: "Attack a given system",
+    OrderType.REINFORCE: "Send reinforcements to a conflict",
+}
+TARGET_PARAMETER_NAME = "Star System"
+TARGET_PARAMETER_DESCRIPTION = "The star system associated with this order"
+ORDER_TYPES_BY_NAME = {name: order_type for order_type, name in ORDER_NAMES.items()}
+
+ORDERS_PER_TURN = 2
+
+
+class FailCode(IntEnum):
+    """The TP Fail codes the ruleset's problems map to."""
+
+    FRAME = 1
+    UNAVAILABLE_PERMANENTLY = 2
+    UNAVAILABLE_TEMPORARILY = 3
+    NO_SUCH_THING = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why an order is refused: the TP Fail code and a message for the player."""
+
+    code: FailCode
+    message: str
+
+
+NO_SUCH_QUEUE = Problem(FailCode.NO_SUCH_THING, "No such Object Order Queue")
+NO_SUCH_ORDER_TYPE = Problem(FailCode.NO_SUCH_THING, "No such order type")
+NOT_ALLOWED = Problem(FailCode.UNAVAILABLE_TEMPORARILY, "Not allowed to add that order type.")
+GAME_IS_OVER = Problem(FailCode.UNAVAILABLE_TEMPORARILY, "The game is over: no orders are accepted.")
+NO_SUCH_SYSTEM = Problem(FailCode.NO_SUCH_THING, "No such star system on the board")
+TOO_MANY_ORDERS = Problem(
+    FailCode.UNAVAILABLE_TEMPORARILY, f"At most {ORDERS_PER_TURN} orders per player per turn."
+)
+SYSTEM_ALREADY_TARGETED = Problem(
+    FailCode.UNAVAILABLE_TEMPORARILY, "System already targeted for an action this turn."
+)
+FLEET_ALREADY_ORDERED = Problem(
+    FailCode.UNAVAILABLE_TEMPORARILY, "That fleet already has its order for this turn."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """An order of `player` on object `fleet`; `target` is a star system (or board planet) id."""
+
+    player: int
+    fleet: int
+    type: int
+    target: int = 0
+
+
+_NORMAL_ORDERS = {
+    (Role.COLONIST, Kind.MERCHANT): (OrderType.COLONIZE,),
+    (Role.COLONIST, Kind.SCIENTIST): (OrderType.COLONIZE,),
+    (Role.COLONIST, Kind.SETTLER): (OrderType.COLONIZE,),
+    (Role.COLONIST, Kind.MINING): (OrderType.COLONIZE_MINING,),
+}
+
+
+def allowed_order_types(state: GameState, object_id: int) -> tuple[OrderType, ...]:
+    """The order types object `object_id` takes in the next turn (R6, R18); () for non-fleets."""
+    fleet = state.fleets.get(object_id)
+    if fleet is None or state.phase is Phase.OVER:
+        return ()
+    if state.phase is Phase.COMBAT:
+        conflict = state.conflicts[0]
+        if fleet.role is Role.COLONIST and fleet.kind is conflict.reinforcement_kind:
+            combatants = (state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner)
+            if fleet.owner in combatants:
+                return (OrderType.REINFORCE,)
+        return ()
+    if fleet.role is Role.LEADER:
+        return (OrderType.MOVE,)
+    if fleet.role is Role.BOMBER:
+        return (OrderType.ATTACK,)
+    return _NORMAL_ORDERS[(fleet.role, fleet.kind)]
+
+
+def target_cell(state: GameState, target: int) -> int | None:
+    """The board cell an order's "Star System" parameter names; a board planet means its system (R8)."""
+    return state.board.cell_of_object(target)
+
+
+def owns_queue(state: GameState, player: int, object_id: int) -> bool:
+    """Whether `player` owns the order queue of `object_id` (fleets and home planets have one)."""
+    fleet = state.fleets.get(object_id)
+    if fleet is not None:
+        return fleet.owner == player
+    return state.has_player(player) and state.player(player).home_planet == object_id
+
+
+def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) -> Problem | None:
+    """The problem with submitting `order` now, given the orders already accepted this turn.
+
+    Checks run in REF's order (R7): the queue is the player's, the order type exists, the type
+    is allowed on that object now, the target names a board system (R8), then the limits of R11.
+    """
+    if state.phase is Phase.OVER:
+        return GAME_IS_OVER
+    if not owns_queue(state, order.player, order.fleet):
+        return NO_SUCH_QUEUE
+    if order.type not in ORDER_NAMES:
+        return NO_SUCH_ORDER_TYPE
+    order_type = OrderType(order.type)
+    if order_type not in allowed_order_types(state, order.fleet):
+        return NOT_ALLOWED
+    mine = [o for o in accepted if o.player == order.player]
+    if any(o.fleet == order.fleet for o in mine):
+        return FLEET_ALREADY_ORDERED
+    if not order_type.takes_target:
+        return None
+    cell = target_cell(state, order.target)
+    if cell is None:
+        return NO_SUCH_SYSTEM
+    if len(mine) >= ORDERS_PER_TURN:
+        return TOO_MANY_ORDERS
+    if any(target_cell(state, o.target) == cell for o in mine):
+        return SYSTEM_ALREADY_TARGETED
+    return None

@@ -1,0 +1,15 @@
+"""Seeded randomness: one `random.Random` per (game seed, turn, purpose), never the global one.
+
+The seed material goes through blake2b so that streams for neighbouring turns are unrelated and
+the result does not depend on Python's salted `hash()`.
+"""
+
+import hashlib
+import random
+
+
+def game_rng(seed: int, turn: int, purpose: str = "") -> random.Random:
+    """The random stream of one game turn (turn 0 is set-up), optionally for a named purpose."""
+    material = f"tae:{seed}:{turn}:{purpose}".encode()
+    digest = hashlib.blake2b(material, digest_size=16).digest()
+    return random.Random(int.from_bytes(digest, "big"))

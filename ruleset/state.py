@@ -1,0 +1,198 @@
+"""The state of a game of TaE as immutable values.
+
+`GameState` holds only what cannot be derived: regions (R5) and pending unification systems are
+computed from it. The mappings inside a state are never mutated after construction; turn
+resolution works on a mutable copy (`ruleset.position.Position`) and freezes a new state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Mapping
+
+from .board import Board
+from .kinds import (
+    BOMBER_DESIGN_NAME,
+    BOMBER_NAME,
+    COLONIST_DESIGN_NAMES,
+    COLONIST_FLEET_NAME,
+    LEADER_DESIGN_NAMES,
+    LEADER_FLEET_NAMES,
+    Kind,
+    Role,
+)
+
+
+class Phase(str, Enum):
+    """What the next turn is."""
+
+    NORMAL = "normal"
+    COMBAT = "combat"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    """A colonist fleet, a leader or a bomber. `kind` is None for bombers."""
+
+    id: int
+    owner: int
+    role: Role
+    kind: Kind | None
+
+    @property
+    def name(self) -> str:
+        if self.role is Role.COLONIST:
+            return COLONIST_FLEET_NAME
+        if self.role is Role.LEADER:
+            return LEADER_FLEET_NAMES[self.kind]
+        return BOMBER_NAME
+
+    @property
+    def design_name(self) -> str:
+        if self.role is Role.COLONIST:
+            return COLONIST_DESIGN_NAMES[self.kind]
+        if self.role is Role.LEADER:
+            return LEADER_DESIGN_NAMES[self.kind]
+        return BOMBER_DESIGN_NAME
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A player: id (from 1, dense), name, home objects and scores (M, T, P, R, A)."""
+
+    id: int
+    name: str
+    home_system: int
+    home_planet: int
+    scores: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A queued or running conflict between two leaders of one kind (R16, R17).
+
+    `unification` is the cell of the pending unification system of an external conflict.
+    Strengths are None until the conflict starts (R19).
+    """
+
+    internal: bool
+    kind: Kind
+    attacker: int
+    defender: int
+    unification: int | None = None
+    attacker_strength: int | None = None
+    defender_strength: int | None = None
+
+    @property
+    def reinforcement_kind(self) -> Kind:
+        return Kind.SCIENTIST if self.internal else self.kind
+
+    @property
+    def started(self) -> bool:
+        return self.attacker_strength is not None
+
+
+@dataclass(frozen=True, slots=True)
+class FinalResult:
+    """Final scores after wildcard artifacts (R25) and the winner(s), by player id."""
+
+    final: Mapping[int, int]
+    distributed: Mapping[int, tuple[int, int, int, int]]
+    winners: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """Everything about a game between two turns.
+
+    * `turn`: turns played so far (the next turn is `turn + 1`).
+    * `rotation`: normal turns played so far plus the set-up offset; the next normal turn starts
+      with the player at index `rotation % len(players)` in ascending id order (R12).
+    * `fleets`: every fleet in existence by id, in ascending id order.
+    * `leader_at`: leader fleet id -> cell, for leaders on the board (absent = at home).
+    * `colonies`: cell -> kind. Artifact systems are scientist colonies.
+    * `artifacts`: cells still carrying an artifact.
+    * `conflicts`: queued conflicts, first to be fought first; when `phase` is COMBAT the first
+      one has started and is fought in the next turn.
+    * `removed`: colonists gone from the game (lost wars, bombed colonies, reinforcements).
+    """
+
+    board: Board
+    seed: int = 0
+    turn: int = 0
+    phase: Phase = Phase.NORMAL
+    rotation: int = 0
+    players: tuple[Player, ...] = ()
+    fleets: Mapping[int, Fleet] = field(default_factory=dict)
+    leader_at: Mapping[int, int] = field(default_factory=dict)
+    colonies: Mapping[int, Kind] = field(default_factory=dict)
+    artifacts: frozenset[int] = frozenset()
+    destroyed: frozenset[int] = frozenset()
+    pool: tuple[int, int, int, int] = (0, 0, 0, 0)
+    conflicts: tuple[Conflict, ...] = ()
+    removed: int = 0
+    next_object_id: int = 0
+    result: FinalResult | None = None
+
+    # -- lookups --------------------------------------------------------------------------
+
+    def player(self, player_id: int) -> Player:
+        return self.players[player_id - 1]
+
+    def has_player(self, player_id: int) -> bool:
+        return 1 <= player_id <= len(self.players)
+
+    def player_by_name(self, name: str) -> Player | None:
+        for player in self.players:
+            if player.name == name:
+                return player
+        return None
+
+    def fleets_of(self, player_id: int) -> list[Fleet]:
+        return [f for f in self.fleets.values() if f.owner == player_id]
+
+    def hand(self, player_id: int) -> list[Fleet]:
+        """The player's colonist fleets, in ascending id."""
+        return [f for f in self.fleets.values() if f.owner == player_id and f.role is Role.COLONIST]
+
+    def leader(self, player_id: int, kind: Kind) -> Fleet | None:
+        for f in self.fleets.values():
+            if f.owner == player_id and f.role is Role.LEADER and f.kind is kind:
+                return f
+        return None
+
+    def leader_on(self, cell: int) -> int | None:
+        for fleet_id, at in self.leader_at.items():
+            if at == cell:
+                return fleet_id
+        return None
+
+    def rotation_order(self) -> tuple[int, ...]:
+        """Player ids in the order their orders run in the next normal turn."""
+        ids = [p.id for p in self.players]
+        if not ids:
+            return ()
+        start = self.rotation % len(ids)
+        return tuple(ids[start:] + ids[:start])
+
+    @property
+    def unification_cells(self) -> frozenset[int]:
+        """Pending unification systems: cells of queued external conflicts (R16)."""
+        return frozenset(c.unification for c in self.conflicts if c.unification is not None)
+
+    @property
+    def active_conflict(self) -> Conflict | None:
+        """The conflict fought in the next turn, when that turn is a combat turn."""
+        if self.phase is Phase.COMBAT and self.conflicts:
+            return self.conflicts[0]
+        return None
+
+    def object_exists(self, object_id: int) -> bool:
+        """Whether an object id names something in the game (universe, galaxy, board, homes, fleets)."""
+        if object_id in (0, 1) or self.board.cell_of_object(object_id) is not None:
+            return True
+        if object_id in self.fleets:
+            return True
+        return any(object_id in (p.home_system, p.home_planet) for p in self.players)
