@@ -1,0 +1,426 @@
+"""A headless simulator: random-legal-orders players, and whole games played to Phase.OVER.
+
+The property tests, the benchmarks and later bots use it. A *strategy* is any callable
+``(state, player_id, rng) -> list[Order]``; `RandomPlayer` is the baseline, whose orders
+`check_order` always accepts in sequence. Like the rest of the ruleset it is pure: no clock, no
+I/O, and every choice comes from a `random.Random` it is handed (`game_rng(seed, turn, purpose)`).
+
+Not every position can reach the end of the game (R12(3), R24): when no colonist can ever be
+placed again and no artifact can be collected, the pool never drains. `play_game` recognises that
+case (`GameDidNotEnd`, reason "deadlock") instead of looping until `max_turns`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from .board import DEFAULT_BOARD, HABITABLE, UNINHABITABLE, Board
+from .kinds import Kind, Role
+from .orders import Order, OrderType, check_order
+from .randomness import game_rng
+from .regions import label_regions
+from .setup import add_player, new_game
+from .state import Fleet, GameState, Phase
+from .turn import TurnOutcome, resolve_turn
+
+Strategy = Callable[[GameState, int, random.Random], list[Order]]
+Resolver = Callable[[GameState, list[Order], random.Random], TurnOutcome]
+Observer = Callable[[GameState, list[Order], TurnOutcome], None]
+
+DEFAULT_MAX_TURNS = 1000
+# Normal turns in a row without progress (no colonist left the pool, no artifact collected)
+# after which a game is declared stalled. Random players on a live board progress every few turns.
+DEFAULT_STALL_TURNS = 150
+
+
+class GameDidNotEnd(RuntimeError):
+    """A simulated game that cannot or did not reach Phase.OVER.
+
+    `reason` is "deadlock" (no colonist can ever be placed again: the rules give no way to end),
+    "stalled" (no progress for `stall_turns` normal turns) or "max_turns". `record` is the game so far.
+    """
+
+    def __init__(self, reason: str, detail: str, record: "GameRecord"):
+        super().__init__(f"game {reason} at turn {record.turns} (seed {record.seed}, "
+                         f"{record.players} players): {detail}")
+        self.reason = reason
+        self.detail = detail
+        self.record = record
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A simulated game: its final state and the orders submitted in each turn (turn 1 first).
+
+    Replaying `orders` from the same set-up with `game_rng(seed, turn)` reproduces `state`.
+    """
+
+    state: GameState
+    seed: int
+    players: int
+    turns: int
+    combat_turns: int
+    orders: tuple[tuple[Order, ...], ...]
+
+    @property
+    def ended(self) -> bool:
+        return self.state.phase is Phase.OVER
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """Names of the winner(s); () when the game has not ended."""
+        if self.state.result is None:
+            return ()
+        return tuple(self.state.player(pid).name for pid in self.state.result.winners)
+
+
+# -- what the board offers this turn, computed once per state --------------------------------
+
+
+class _BoardCells:
+    """Per-board constants: habitable and uninhabitable cells."""
+
+    __slots__ = ("habitable", "mining")
+
+    def __init__(self, board: Board):
+        terrain = board.terrain
+        self.habitable = tuple(i for i, t in enumerate(terrain) if t == HABITABLE)
+        self.mining = tuple(i for i, t in enumerate(terrain) if t == UNINHABITABLE)
+
+
+class TurnCandidates:
+    """Plausible targets for one state, shared by every player choosing orders on it.
+
+    Cheap checks only (empty, not destroyed, matching terrain, scientist next door for leaders);
+    the expensive region checks (R9 bordering, R14) are left to execution, which may still refuse.
+    """
+
+    __slots__ = ("state", "habitable", "mining", "leader_targets", "fleets_by_owner", "_attack")
+
+    def __init__(self, state: GameState, cells: _BoardCells):
+        self.state = state
+        colonies = state.colonies
+        destroyed = state.destroyed
+        taken = set(state.leader_at.values())
+        self.habitable = [c for c in cells.habitable
+                          if c not in colonies and c not in destroyed and c not in taken]
+        self.mining = [c for c in cells.mining
+                       if c not in colonies and c not in destroyed and c not in taken]
+        neighbours = state.board.neighbours
+        scientist = Kind.SCIENTIST
+        near_science = set()
+        for cell, kind in colonies.items():
+            if kind is scientist:
+                near_science.update(neighbours[cell])
+        self.leader_targets = [c for c in self.habitable if c in near_science]
+        by_owner: dict[int, list[Fleet]] = {p.id: [] for p in state.players}
+        for fleet in state.fleets.values():
+            by_owner[fleet.owner].append(fleet)
+        self.fleets_by_owner = by_owner
+        self._attack: list[int] | None = None
+
+    def attack_targets(self) -> list[int]:
+        """Colonies without an artifact and leader systems, minus pending unification systems (R20)."""
+        if self._attack is None:
+            state = self.state
+            skip = state.artifacts | state.unification_cells
+            found = [c for c in state.colonies if c not in skip]
+            found.extend(c for c in state.leader_at.values() if c not in skip)
+            found.sort()
+            self._attack = found
+        return self._attack
+
+
+class RandomPlayer:
+    """A player that sends random legal orders (a baseline strategy; one instance serves all players).
+
+    Normal turn: up to two orders, each one a colonization (most of the time, when there is a
+    plausible target), a leader move (`move_chance`) or a bombing (`attack_chance`; and
+    `stuck_attack_chance` when nothing else is possible).
+    Combat turn: a combatant sends a random number of its eligible colonists as reinforcements.
+    """
+
+    def __init__(self, move_chance: float = 0.2, attack_chance: float = 0.03,
+                 stuck_attack_chance: float = 0.2, orders_per_turn: int = 2):
+        self.move_chance = move_chance
+        self.attack_chance = attack_chance
+        self.stuck_attack_chance = stuck_attack_chance
+        self.orders_per_turn = orders_per_turn
+        self._cells: dict[Board, _BoardCells] = {}
+        self._candidates: TurnCandidates | None = None
+
+    def candidates(self, state: GameState) -> TurnCandidates:
+        """The targets of `state`, computed on the first call for that state and then reused."""
+        cached = self._candidates
+        if cached is not None and cached.state is state:
+            return cached
+        cells = self._cells.get(state.board)
+        if cells is None:
+            cells = self._cells[state.board] = _BoardCells(state.board)
+        cached = self._candidates = TurnCandidates(state, cells)
+        return cached
+
+    def __call__(self, state: GameState, player_id: int, rng: random.Random) -> list[Order]:
+        if state.phase is Phase.COMBAT:
+            return self.reinforcements(state, player_id, rng)
+        if state.phase is not Phase.NORMAL:
+            return []
+        return self.normal_orders(state, player_id, rng)
+
+    def reinforcements(self, state: GameState, player_id: int, rng: random.Random) -> list[Order]:
+        conflict = state.conflicts[0]
+        fleets = state.fleets
+        if player_id not in (fleets[conflict.attacker].owner, fleets[conflict.defender].owner):
+            return []
+        kind = conflict.reinforcement_kind
+        eligible = [f.id for f in self.candidates(state).fleets_by_owner[player_id]
+                    if f.role is Role.COLONIST and f.kind is kind]
+        chosen = rng.sample(eligible, rng.randint(0, len(eligible)))
+        chosen.sort()
+        return [Order(player_id, fid, OrderType.REINFORCE) for fid in chosen]
+
+    def normal_orders(self, state: GameState, player_id: int, rng: random.Random) -> list[Order]:
+        cands = self.candidates(state)
+        miners, others, leaders, bombers = [], [], [], []
+        for fleet in cands.fleets_by_owner[player_id]:
+            if fleet.role is Role.COLONIST:
+                (miners if fleet.kind is Kind.MINING else others).append(fleet.id)
+            elif fleet.role is Role.LEADER:
+                leaders.append(fleet.id)
+            else:
+                bombers.append(fleet.id)
+        used: set[int] = set()
+        orders: list[Order] = []
+        for _ in range(self.orders_per_turn):
+            order = self._one_order(state, player_id, rng, cands, miners, others, leaders, bombers, used)
+            if order is None:
+                break
+            if check_order(state, order, orders) is None:
+                orders.append(order)
+                used.add(state.board.cell_of_object(order.target))
+        return orders
+
+    def _one_order(self, state: GameState, player_id: int, rng: random.Random, cands: TurnCandidates,
+                   miners: list[int], others: list[int], leaders: list[int], bombers: list[int],
+                   used: set[int]) -> Order | None:
+        roll = rng.random()
+        if roll < self.attack_chance and bombers:
+            order = self._attack(state, player_id, rng, cands, bombers, used)
+            if order is not None:
+                return order
+        if roll < self.attack_chance + self.move_chance and leaders:
+            order = self._move(state, player_id, rng, cands, leaders, used)
+            if order is not None:
+                return order
+        order = self._colonize(state, player_id, rng, cands, miners, others, used)
+        if order is None and leaders:
+            order = self._move(state, player_id, rng, cands, leaders, used)
+        if order is None and bombers and rng.random() < self.stuck_attack_chance:
+            # Nothing else to do: a bombing may withdraw a leader (R21) and free a system.
+            order = self._attack(state, player_id, rng, cands, bombers, used)
+        return order
+
+    @staticmethod
+    def _pick(rng: random.Random, cells: list[int], used: set[int]) -> int | None:
+        if not cells:
+            return None
+        for _ in range(4):
+            cell = cells[rng.randrange(len(cells))]
+            if cell not in used:
+                return cell
+        free = [c for c in cells if c not in used]
+        return free[rng.randrange(len(free))] if free else None
+
+    def _colonize(self, state, player_id, rng, cands, miners, others, used) -> Order | None:
+        groups = [(others, cands.habitable, OrderType.COLONIZE),
+                  (miners, cands.mining, OrderType.COLONIZE_MINING)]
+        # Pick a random colonist: its group goes first, the other group is the fallback.
+        if rng.randrange(len(miners) + len(others) or 1) < len(miners):
+            groups.reverse()
+        for fleets, cells, order_type in groups:
+            if not fleets:
+                continue
+            cell = self._pick(rng, cells, used)
+            if cell is None:
+                continue
+            fleet = fleets.pop(rng.randrange(len(fleets)))
+            return Order(player_id, fleet, order_type, state.board.system_id(cell))
+        return None
+
+    def _move(self, state, player_id, rng, cands, leaders, used) -> Order | None:
+        cell = self._pick(rng, cands.leader_targets, used)
+        if cell is None:
+            return None
+        fleet = leaders.pop(rng.randrange(len(leaders)))
+        return Order(player_id, fleet, OrderType.MOVE, state.board.system_id(cell))
+
+    def _attack(self, state, player_id, rng, cands, bombers, used) -> Order | None:
+        cell = self._pick(rng, cands.attack_targets(), used)
+        if cell is None:
+            return None
+        fleet = bombers.pop(rng.randrange(len(bombers)))
+        return Order(player_id, fleet, OrderType.ATTACK, state.board.system_id(cell))
+
+
+# -- whole games ----------------------------------------------------------------------------
+
+
+def set_up(players: int = 4, board: Board = DEFAULT_BOARD, seed: int = 0) -> GameState:
+    """A new game on `board` with players "P1".."Pn" joined, each with its own set-up stream."""
+    if players < 1:
+        raise ValueError("a game needs at least one player")
+    state = new_game(board, seed)
+    for i in range(1, players + 1):
+        state, _ = add_player(state, f"P{i}", game_rng(seed, 0, f"join {i}"))
+    return state
+
+
+def _strategy_table(strategies, players: int) -> dict[int, Strategy]:
+    if strategies is None:
+        shared = RandomPlayer()
+        return {pid: shared for pid in range(1, players + 1)}
+    if callable(strategies):
+        return {pid: strategies for pid in range(1, players + 1)}
+    if isinstance(strategies, Mapping):
+        default = strategies.get(None) or RandomPlayer()
+        return {pid: strategies.get(pid, default) for pid in range(1, players + 1)}
+    strategies = list(strategies)
+    if len(strategies) != players:
+        raise ValueError(f"{len(strategies)} strategies for {players} players")
+    return {pid: s for pid, s in enumerate(strategies, start=1)}
+
+
+def deadlock(state: GameState) -> str | None:
+    """Why no colonist can ever leave the pool again and no artifact be collected, or None.
+
+    Sufficient, cheap conditions on a normal-phase state (a combat turn always changes something):
+
+    * no empty, undestroyed system of a terrain that the colonists players hold can use: a system
+      becomes empty again only when a leader leaves it or a war removes a colony, and a war needs
+      a colonization;
+    * no bombing can send a leader home (R21) and so free a habitable system for the non-miners;
+    * no region holds two artifacts while a leader could still move (regions do not merge without
+      colonization, and a region that could collect did so at the end of this turn).
+    """
+    if state.phase is not Phase.NORMAL or state.conflicts:
+        return None
+    board = state.board
+    terrain = board.terrain
+    held = {f.kind for f in state.fleets.values() if f.role is Role.COLONIST}
+    bombers = sum(1 for f in state.fleets.values() if f.role is Role.BOMBER)
+    occupied = set(state.colonies) | state.destroyed | set(state.leader_at.values())
+    empty = [c for c in range(board.size) if c not in occupied]
+    empty_habitable = sum(1 for c in empty if terrain[c] == HABITABLE)
+    empty_mining = sum(1 for c in empty if terrain[c] == UNINHABITABLE)
+    non_miners = bool(held - {Kind.MINING})
+    if non_miners and empty_habitable:
+        return None
+    if Kind.MINING in held and empty_mining:
+        return None
+    if non_miners and bombers:
+        protected = state.artifacts | state.unification_cells
+        for cell in state.leader_at.values():
+            support = [n for n in board.neighbours[cell] if state.colonies.get(n) is Kind.SCIENTIST]
+            if len(support) <= bombers and not protected.intersection(support):
+                return None
+    if empty_habitable:
+        members = (set(state.colonies) | set(state.leader_at.values())) - state.unification_cells
+        labels = label_regions(board, members)
+        per_region: dict[int, int] = {}
+        for cell in state.artifacts:
+            if cell in labels:
+                per_region[labels[cell]] = per_region.get(labels[cell], 0) + 1
+        if any(n >= 2 for n in per_region.values()):
+            return None
+    kinds = ", ".join(sorted(k.label for k in held)) or "none"
+    return (f"no colonist can be placed: colonists held {{{kinds}}}, "
+            f"{empty_habitable} empty habitable and {empty_mining} empty uninhabitable "
+            f"systems, pool {sum(state.pool)}, {len(state.artifacts)} artifacts on the board, "
+            f"{bombers} bombers left")
+
+
+def play_game(
+    players: int = 4,
+    board: Board = DEFAULT_BOARD,
+    seed: int = 0,
+    strategies: Strategy | Sequence[Strategy] | Mapping[int | None, Strategy] | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    *,
+    stall_turns: int = DEFAULT_STALL_TURNS,
+    detect_deadlock: bool = True,
+    observer: Observer | None = None,
+    resolver: Resolver = resolve_turn,
+    state: GameState | None = None,
+) -> GameRecord:
+    """Play a complete game to Phase.OVER and return its record.
+
+    * `strategies`: None (random players), one strategy for everyone, one per player (a sequence),
+      or a mapping player id -> strategy (key None: everyone else).
+    * Turn t resolves with `game_rng(seed, t)`; player p chooses with `game_rng(seed, t, "player p")`.
+    * `observer(state_before, orders, outcome)` is called after every turn; `resolver` replaces
+      `resolve_turn` (the benchmark times it that way); `state` starts from a prepared game
+      instead of `set_up(players, board, seed)`.
+
+    Raises `GameDidNotEnd` on a deadlock (`detect_deadlock`), after `stall_turns` normal turns without progress, or
+    after `max_turns` turns.
+    """
+    if state is None:
+        state = set_up(players, board, seed)
+    else:
+        players = len(state.players)
+        seed = state.seed
+    table = _strategy_table(strategies, players)
+    ids = [p.id for p in state.players]
+    log: list[tuple[Order, ...]] = []
+    combat_turns = 0
+    progress_mark = (sum(state.pool), len(state.artifacts))
+    idle = 0
+
+    def record() -> GameRecord:
+        return GameRecord(state, seed, players, state.turn, combat_turns, tuple(log))
+
+    while state.phase is not Phase.OVER:
+        if state.turn >= max_turns:
+            raise GameDidNotEnd("max_turns", f"still {state.phase.value} after {max_turns} turns", record())
+        turn = state.turn + 1
+        orders: list[Order] = []
+        for pid in ids:
+            orders.extend(table[pid](state, pid, game_rng(seed, turn, f"player {pid}")))
+        combat = state.phase is Phase.COMBAT
+        outcome = resolver(state, orders, game_rng(seed, turn))
+        if observer is not None:
+            observer(state, orders, outcome)
+        state = outcome.state
+        log.append(tuple(orders))
+        if combat:
+            combat_turns += 1
+        if state.phase is Phase.OVER:
+            break
+        mark = (sum(state.pool), len(state.artifacts))
+        if mark != progress_mark:
+            progress_mark = mark
+            idle = 0
+            continue
+        if combat:
+            continue
+        idle += 1
+        why = deadlock(state) if detect_deadlock else None
+        if why is not None:
+            raise GameDidNotEnd("deadlock", why, record())
+        if idle >= stall_turns:
+            raise GameDidNotEnd("stalled", f"no colonist placed and no artifact collected in "
+                                           f"{idle} normal turns", record())
+    return record()
+
+
+def replay(record: GameRecord, resolver: Resolver = resolve_turn) -> list[TurnOutcome]:
+    """Re-run a record's set-up and orders on its board; the outcomes of every turn, in order."""
+    state = set_up(record.players, record.state.board, record.seed)
+    outcomes = []
+    for turn, orders in enumerate(record.orders, start=1):
+        outcome = resolver(state, list(orders), game_rng(record.seed, turn))
+        outcomes.append(outcome)
+        state = outcome.state
+    return outcomes

@@ -1,0 +1,386 @@
+"""One game of TaE on the server: accounts, order queues, boards, turns.
+
+The game service is the only place that changes a game. Every rule question goes to `ruleset`
+(`check_order` at submission, `resolve_turn` at the end of a turn); every change is handed to the
+store and applied here only once the store has it, so nothing a player was told is lost.
+Methods that change anything return Deferreds; while a turn is being resolved and stored,
+`ready()` holds back the sessions of this game so that no one sees a half-finished turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable
+
+from twisted.internet import defer
+from twisted.internet.interfaces import IReactorTime
+from twisted.logger import Logger
+
+import ruleset
+from ruleset import GameState, Message, Order, Phase, Problem, check_order, game_rng, resolve_turn
+from ruleset.orders import FailCode, owns_queue
+
+from .accounts import hash_password, verify_password
+from .modtimes import ModTimes
+from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, TurnRecord
+from .turn_timer import TurnTimer
+
+log = Logger()
+
+ACCOUNT_EXISTS = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "An account with that name already exists.")
+GAME_FULL = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "This game has no room for more players.")
+GAME_ENDED = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
+CREATION_DISABLED = Problem(5, "Account creation Disabled")  # PermissionDenied, as tpserver-cpp
+BAD_NAME = Problem(FailCode.FRAME, "A user name must be 1 to 64 characters, without '@'.")
+BAD_SLOT = Problem(FailCode.UNAVAILABLE_TEMPORARILY, "No such slot in that order queue.")
+MAX_NAME = 64
+
+
+@dataclass(slots=True)
+class QueuedOrder:
+    entry: OrderEntry
+    order: Order
+
+
+@dataclass(slots=True)
+class BoardMessage:
+    """A message on a player's board; `index` counts every message ever posted to that board."""
+
+    index: int
+    message: Message
+
+
+class Game:
+    """A live game. Create with `Game.create` (new) or `Game.restore` (from the store)."""
+
+    def __init__(self, game_id: int, setup: GameSetup, state: GameState, store: GameStore,
+                 clock: IReactorTime):
+        self.id = game_id
+        self.setup = setup
+        self.state = state
+        self.store = store
+        self.clock = clock
+        self.accounts: dict[str, Account] = {}
+        self.queues: dict[int, list[QueuedOrder]] = {}
+        self.finished: set[int] = set()
+        self.boards: dict[int, list[BoardMessage]] = {}
+        self.posted: dict[int, int] = {}
+        self.order_serial = 0
+        self.modtimes = ModTimes()
+        self.listeners: list[Callable[[int, int], None]] = []
+        self.turn_listeners: list[Callable[["Game"], None]] = []
+        self._ready: defer.Deferred | None = None
+        self._started = False
+        self._universe = None
+        self._waiters: list[defer.Deferred] = []
+        self.timer = TurnTimer(clock, setup.timer, self._timer_ended_turn, self._announce)
+        self.refresh_modtimes()
+
+    # -- creation ------------------------------------------------------------------------
+
+    @classmethod
+    def initial_state(cls, setup: GameSetup) -> GameState:
+        board = ruleset.parse_map(setup.map_text) if setup.map_text else ruleset.DEFAULT_BOARD
+        return ruleset.new_game(board, setup.seed)
+
+    @classmethod
+    def restore(cls, stored: StoredGame, store: GameStore, clock: IReactorTime) -> "Game":
+        """Rebuild a game as last stored: the last turn's state, the accounts, the open orders."""
+        setup = stored.setup
+        state = cls.initial_state(setup)
+        if stored.turns:
+            state = stored.turns[-1].state
+        # Players who joined after the last stored turn are not in its state: join them again
+        # (add_player is deterministic, so they get the same hands).
+        for account in sorted(stored.accounts, key=lambda a: a.player_id):
+            if account.player_id > len(state.players):
+                state, _ = ruleset.add_player(
+                    state, account.username, game_rng(setup.seed, 0, f"join {account.player_id}"))
+        game = cls(stored.game_id, setup, state, store, clock)
+        game.accounts = {a.username: a for a in stored.accounts}
+        # A join message carries the number of the last played turn: it follows that turn's messages.
+        ordered = [(m.turn, 1, i, m) for i, m in enumerate(stored.join_messages)]
+        for record in stored.turns:
+            ordered.extend((record.turn, 0, i, m) for i, m in enumerate(record.messages))
+        for *_, message in sorted(ordered, key=lambda item: item[:3]):
+            game._post(message)
+        if stored.turns:
+            game.modtimes = ModTimes(stored.turns[-1].modtime_serial + 1)
+        for player, index in stored.removed_messages:
+            game.boards[player] = [m for m in game.boards.get(player, []) if m.index != index]
+        for entry in stored.orders:
+            game.order_serial = max(game.order_serial, entry.seq)
+            if entry.seq in stored.removed_orders or entry.turn != game.state.turn + 1:
+                continue
+            order = Order(entry.player, entry.object_id, entry.type, entry.target)
+            game.queues.setdefault(entry.object_id, []).append(QueuedOrder(entry, order))
+        game.refresh_modtimes()
+        return game
+
+    # -- readiness -----------------------------------------------------------------------
+
+    def ready(self) -> defer.Deferred:
+        """Fires when no end of turn is in progress (at once, usually)."""
+        if self._ready is None:
+            return defer.succeed(None)
+        waiter = defer.Deferred()
+        self._waiters.append(waiter)
+        return waiter
+
+    @property
+    def busy(self) -> bool:
+        return self._ready is not None
+
+    # -- players and accounts ------------------------------------------------------------
+
+    def player_id(self, username: str) -> int | None:
+        account = self.accounts.get(username)
+        return None if account is None else account.player_id
+
+    def check_login(self, username: str, password: str) -> int | None:
+        account = self.accounts.get(username)
+        if account is None or not verify_password(password, account.password_hash):
+            return None
+        return account.player_id
+
+    def create_account(self, username: str, password: str, email: str = "", comment: str = "",
+                       *, by_operator: bool = False) -> defer.Deferred:
+        """Add a player; fires with (player id, None) or (None, Problem)."""
+        problem = self._account_problem(username, by_operator)
+        if problem is not None:
+            return defer.succeed((None, problem))
+        player_id = len(self.state.players) + 1
+        state, messages = ruleset.add_player(
+            self.state, username, game_rng(self.setup.seed, 0, f"join {player_id}"))
+        account = Account(username, hash_password(password), player_id, email, comment)
+        d = defer.maybeDeferred(self.store.add_account, self.id, account, messages)
+
+        def stored(_):
+            self.state = state
+            self.accounts[username] = account
+            for message in messages:
+                self._post(message)
+            self.refresh_modtimes()
+            self._start_if_ready()
+            return player_id, None
+
+        return d.addCallback(stored)
+
+    def _account_problem(self, username: str, by_operator: bool) -> Problem | None:
+        if not by_operator and not self.setup.account_creation:
+            return CREATION_DISABLED
+        if not username or len(username) > MAX_NAME or "@" in username or username.strip() != username:
+            return BAD_NAME
+        if username in self.accounts or self.state.player_by_name(username) is not None:
+            return ACCOUNT_EXISTS
+        if self.state.phase is Phase.OVER:
+            return GAME_ENDED
+        if self.setup.max_players and len(self.state.players) >= self.setup.max_players:
+            return GAME_FULL
+        return None
+
+    # -- orders --------------------------------------------------------------------------
+
+    def queue(self, object_id: int) -> list[QueuedOrder]:
+        return self.queues.get(object_id, [])
+
+    def orders_of(self, player: int) -> list[Order]:
+        """The player's accepted orders this turn, in submission order."""
+        queued = [q for queue in self.queues.values() for q in queue if q.order.player == player]
+        queued.sort(key=lambda q: q.entry.seq)
+        return [q.order for q in queued]
+
+    def probe_order(self, player: int, object_id: int, order_type: int, target: int) -> Problem | None:
+        return check_order(self.state, Order(player, object_id, order_type, target), self.orders_of(player))
+
+    def insert_order(self, player: int, object_id: int, slot: int, order_type: int,
+                     target: int) -> defer.Deferred:
+        """Check, store, then queue an order; fires with (slot, None) or (None, Problem)."""
+        order = Order(player, object_id, order_type, target)
+        problem = check_order(self.state, order, self.orders_of(player))
+        queue = self.queue(object_id)
+        if problem is None and not (slot == -1 or 0 <= slot <= len(queue)):
+            problem = BAD_SLOT
+        if problem is not None:
+            return defer.succeed((None, problem))
+        self.order_serial += 1
+        position = len(queue) if slot == -1 else slot
+        entry = OrderEntry(self.order_serial, self.state.turn + 1, player, object_id, position,
+                           order_type, target)
+        d = defer.maybeDeferred(self.store.record_order, self.id, entry)
+
+        def stored(_):
+            self.queues.setdefault(object_id, []).insert(position, QueuedOrder(entry, order))
+            self._touch_queue(object_id)
+            return position, None
+
+        return d.addCallback(stored)
+
+    def remove_orders(self, player: int, object_id: int, slots: Iterable[int]) -> defer.Deferred:
+        """Remove slots one after another; fires with a list of (slot, Problem | None)."""
+        results: list[tuple[int, Problem | None]] = []
+        d = defer.succeed(None)
+        for slot in slots:
+            d.addCallback(lambda _, s=slot: self._remove_one(player, object_id, s, results))
+        return d.addCallback(lambda _: results)
+
+    def _remove_one(self, player: int, object_id: int, slot: int, results: list):
+        if self.state.phase is Phase.OVER or not owns_queue(self.state, player, object_id):
+            results.append((slot, ruleset.orders.NO_SUCH_QUEUE))
+            return None
+        queue = self.queue(object_id)
+        if not 0 <= slot < len(queue):
+            results.append((slot, BAD_SLOT))
+            return None
+        queued = queue[slot]
+        d = defer.maybeDeferred(self.store.remove_order, self.id, queued.entry.seq)
+
+        def stored(_):
+            queue.remove(queued)
+            if not queue:
+                self.queues.pop(object_id, None)
+            self._touch_queue(object_id)
+            results.append((slot, None))
+
+        return d.addCallback(stored)
+
+    # -- boards --------------------------------------------------------------------------
+
+    def board(self, player: int) -> list[BoardMessage]:
+        return self.boards.get(player, [])
+
+    def _post(self, message: Message) -> None:
+        index = self.posted.get(message.player, 0)
+        self.posted[message.player] = index + 1
+        self.boards.setdefault(message.player, []).append(BoardMessage(index, message))
+
+    def remove_message(self, player: int, slot: int) -> defer.Deferred:
+        board = self.board(player)
+        if not 0 <= slot < len(board):
+            return defer.succeed(False)
+        item = board[slot]
+        d = defer.maybeDeferred(self.store.remove_message, self.id, player, item.index)
+
+        def stored(_):
+            board.remove(item)
+            self.refresh_modtimes()
+            return True
+
+        return d.addCallback(stored)
+
+    # -- turns ---------------------------------------------------------------------------
+
+    def waiting_for(self) -> list[int]:
+        """Players who can act this turn and have not finished it (the TimeRemaining list)."""
+        return [pid for pid in self.acting_players() if pid not in self.finished]
+
+    def acting_players(self) -> list[int]:
+        state = self.state
+        if state.phase is Phase.OVER:
+            return []
+        conflict = state.active_conflict
+        if conflict is not None:
+            return sorted({state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner})
+        return [p.id for p in state.players]
+
+    def finish_turn(self, player: int) -> None:
+        if self.state.phase is Phase.OVER or self.busy:
+            return
+        self.finished.add(player)
+        acting = self.acting_players()
+        done = sum(1 for pid in acting if pid in self.finished)
+        self.timer.player_finished(done, len(acting), len(self.state.players))
+
+    def start(self) -> None:
+        """Start the first turn's timer once the game has enough players."""
+        self._start_if_ready()
+
+    def _start_if_ready(self) -> None:
+        if self._started or self.state.phase is Phase.OVER:
+            return
+        if len(self.state.players) >= max(1, self.setup.timer.turn_players_min):
+            self._started = True
+            self.timer.start_turn(len(self.state.players))
+
+    def end_turn(self) -> defer.Deferred:
+        """Run the end of turn now (operators, tests); the timer calls the same path."""
+        if self.state.phase is not Phase.OVER and not self.busy:
+            self.timer.force_end()
+        return self.ready()
+
+    def _timer_ended_turn(self, reason: int) -> None:
+        self._resolve()
+
+    def _resolve(self) -> None:
+        if self.state.phase is Phase.OVER or self._ready is not None:
+            return
+        self._ready = defer.Deferred()
+        queued = sorted((q for queue in self.queues.values() for q in queue), key=lambda q: q.entry.seq)
+        orders = [q.order for q in queued]
+        outcome = resolve_turn(self.state, orders, game_rng(self.setup.seed, self.state.turn + 1))
+        record = TurnRecord(outcome.state.turn, outcome.state, outcome.messages, outcome.events,
+                            self.modtimes.serial + 1)
+        d = defer.maybeDeferred(self.store.commit_turn, self.id, record)
+        d.addCallback(lambda _: self._apply(outcome))
+        d.addErrback(self._commit_failed)
+
+    def _apply(self, outcome: ruleset.TurnOutcome) -> None:
+        self.state = outcome.state
+        self.queues.clear()
+        self.finished.clear()
+        for message in outcome.messages:
+            self._post(message)
+        self.refresh_modtimes()
+        for event in outcome.events:
+            log.debug("game {game} turn {turn}: {kind} {detail}", game=self.setup.name,
+                      turn=outcome.state.turn, kind=event.kind, detail=event.detail)
+        log.info("game {game}: turn {turn} resolved ({phase})", game=self.setup.name,
+                 turn=outcome.state.turn, phase=outcome.state.phase.value)
+        self._release()
+        for listener in list(self.turn_listeners):
+            listener(self)
+        if self.state.phase is Phase.OVER:
+            self.timer.stop()
+            self._announce(-1, 1)
+        else:
+            self.timer.start_turn(len(self.state.players))
+
+    def _commit_failed(self, failure) -> None:
+        """The store could not keep the turn: keep the old state (nothing was told) and retry."""
+        log.failure("game {game}: storing turn {turn} failed; retrying in 5 s", failure,
+                    game=self.setup.name, turn=self.state.turn + 1)
+        self._release()
+        self.clock.callLater(5, self._resolve)
+
+    def _release(self) -> None:
+        self._ready = None
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter.callback(None)
+
+    def _announce(self, seconds: int, reason: int) -> None:
+        for listener in list(self.listeners):
+            listener(seconds, reason)
+
+    # -- the TP view -----------------------------------------------------------------------
+
+    def universe(self):
+        """The objects of the current state, built once per state."""
+        from .universe import Universe
+
+        if self._universe is None or self._universe.state is not self.state:
+            self._universe = Universe(self)
+        return self._universe
+
+    # -- modtimes ------------------------------------------------------------------------
+
+    def _touch_queue(self, object_id: int) -> None:
+        from .universe import object_fingerprint, queue_fingerprint
+
+        self.modtimes.touch(("queue", object_id), queue_fingerprint(self, object_id))
+        self.modtimes.touch(("object", object_id), object_fingerprint(self, object_id))
+
+    def refresh_modtimes(self) -> None:
+        from .universe import all_fingerprints
+
+        self.modtimes.refresh(all_fingerprints(self))

@@ -1,0 +1,120 @@
+"""Where games are kept: one interface for the game service, so storage can change underneath.
+
+The game service calls these methods and waits for each result (a plain value or a Deferred)
+before it answers the player: an accepted order is stored before the reply is written, a turn is
+stored as one unit. `MemoryStore` keeps everything in this process; the database store of
+`server.database` keeps it durably.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ruleset import Event, GameState, Message
+
+from .turn_timer import TimerSettings
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """How a game was created; with its order log this is enough to replay it."""
+
+    name: str
+    map_text: str | None = None
+    seed: int = 0
+    timer: TimerSettings = TimerSettings()
+    max_players: int = 0
+    auto_add: bool = False
+    account_creation: bool = True
+    description: str = ""
+    ctime: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    username: str
+    password_hash: str
+    player_id: int
+    email: str = ""
+    comment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OrderEntry:
+    """One accepted order, in the turn it was given for; `seq` orders a turn's orders."""
+
+    seq: int
+    turn: int
+    player: int
+    object_id: int
+    slot: int
+    type: int
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """A resolved turn: its number, the state after it, what it posted and what happened."""
+
+    turn: int
+    state: GameState
+    messages: tuple[Message, ...]
+    events: tuple[Event, ...]
+    modtime_serial: int
+
+
+@dataclass
+class StoredGame:
+    """Everything a store gives back for one game at start-up."""
+
+    game_id: int
+    setup: GameSetup
+    accounts: list[Account] = field(default_factory=list)
+    join_messages: list[Message] = field(default_factory=list)
+    turns: list[TurnRecord] = field(default_factory=list)
+    orders: list[OrderEntry] = field(default_factory=list)
+    removed_orders: set[int] = field(default_factory=set)
+    removed_messages: set[tuple[int, int]] = field(default_factory=set)
+
+
+class GameStore(Protocol):
+    def create_game(self, setup: GameSetup) -> Any: ...
+    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> Any: ...
+    def record_order(self, game_id: int, entry: OrderEntry) -> Any: ...
+    def remove_order(self, game_id: int, seq: int) -> Any: ...
+    def remove_message(self, game_id: int, player: int, index: int) -> Any: ...
+    def commit_turn(self, game_id: int, record: TurnRecord) -> Any: ...
+    def load_games(self) -> Any: ...
+
+
+class MemoryStore:
+    """A store that keeps games for the life of the process (tests, throw-away servers)."""
+
+    def __init__(self) -> None:
+        self.games: dict[int, StoredGame] = {}
+
+    def create_game(self, setup: GameSetup) -> int:
+        game_id = len(self.games) + 1
+        self.games[game_id] = StoredGame(game_id, setup)
+        return game_id
+
+    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> None:
+        stored = self.games[game_id]
+        stored.accounts.append(account)
+        stored.join_messages.extend(messages)
+
+    def record_order(self, game_id: int, entry: OrderEntry) -> None:
+        self.games[game_id].orders.append(entry)
+
+    def remove_order(self, game_id: int, seq: int) -> None:
+        self.games[game_id].removed_orders.add(seq)
+
+    def remove_message(self, game_id: int, player: int, index: int) -> None:
+        self.games[game_id].removed_messages.add((player, index))
+
+    def commit_turn(self, game_id: int, record: TurnRecord) -> None:
+        self.games[game_id].turns.append(record)
+
+    def load_games(self) -> list[StoredGame]:
+        return list(self.games.values())
