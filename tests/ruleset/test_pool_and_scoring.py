@@ -26,7 +26,7 @@ def test_draw_from_an_empty_pool_is_none():
 
 def test_artifacts_fill_the_lowest_categories_one_at_a_time():
     assert distribute_artifacts((3, 1, 2, 5, 4)) == (4, 3, 3, 5)
-    assert distribute_artifacts((3, 1, 2, 5, 7)) == (4, 4, 4, 5)
+    assert distribute_artifacts((3, 1, 2, 5, 6)) == (4, 4, 4, 5)
     assert distribute_artifacts((0, 0, 0, 0, 2)) == (1, 1, 0, 0)
 
 
