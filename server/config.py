@@ -1,0 +1,164 @@
+"""Server configuration: one TOML file, overridden by command-line flags.
+
+    listen = ["tcp:6923"]            # Twisted endpoint strings
+    log_format = "text"              # or "json" (one JSON object per line)
+
+    [game]                           # the open game created when the server has none
+    name = "tae"
+    map = "maps/small.txt"           # a map file ('.', 'M', 'A'); absent = the default map
+    seed = 0
+    timer = "playersfinished"        # basic | playersfinished | threshold
+    turn_length = 300
+    turn_players_min = 2
+    turn_player_threshold = 0
+    turn_length_over_threshold = 0
+    turn_length_under_threshold = 0
+    max_players = 0                  # 0 = no limit
+    auto_add = false                 # a login with an unknown name creates the account
+    account_creation = true          # CreateAccount is offered (feature 1000)
+
+Every problem is a `ConfigError` with a one-line message naming the setting.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import ruleset
+
+from .store import GameSetup
+from .turn_timer import TimerSettings, TimerSettingsError
+
+DEFAULT_LISTEN = ("tcp:6923",)
+LOG_FORMATS = ("text", "json")
+
+_TOP = {"listen", "log_format", "database", "game"}
+_GAME_INTS = ("seed", "turn_length", "turn_players_min", "turn_player_threshold",
+              "turn_length_over_threshold", "turn_length_under_threshold", "max_players")
+_GAME = {"name", "map", "timer", "auto_add", "account_creation", "description", *_GAME_INTS}
+
+
+class ConfigError(ValueError):
+    """Configuration that cannot be used; the message names the setting."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    name: str = "tae"
+    map_path: str | None = None
+    seed: int = 0
+    timer: TimerSettings = TimerSettings()
+    max_players: int = 0
+    auto_add: bool = False
+    account_creation: bool = True
+    description: str = "An open game of TaE: anyone can join."
+
+    def setup(self, ctime: int) -> GameSetup:
+        """The setup of a new game with this configuration (reads and checks the map file)."""
+        map_text = None
+        if self.map_path is not None:
+            try:
+                map_text = Path(self.map_path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise ConfigError(f"map: cannot read {self.map_path}: {getattr(error, 'strerror', None) or error}") from None
+            try:
+                ruleset.parse_map(map_text)
+            except ruleset.MapError as error:
+                raise ConfigError(f"map {self.map_path}: {error}") from None
+        return GameSetup(name=self.name, map_text=map_text, seed=self.seed, timer=self.timer,
+                         max_players=self.max_players, auto_add=self.auto_add,
+                         account_creation=self.account_creation, description=self.description,
+                         ctime=ctime)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    listen: tuple[str, ...] = DEFAULT_LISTEN
+    log_format: str = "text"
+    database: str | None = None
+    game: GameConfig = field(default_factory=GameConfig)
+
+
+def _expect(value: Any, kind: type, where: str) -> Any:
+    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+        raise ConfigError(f"{where}: expected {kind.__name__}, not {value!r}")
+    return value
+
+
+def load_config(path: str | None) -> ServerConfig:
+    """Read a TOML configuration file (None = all defaults)."""
+    if path is None:
+        return ServerConfig()
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read configuration {path}: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"configuration {path} is not valid TOML: {error}") from None
+    for key in data:
+        if key not in _TOP:
+            raise ConfigError(f"configuration {path}: unknown setting {key!r}")
+    config = ServerConfig()
+    if "listen" in data:
+        listen = data["listen"]
+        if isinstance(listen, str):
+            listen = [listen]
+        if not isinstance(listen, list) or not listen or not all(isinstance(x, str) for x in listen):
+            raise ConfigError("listen: expected an endpoint string or a list of them")
+        config = replace(config, listen=tuple(listen))
+    if "log_format" in data:
+        config = replace(config, log_format=_expect(data["log_format"], str, "log_format"))
+    if "database" in data:
+        config = replace(config, database=_expect(data["database"], str, "database"))
+    if "game" in data:
+        game = _expect(data["game"], dict, "game")
+        for key in game:
+            if key not in _GAME:
+                raise ConfigError(f"game: unknown setting {key!r}")
+        config = replace(config, game=apply_game_settings(config.game, game, "game."))
+    return validate(config)
+
+
+def apply_game_settings(game: GameConfig, values: dict[str, Any], prefix: str = "") -> GameConfig:
+    """Override game settings from a mapping (TOML table or command-line flags); None = unset."""
+    timer = game.timer
+    changes: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        where = prefix + key
+        if key in ("name", "description"):
+            changes[key] = _expect(value, str, where)
+        elif key == "map":
+            changes["map_path"] = _expect(value, str, where)
+        elif key == "timer":
+            timer = replace(timer, kind=_expect(value, str, where))
+        elif key in ("auto_add", "account_creation"):
+            changes[key] = _expect(value, bool, where)
+        elif key in ("seed", "max_players"):
+            changes[key] = _expect(value, int, where)
+        elif key in _GAME_INTS:
+            timer = replace(timer, **{key: _expect(value, int, where)})
+        else:
+            raise ConfigError(f"{where}: unknown setting")
+    return replace(game, timer=timer, **changes)
+
+
+def validate(config: ServerConfig) -> ServerConfig:
+    if config.log_format not in LOG_FORMATS:
+        raise ConfigError(f"log_format: expected one of {', '.join(LOG_FORMATS)}, not {config.log_format!r}")
+    if not config.listen:
+        raise ConfigError("listen: at least one endpoint is needed")
+    game = config.game
+    if not game.name or "@" in game.name or game.name.strip() != game.name:
+        raise ConfigError(f"game.name: {game.name!r} is not a usable game name")
+    if game.max_players < 0:
+        raise ConfigError("game.max_players cannot be negative")
+    try:
+        game.timer.validate()
+    except TimerSettingsError as error:
+        raise ConfigError(f"game.{error}") from None
+    return config

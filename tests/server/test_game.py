@@ -1,0 +1,121 @@
+"""The game service over a memory store: accounts, orders, turns, restore."""
+
+from twisted.internet.task import Clock
+
+from ruleset import OrderType, Phase
+from ruleset.kinds import Kind, Role
+from server.game import Game
+from server.store import GameSetup, MemoryStore
+from server.turn_timer import TimerSettings
+
+
+def result(d):
+    out = []
+    d.addBoth(out.append)
+    assert out, "the Deferred did not fire"
+    return out[0]
+
+
+def new_game(**setup):
+    store = MemoryStore()
+    setup = GameSetup("tae", timer=TimerSettings(turn_length=0), **setup)
+    game_id = store.create_game(setup)
+    game = Game(game_id, setup, Game.initial_state(setup), store, Clock())
+    return store, game
+
+
+def colonist(game, player, kind=None):
+    return next(f.id for f in game.state.fleets.values()
+                if f.owner == player and f.role is Role.COLONIST and (kind is None or f.kind is kind))
+
+
+def test_accounts_and_passwords():
+    store, game = new_game()
+    assert result(game.create_account("alice", "secret")) == (1, None)
+    player, problem = result(game.create_account("alice", "other"))
+    assert player is None and problem.code == 2
+    assert game.check_login("alice", "secret") == 1
+    assert game.check_login("alice", "wrong") is None
+    assert game.check_login("nobody", "secret") is None
+    assert store.games[game.id].accounts[0].password_hash.startswith("scrypt$")
+    for bad in ("", "a@b", " pad"):
+        assert result(game.create_account(bad, "x"))[1].code == 1
+
+
+def test_full_game_refuses_players():
+    _, game = new_game(max_players=1)
+    result(game.create_account("a", "x"))
+    assert result(game.create_account("b", "x"))[1].code == 2
+
+
+def test_an_order_is_stored_before_it_is_queued_and_modtimes_move():
+    store, game = new_game()
+    result(game.create_account("a", "x"))
+    result(game.create_account("b", "x"))
+    fleet = colonist(game, 1)
+    before = game.modtimes.get(("queue", fleet))
+    target = game.state.board.system_id(game.state.board.cell_at(0, 0))
+    kind = game.state.fleets[fleet].kind
+    order_type = OrderType.COLONIZE_MINING if kind is Kind.MINING else OrderType.COLONIZE
+    assert result(game.insert_order(1, fleet, -1, order_type, target)) == (0, None)
+    assert len(store.games[game.id].orders) == 1
+    assert game.modtimes.get(("queue", fleet)) > before
+    # someone else's fleet
+    assert result(game.insert_order(2, fleet, -1, order_type, target))[1].code == 4
+    # remove it again
+    assert result(game.remove_orders(1, fleet, [0])) == [(0, None)]
+    assert game.queue(fleet) == [] and store.games[game.id].removed_orders == {1}
+    assert result(game.remove_orders(1, fleet, [0]))[0][1].code == 3
+
+
+def test_turn_ends_when_all_finished_and_queues_clear():
+    store, game = new_game()
+    result(game.create_account("a", "x"))
+    result(game.create_account("b", "x"))
+    announced = []
+    game.listeners.append(lambda s, r: announced.append((s, r)))
+    leader = game.state.leader(1, Kind.SCIENTIST).id
+    target = game.state.board.system_id(game.state.board.cell_at(11, 0))  # next to the artifact at (10, 0)
+    result(game.insert_order(1, leader, -1, OrderType.MOVE, target))
+    game.finish_turn(1)
+    assert game.state.turn == 0 and game.waiting_for() == [2]
+    game.finish_turn(2)
+    assert game.state.turn == 1
+    assert game.state.leader_at[leader] == game.state.board.cell_at(11, 0)
+    assert game.queues == {} and game.finished == set()
+    assert [r for _, r in announced][-2:] == [3, 1]
+    subjects = [m.message.subject for m in game.board(1)]
+    assert "Move fleet order complete" in subjects and subjects[-1] == "Turn Order"
+    assert len(store.games[game.id].turns) == 1
+
+
+def test_restore_gives_back_the_same_game():
+    store, game = new_game(seed=7)
+    result(game.create_account("a", "x"))
+    result(game.create_account("b", "x"))
+    game.finish_turn(1)
+    game.finish_turn(2)
+    result(game.create_account("c", "x"))
+    fleet = colonist(game, 3)
+    kind = game.state.fleets[fleet].kind
+    order_type = OrderType.COLONIZE_MINING if kind is Kind.MINING else OrderType.COLONIZE
+    cell = game.state.board.cell_at(4, 0) if kind is Kind.MINING else game.state.board.cell_at(0, 0)
+    result(game.insert_order(3, fleet, -1, order_type, game.state.board.system_id(cell)))
+    again = Game.restore(store.load_games()[0], store, Clock())
+    assert again.state == game.state
+    assert [q.order for q in again.queue(fleet)] == [q.order for q in game.queue(fleet)]
+    assert [m.message for m in again.board(1)] == [m.message for m in game.board(1)]
+    assert again.check_login("c", "x") == 3
+    assert again.modtimes.serial > game.modtimes.serial - 10
+
+
+def test_nothing_happens_after_game_over():
+    _, game = new_game(map_text="A.A\n")  # two artifacts: the first turn ends the game
+    result(game.create_account("a", "x"))
+    result(game.create_account("b", "x"))
+    game.finish_turn(1)
+    game.finish_turn(2)
+    assert game.state.phase is Phase.OVER
+    assert game.waiting_for() == []
+    assert game.board(1)[-1].message.subject == "GAME OVER!"
+    assert result(game.create_account("c", "x"))[1].code == 2
