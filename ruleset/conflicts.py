@@ -64,7 +64,9 @@ def start_next_conflict(position: Position, names: dict[int, str], log: TurnLog)
 def resolve_conflict(position: Position, reinforcements: dict[int, int], names: dict[int, str],
                      log: TurnLog) -> tuple[int, int]:
     """Fight the running conflict (R18): returns (winner's player id, winner's total strength)."""
-    conflict = position.conflicts.pop(0)
+    # The conflict stays queued until its results are applied: while it is, its unification
+    # system is not a region member and the two sides remain separate regions (R16, R19).
+    conflict = position.conflicts[0]
     attacker_owner = position.owner(conflict.attacker)
     defender_owner = position.owner(conflict.defender)
     attack = conflict.attacker_strength + reinforcements.get(attacker_owner, 0)
@@ -91,6 +93,7 @@ def resolve_conflict(position: Position, reinforcements: dict[int, int], names: 
             position.remove_colony(cell)
         removed = len(doomed)
         position.scores[winner_owner][conflict.kind] += 1 + removed
+    position.conflicts.pop(0)
     position.conflicts_changed()
     log.note("conflict resolved", winner_owner, winner, conflict.unification,
              f"{conflict.kind.label} {attack}:{defence} removed {removed}")

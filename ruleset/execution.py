@@ -86,7 +86,8 @@ def _colonize(position: Position, order: Order, rotation: tuple[int, ...], log: 
     if len(bordering) <= 1:
         position.add_member(cell)
         if bordering:
-            _score_colony(position, next(iter(bordering)), fleet.kind, log, cell)
+            # The label after joining: the new colony may now be the region's lowest cell.
+            _score_colony(position, position.labels()[cell], fleet.kind, log, cell)
         return True
 
     conflicts = _external_conflicts(position, bordering, cell, order.player, rotation)
