@@ -1,7 +1,7 @@
 """Seeded randomness: one `random.Random` per (game seed, turn, purpose), never the global one.
 
 The seed material goes through blake2b so that streams for neighbouring turns are unrelated and
-the result does not depend on Python's salted `hash()`.
+the result does not depend on Python's per-process string hashing.
 """
 
 import hashlib

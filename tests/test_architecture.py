@@ -50,14 +50,32 @@ def test_imports_follow_the_architecture(package):
     assert not problems, "\n".join(problems)
 
 
+def forbidden_calls(path: Path) -> list[str]:
+    """Calls that make results depend on the clock, the global random state or string hashing."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "hash":
+            found.append(f"{path.name}:{node.lineno} hash()")
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            module, name = func.value.id, func.attr
+            if module in ("time", "datetime") or (module == "random" and name != "Random"):
+                found.append(f"{path.name}:{node.lineno} {module}.{name}()")
+    return found
+
+
 def test_ruleset_never_uses_global_random_or_the_clock():
-    forbidden = ("time.time(", "datetime.now(", "random.random(", "random.randint(", "random.choice(",
-                 "random.shuffle(", "random.seed(", "hash(")
-    problems = []
-    for path in package_files("ruleset"):
-        text = path.read_text(encoding="utf-8")
-        problems.extend(f"{path.name}: {needle}" for needle in forbidden if needle in text)
+    problems = [p for path in package_files("ruleset") for p in forbidden_calls(path)]
     assert not problems, problems
+
+
+def test_the_determinism_check_sees_violations(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import random, time\nrandom.shuffle(x)\ntime.time()\nhash('a')\nrandom.Random(1)\n")
+    assert len(forbidden_calls(bad)) == 3
 
 
 def test_the_checker_sees_violations(tmp_path):
