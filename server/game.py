@@ -21,6 +21,7 @@ from ruleset import GameState, Message, Order, Phase, Problem, check_order, game
 from ruleset.orders import FailCode, owns_queue
 
 from .accounts import hash_password, verify_password
+from .frames import FrameCache
 from .modtimes import ModTimes
 from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, TurnRecord
 from .turn_timer import TurnTimer
@@ -72,6 +73,7 @@ class Game:
         self._ready: defer.Deferred | None = None
         self._started = False
         self._universe = None
+        self.frame_cache = FrameCache()
         self._waiters: list[defer.Deferred] = []
         self.timer = TurnTimer(clock, setup.timer, self._timer_ended_turn, self._announce)
         self.refresh_modtimes()

@@ -1,0 +1,120 @@
+"""The tables, as SQLAlchemy Core: what the queries of `server.database.games` read and write.
+
+The migrations in `server/migrations/versions/` create these tables; a test checks that a
+database migrated to the head revision matches this metadata exactly. Change both together:
+edit here, then add a revision (never edit an applied one).
+
+* games: one row per game: its set-up (GameSetup, TimerSettings as columns), and the last
+  committed turn and modtime serial (so a listing needs no turn rows).
+* accounts: players of a game, unique by user name and by player id within the game.
+* join_messages: the board messages posted when players joined, in posting order (`seq`).
+* orders: every accepted order, the order log of the game; `removed` marks orders taken back.
+* removed_messages: (player, index) of board messages a player removed.
+* turns: one row per resolved turn: the state after it, its messages and events (JSON).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
+
+NOW = sa.text("CURRENT_TIMESTAMP")
+
+
+def _game_fk() -> sa.Column:
+    return sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"),
+                     nullable=False)
+
+
+games = sa.Table(
+    "games", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("map_text", sa.Text, nullable=True),
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("timer_kind", sa.String(32), nullable=False),
+    sa.Column("turn_length", sa.Integer, nullable=False),
+    sa.Column("turn_players_min", sa.Integer, nullable=False),
+    sa.Column("turn_player_threshold", sa.Integer, nullable=False),
+    sa.Column("turn_length_over_threshold", sa.Integer, nullable=False),
+    sa.Column("turn_length_under_threshold", sa.Integer, nullable=False),
+    sa.Column("max_players", sa.Integer, nullable=False),
+    sa.Column("auto_add", sa.Boolean, nullable=False),
+    sa.Column("account_creation", sa.Boolean, nullable=False),
+    sa.Column("description", sa.Text, nullable=False),
+    sa.Column("ctime", sa.BigInteger, nullable=False),
+    sa.Column("last_turn", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("last_modtime_serial", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+)
+
+accounts = sa.Table(
+    "accounts", metadata,
+    _game_fk(),
+    sa.Column("player_id", sa.Integer, nullable=False),
+    sa.Column("username", sa.String(64), nullable=False),
+    sa.Column("password_hash", sa.Text, nullable=False),
+    sa.Column("email", sa.Text, nullable=False),
+    sa.Column("comment", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.PrimaryKeyConstraint("game_id", "player_id"),
+    sa.UniqueConstraint("game_id", "username"),
+)
+
+join_messages = sa.Table(
+    "join_messages", metadata,
+    _game_fk(),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("joined_player", sa.Integer, nullable=False),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("turn", sa.Integer, nullable=False),
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.PrimaryKeyConstraint("game_id", "seq"),
+    sa.ForeignKeyConstraint(["game_id", "joined_player"],
+                            ["accounts.game_id", "accounts.player_id"], ondelete="CASCADE"),
+)
+
+orders = sa.Table(
+    "orders", metadata,
+    _game_fk(),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("turn", sa.Integer, nullable=False),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("object_id", sa.Integer, nullable=False),
+    sa.Column("slot", sa.Integer, nullable=False),
+    sa.Column("type", sa.Integer, nullable=False),
+    sa.Column("target", sa.Integer, nullable=False),
+    sa.Column("removed", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.PrimaryKeyConstraint("game_id", "seq"),
+)
+
+removed_messages = sa.Table(
+    "removed_messages", metadata,
+    _game_fk(),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("message_index", sa.Integer, nullable=False),
+    sa.PrimaryKeyConstraint("game_id", "player", "message_index"),
+)
+
+turns = sa.Table(
+    "turns", metadata,
+    _game_fk(),
+    sa.Column("turn", sa.Integer, nullable=False),
+    sa.Column("state", sa.JSON, nullable=False),
+    sa.Column("messages", sa.JSON, nullable=False),
+    sa.Column("events", sa.JSON, nullable=False),
+    sa.Column("modtime_serial", sa.BigInteger, nullable=False),
+    sa.Column("committed_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.PrimaryKeyConstraint("game_id", "turn"),
+)

@@ -1,0 +1,210 @@
+"""Protocol messages for what one player sees of a game, with encoded bodies cached by modtime.
+
+Everything here reads the game and the ruleset's view of it (`ruleset.visible_to` decides what
+is hidden, R27): an opponent's colonist design is sent without name, components or properties,
+and an order queue's id, orders and order types only to its owner. An object's body is encoded
+once per (modtime, version, owner-or-not) and reused by every session; a request's frames are
+joined into one write by the session.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol import (
+    BoardMessage,
+    Design,
+    ObjectArg,
+    Order,
+    OrderQueue,
+    Player,
+    ReferenceType,
+    Version,
+    encode_body,
+)
+from protocol.objects import (
+    FleetExtra,
+    GalaxyExtra,
+    IntegerParam,
+    OrderQueueParam,
+    PlanetExtra,
+    PositionParam,
+    ReferenceParam,
+    ReferenceQuantityListParam,
+    ResourceListParam,
+    SizeParam,
+    StarSystemExtra,
+    Tp03Object,
+    Tp04Object,
+    UniverseExtra,
+    VelocityParam,
+)
+from protocol.records import IdCount, IdText, ReferenceQuantity, ResourceAmount, ShipCount, Vec3
+from ruleset import OrderType, Role, allowed_order_types
+
+from .catalogue import BOMBS, PASSENGER_NAMES, PASSENGERS, SHIPS_CATEGORY, WEAPON
+from .universe import FLEET, GALAXY, PLANET, STAR_SYSTEM, UNIVERSE, SpaceObject, queue_owner
+
+if TYPE_CHECKING:
+    from .game import Game
+
+UNLIMITED_SLOTS = 0xFFFFFFFF
+EMPTY_QUEUE_MODTIME = 1
+HIDDEN_DESIGN_NAME = "Unknown design"
+
+
+class FrameCache:
+    """Encoded bodies keyed by what makes them differ; an entry is used only at its modtime."""
+
+    def __init__(self) -> None:
+        self._bodies: dict[tuple, tuple[int, bytes]] = {}
+
+    def get(self, key: tuple, modtime: int, build) -> bytes:
+        hit = self._bodies.get(key)
+        if hit is not None and hit[0] == modtime:
+            return hit[1]
+        body = build()
+        self._bodies[key] = (modtime, body)
+        return body
+
+    def __len__(self) -> int:
+        return len(self._bodies)
+
+
+# -- objects --------------------------------------------------------------------------------
+
+
+def object_body(game: "Game", object_id: int, viewer: int, version: Version) -> bytes | None:
+    """The encoded Object body for `viewer`, or None when there is no such object."""
+    obj = game.universe().get(object_id)
+    if obj is None:
+        return None
+    modtime = game.modtimes.get(("object", object_id)) or 1
+    owner_view = obj.has_queue and queue_owner(game, object_id) == viewer
+    key = ("object", object_id, version, owner_view)
+    return game.frame_cache.get(
+        key, modtime, lambda: encode_body(object_message(game, obj, owner_view, version, modtime), version))
+
+
+def object_message(game: "Game", obj: SpaceObject, owner_view: bool, version: Version, modtime: int):
+    if version == Version.TP03:
+        return _tp03_object(game, obj, owner_view, modtime)
+    return _tp04_object(obj, owner_view, modtime)
+
+
+def _tp03_object(game: "Game", obj: SpaceObject, owner_view: bool, modtime: int) -> Tp03Object:
+    if obj.type == UNIVERSE:
+        extra = UniverseExtra(obj.turn)
+    elif obj.type == GALAXY:
+        extra = GalaxyExtra()
+    elif obj.type == STAR_SYSTEM:
+        extra = StarSystemExtra()
+    elif obj.type == PLANET:
+        extra = PlanetExtra(obj.owner or -1, tuple(ResourceAmount(r, n, 0, 0) for r, n in obj.resources))
+    else:
+        extra = FleetExtra(obj.owner or -1, tuple(ShipCount(d, n) for d, n in obj.ships), 0)
+    order_types: tuple[int, ...] = ()
+    orders = 0
+    if owner_view:
+        order_types = tuple(int(t) for t in allowed_order_types(game.state, obj.id))
+        orders = len(game.queue(obj.id))
+    return Tp03Object(obj.id, obj.name, obj.size, Vec3(*obj.position), Vec3(0, 0, 0), obj.children,
+                      order_types, orders, modtime, extra)
+
+
+def _tp04_object(obj: SpaceObject, owner_view: bool, modtime: int) -> Tp04Object:
+    positional = (PositionParam(*obj.position), VelocityParam(0, 0, 0), SizeParam(obj.size))
+    if obj.type == UNIVERSE:
+        groups = (positional, (IntegerParam(obj.turn),))
+    elif obj.type == GALAXY:
+        groups = (positional,)
+    elif obj.type == STAR_SYSTEM:
+        groups = (positional, (IntegerParam(obj.inhabitable), IntegerParam(obj.destroyed),
+                               IntegerParam(obj.region)))
+    else:
+        owner = (ReferenceParam(ReferenceType.PLAYER, obj.owner),)
+        queue = (OrderQueueParam(obj.id if owner_view else 0),)
+        if obj.type == PLANET:
+            resources = ResourceListParam(tuple(ResourceAmount(r, n, 0, 0) for r, n in obj.resources))
+            groups = (positional, owner, queue, (resources,))
+        else:
+            ships = ReferenceQuantityListParam(
+                tuple(ReferenceQuantity(ReferenceType.DESIGN, d, n) for d, n in obj.ships))
+            groups = (positional, owner, queue, (ships, IntegerParam(0)))
+    return Tp04Object(obj.id, obj.type, obj.name, "", obj.parent, obj.children, modtime, groups)
+
+
+# -- order queues and orders ----------------------------------------------------------------
+
+
+def can_see_queue(game: "Game", queue_id: int, viewer: int) -> bool:
+    """Queue 0 is everybody's empty queue; any other queue is its owner's alone (§4.5)."""
+    if queue_id == 0:
+        return True
+    obj = game.universe().get(queue_id)
+    return obj is not None and obj.has_queue and queue_owner(game, queue_id) == viewer
+
+
+def queue_modtime(game: "Game", queue_id: int) -> int:
+    if queue_id == 0:
+        return EMPTY_QUEUE_MODTIME
+    return game.modtimes.get(("queue", queue_id)) or 1
+
+
+def order_queue_message(game: "Game", queue_id: int) -> OrderQueue:
+    if queue_id == 0:
+        return OrderQueue(0, EMPTY_QUEUE_MODTIME, UNLIMITED_SLOTS, 0, ())
+    types = tuple(int(t) for t in allowed_order_types(game.state, queue_id))
+    return OrderQueue(queue_id, queue_modtime(game, queue_id), UNLIMITED_SLOTS,
+                      len(game.queue(queue_id)), types)
+
+
+def order_message(queue_or_object: int, slot: int, order_type: int, target: int, cls=Order) -> Order:
+    """An order as the server shows it: one turn to run, no resources, the target as an Object."""
+    args = () if order_type == OrderType.REINFORCE else (ObjectArg(target),)
+    return cls(queue_or_object, slot, order_type, args, 1, ())
+
+
+# -- designs --------------------------------------------------------------------------------
+
+
+def design_message(game: "Game", fleet_id: int, viewer: int) -> Design | None:
+    """A fleet's design. An opponent's colonist design shows only that it exists (R27)."""
+    fleet = game.state.fleets.get(fleet_id)
+    if fleet is None:
+        return None
+    modtime = game.modtimes.get(("design", fleet_id)) or 1
+    if fleet.role is Role.COLONIST and fleet.owner != viewer:
+        return Design(fleet.id, modtime, (SHIPS_CATEGORY,), HIDDEN_DESIGN_NAME, "", 1, fleet.owner,
+                      (), "", ())
+    if fleet.role is Role.BOMBER:
+        component, passengers = WEAPON, None
+        description = "A bomber: destroys a star system"
+    else:
+        component = (fleet.kind + 1) if fleet.role is Role.COLONIST else (fleet.kind + 5)
+        passengers = PASSENGER_NAMES[component - 1]
+        description = f"Carries {passengers}"
+    properties = ((BOMBS, "1"),) if passengers is None else ((PASSENGERS, passengers),)
+    return Design(fleet.id, modtime, (SHIPS_CATEGORY,), fleet.design_name, description, 1, fleet.owner,
+                  (IdCount(component, 1),), "", tuple(IdText(p, t) for p, t in properties))
+
+
+# -- players and boards ---------------------------------------------------------------------
+
+
+def player_message(game: "Game", player_id: int) -> Player:
+    player = game.state.player(player_id)
+    return Player(player.id, player.name, "Human", game.modtimes.get(("player", player_id)) or 1)
+
+
+def board_modtime(game: "Game", player_id: int) -> int:
+    return game.modtimes.get(("board", player_id)) or 1
+
+
+def board_message_frame(game: "Game", player_id: int, slot: int) -> BoardMessage | None:
+    board = game.board(player_id)
+    if not 0 <= slot < len(board):
+        return None
+    message = board[slot].message
+    return BoardMessage(player_id, slot, message.subject, message.body, message.turn, ())
+
