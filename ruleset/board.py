@@ -140,7 +140,7 @@ def grid_map_text(width: int, height: int, artifacts_every: int = 7) -> str:
     for y in range(height):
         row = []
         for x in range(width):
-            if x % artifacts_every == 3 and y % artifacts_every == 3:
+            if x % artifacts_every == artifacts_every // 2 and y % artifacts_every == artifacts_every // 2:
                 row.append(ARTIFACT)
             elif (x * 7 + y * 3) % 11 == 0:
                 row.append(UNINHABITABLE)

@@ -38,8 +38,9 @@ DEFAULT_STALL_TURNS = 150
 class GameDidNotEnd(RuntimeError):
     """A simulated game that cannot or did not reach Phase.OVER.
 
-    `reason` is "deadlock" (no colonist can ever be placed again: the rules give no way to end),
-    "stalled" (no progress for `stall_turns` normal turns) or "max_turns". `record` is the game so far.
+    `reason` is "deadlock" (proved: no colonist can ever be placed again and no artifact be
+    collected, so neither end condition of R12(3)/R24 can be reached), "stalled" (no progress for
+    `stall_turns` normal turns) or "max_turns". `record` is the game so far.
     """
 
     def __init__(self, reason: str, detail: str, record: "GameRecord"):
@@ -82,9 +83,10 @@ class GameRecord:
 class _BoardCells:
     """Per-board constants: habitable and uninhabitable cells."""
 
-    __slots__ = ("habitable", "mining")
+    __slots__ = ("board", "habitable", "mining")
 
     def __init__(self, board: Board):
+        self.board = board
         terrain = board.terrain
         self.habitable = tuple(i for i, t in enumerate(terrain) if t == HABITABLE)
         self.mining = tuple(i for i, t in enumerate(terrain) if t == UNINHABITABLE)
@@ -97,7 +99,8 @@ class TurnCandidates:
     the expensive region checks (R9 bordering, R14) are left to execution, which may still refuse.
     """
 
-    __slots__ = ("state", "habitable", "mining", "leader_targets", "fleets_by_owner", "_attack")
+    __slots__ = ("state", "habitable", "mining", "leader_targets", "fleets_by_owner", "_attack",
+                 "_collect")
 
     def __init__(self, state: GameState, cells: _BoardCells):
         self.state = state
@@ -120,6 +123,7 @@ class TurnCandidates:
             by_owner[fleet.owner].append(fleet)
         self.fleets_by_owner = by_owner
         self._attack: list[int] | None = None
+        self._collect: list[int] | None = None
 
     def attack_targets(self) -> list[int]:
         """Colonies without an artifact and leader systems, minus pending unification systems (R20)."""
@@ -133,12 +137,40 @@ class TurnCandidates:
         return self._attack
 
 
+    def collection_targets(self) -> list[int]:
+        """Leader targets from which a merchant leader would collect artifacts (R22): bordering
+        exactly one region, which holds ≥ 2 artifacts and no merchant leader."""
+        if self._collect is None:
+            state = self.state
+            members = (set(state.colonies) | set(state.leader_at.values())) - state.unification_cells
+            labels = label_regions(state.board, members)
+            count: dict[int, int] = {}
+            for cell in state.artifacts:
+                if cell in labels:
+                    count[labels[cell]] = count.get(labels[cell], 0) + 1
+            rich = {label for label, n in count.items() if n >= 2}
+            for fleet_id, cell in state.leader_at.items():
+                if state.fleets[fleet_id].kind is Kind.MERCHANT:
+                    rich.discard(labels.get(cell))
+            found = []
+            if rich:
+                neighbours = state.board.neighbours
+                for cell in self.leader_targets:
+                    around = {labels[n] for n in neighbours[cell] if n in labels}
+                    if len(around) == 1 and not around.isdisjoint(rich):
+                        found.append(cell)
+            self._collect = found
+        return self._collect
+
+
 class RandomPlayer:
     """A player that sends random legal orders (a baseline strategy; one instance serves all players).
 
     Normal turn: up to two orders, each one a colonization (most of the time, when there is a
-    plausible target), a leader move (`move_chance`) or a bombing (`attack_chance`; and
-    `stuck_attack_chance` when nothing else is possible).
+    plausible target), a leader move (`move_chance`) or a bombing (`attack_chance`). When none of
+    its colonists has a target, the player moves its merchant leader to collect artifacts if it
+    can (the only other way a game progresses), else a random leader, else (`stuck_attack_chance`)
+    it bombs something.
     Combat turn: a combatant sends a random number of its eligible colonists as reinforcements.
     """
 
@@ -148,7 +180,7 @@ class RandomPlayer:
         self.attack_chance = attack_chance
         self.stuck_attack_chance = stuck_attack_chance
         self.orders_per_turn = orders_per_turn
-        self._cells: dict[Board, _BoardCells] = {}
+        self._cells: _BoardCells | None = None
         self._candidates: TurnCandidates | None = None
 
     def candidates(self, state: GameState) -> TurnCandidates:
@@ -156,9 +188,9 @@ class RandomPlayer:
         cached = self._candidates
         if cached is not None and cached.state is state:
             return cached
-        cells = self._cells.get(state.board)
-        if cells is None:
-            cells = self._cells[state.board] = _BoardCells(state.board)
+        cells = self._cells
+        if cells is None or cells.board is not state.board:
+            cells = self._cells = _BoardCells(state.board)
         cached = self._candidates = TurnCandidates(state, cells)
         return cached
 
@@ -216,6 +248,9 @@ class RandomPlayer:
                 return order
         order = self._colonize(state, player_id, rng, cands, miners, others, used)
         if order is None and leaders:
+            # No colonist can be placed: the game can only progress by collecting artifacts.
+            order = self._collect(state, player_id, rng, cands, leaders, used)
+        if order is None and leaders:
             order = self._move(state, player_id, rng, cands, leaders, used)
         if order is None and bombers and rng.random() < self.stuck_attack_chance:
             # Nothing else to do: a bombing may withdraw a leader (R21) and free a system.
@@ -255,6 +290,16 @@ class RandomPlayer:
             return None
         fleet = leaders.pop(rng.randrange(len(leaders)))
         return Order(player_id, fleet, OrderType.MOVE, state.board.system_id(cell))
+
+    def _collect(self, state, player_id, rng, cands, leaders, used) -> Order | None:
+        merchant = next((fid for fid in leaders if state.fleets[fid].kind is Kind.MERCHANT), None)
+        if merchant is None:
+            return None
+        cell = self._pick(rng, cands.collection_targets(), used)
+        if cell is None:
+            return None
+        leaders.remove(merchant)
+        return Order(player_id, merchant, OrderType.MOVE, state.board.system_id(cell))
 
     def _attack(self, state, player_id, rng, cands, bombers, used) -> Order | None:
         cell = self._pick(rng, cands.attack_targets(), used)
@@ -301,8 +346,8 @@ def deadlock(state: GameState) -> str | None:
       becomes empty again only when a leader leaves it or a war removes a colony, and a war needs
       a colonization;
     * no bombing can send a leader home (R21) and so free a habitable system for the non-miners;
-    * no region holds two artifacts while a leader could still move (regions do not merge without
-      colonization, and a region that could collect did so at the end of this turn).
+    * no merchant leader can ever become the only one in a region with two artifacts (see
+      `_artifacts_collectable`).
     """
     if state.phase is not Phase.NORMAL or state.conflicts:
         return None
@@ -325,20 +370,50 @@ def deadlock(state: GameState) -> str | None:
             support = [n for n in board.neighbours[cell] if state.colonies.get(n) is Kind.SCIENTIST]
             if len(support) <= bombers and not protected.intersection(support):
                 return None
-    if empty_habitable:
-        members = (set(state.colonies) | set(state.leader_at.values())) - state.unification_cells
-        labels = label_regions(board, members)
-        per_region: dict[int, int] = {}
-        for cell in state.artifacts:
-            if cell in labels:
-                per_region[labels[cell]] = per_region.get(labels[cell], 0) + 1
-        if any(n >= 2 for n in per_region.values()):
-            return None
+    if empty_habitable and _artifacts_collectable(state, bombers):
+        return None
     kinds = ", ".join(sorted(k.label for k in held)) or "none"
     return (f"no colonist can be placed: colonists held {{{kinds}}}, "
             f"{empty_habitable} empty habitable and {empty_mining} empty uninhabitable "
             f"systems, pool {sum(state.pool)}, {len(state.artifacts)} artifacts on the board, "
             f"{bombers} bombers left")
+
+
+def _artifacts_collectable(state: GameState, bombers: int) -> bool:
+    """Whether artifacts might still be collected in a position where no colonist can be placed.
+
+    An over-approximation, so that "False" is a proof. Without colonization no region merges (a
+    leader may not border two regions, R9), so only a region that has ≥ 2 artifacts now can
+    collect, and it has no merchant leader (else it would have collected this turn). A merchant
+    must move onto a habitable, undestroyed system that is not a colony, borders a scientist colony
+    and a member of that region, and borders no member of another region. Leaders can leave, so
+    only other regions' *colonies* rule a system out for good; bombs could remove those too.
+    """
+    board = state.board
+    colonies = state.colonies
+    members = (set(colonies) | set(state.leader_at.values())) - state.unification_cells
+    labels = label_regions(board, members)
+    per_region: dict[int, int] = {}
+    for cell in state.artifacts:
+        if cell in labels:
+            per_region[labels[cell]] = per_region.get(labels[cell], 0) + 1
+    rich = {label for label, n in per_region.items() if n >= 2}
+    if not rich:
+        return False
+    if bombers:
+        return True
+    terrain = board.terrain
+    for cell in range(board.size):
+        if terrain[cell] != HABITABLE or cell in colonies or cell in state.destroyed:
+            continue
+        around = board.neighbours[cell]
+        if not any(colonies.get(n) is Kind.SCIENTIST for n in around):
+            continue
+        touched = {labels[n] for n in around if n in labels}
+        for label in touched & rich:
+            if all(labels.get(n) == label or n not in colonies for n in around):
+                return True
+    return False
 
 
 def play_game(

@@ -70,3 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     except ConfigError as error:
         print(f"tae-server: {error}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+
+
+if __name__ == "__main__":
+    main()
