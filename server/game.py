@@ -146,9 +146,9 @@ class Game:
         return account.player_id
 
     def create_account(self, username: str, password: str, email: str = "", comment: str = "",
-                       *, by_operator: bool = False) -> defer.Deferred:
+                       *, creation_setting_applies: bool = True) -> defer.Deferred:
         """Add a player; fires with (player id, None) or (None, Problem)."""
-        problem = self._account_problem(username, by_operator)
+        problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
             return defer.succeed((None, problem))
         player_id = len(self.state.players) + 1
@@ -168,8 +168,8 @@ class Game:
 
         return d.addCallback(stored)
 
-    def _account_problem(self, username: str, by_operator: bool) -> Problem | None:
-        if not by_operator and not self.setup.account_creation:
+    def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
+        if creation_setting_applies and not self.setup.account_creation:
             return CREATION_DISABLED
         if not username or len(username) > MAX_NAME or "@" in username or username.strip() != username:
             return BAD_NAME

@@ -232,7 +232,7 @@ class Session:
         if game is None:
             return self._one(fail(FailCode.FRAME, f"Login Error - no such game {game_name!r}"), sequence)
         if game.player_id(username) is None and game.setup.auto_add:
-            d = game.create_account(username, message.password)
+            d = game.create_account(username, message.password, creation_setting_applies=False)
 
             def added(result):
                 if result[1] is not None:
@@ -346,9 +346,6 @@ class Session:
         return 0
 
     def on_insert_order(self, message: tp.InsertOrder, sequence: int):
-        if self.game.state.phase is Phase.OVER:
-            return self._one(fail(FailCode.UNAVAILABLE_TEMPORARILY, "The game is over: no orders are accepted."),
-                             sequence)
         target = self._target(message)
         d = self.game.insert_order(self.player, message.id, message.slot, message.type, target)
 
