@@ -1,0 +1,227 @@
+"""The queries of the game store. Every `thd_*` function runs on the database thread.
+
+As in buildbot's master/buildbot/db/: each takes an open Connection inside a transaction (the
+caller commits it) and returns plain data: ints, None, or the frozen values of `server.store`
+and `ruleset`, never rows or ORM objects. Encoding and decoding game states happens here too,
+so that CPU work stays off the reactor thread.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Row
+
+from ruleset import Message
+
+from .. import state_codec as codec
+from ..store import Account, GameSetup, OrderEntry, StoredGame, TurnRecord
+from ..turn_timer import TimerSettings
+from .schema import accounts, games, join_messages, orders, removed_messages, turns
+
+INT64 = range(-(2 ** 63), 2 ** 63)
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done; nothing of it was stored."""
+
+
+class ConflictError(StoreError):
+    """The operation contradicts what is stored: a taken name, an existing turn, a used seq."""
+
+
+class NotFoundError(StoreError, LookupError):
+    """The game or record the operation names is not stored."""
+
+
+# -- games ---------------------------------------------------------------------------------
+
+
+def _setup_values(setup: GameSetup) -> dict:
+    timer = setup.timer
+    if setup.seed not in INT64 or setup.ctime not in INT64:
+        raise ValueError("a game's seed and ctime must fit in 64 bits")
+    return {
+        "name": setup.name,
+        "map_text": setup.map_text,
+        "seed": setup.seed,
+        "timer_kind": timer.kind,
+        "turn_length": timer.turn_length,
+        "turn_players_min": timer.turn_players_min,
+        "turn_player_threshold": timer.turn_player_threshold,
+        "turn_length_over_threshold": timer.turn_length_over_threshold,
+        "turn_length_under_threshold": timer.turn_length_under_threshold,
+        "max_players": setup.max_players,
+        "auto_add": setup.auto_add,
+        "account_creation": setup.account_creation,
+        "description": setup.description,
+        "ctime": setup.ctime,
+    }
+
+
+def _setup_from_row(row: Row) -> GameSetup:
+    timer = TimerSettings(
+        kind=row.timer_kind,
+        turn_length=row.turn_length,
+        turn_players_min=row.turn_players_min,
+        turn_player_threshold=row.turn_player_threshold,
+        turn_length_over_threshold=row.turn_length_over_threshold,
+        turn_length_under_threshold=row.turn_length_under_threshold,
+    )
+    return GameSetup(
+        name=row.name,
+        map_text=row.map_text,
+        seed=row.seed,
+        timer=timer,
+        max_players=row.max_players,
+        auto_add=bool(row.auto_add),
+        account_creation=bool(row.account_creation),
+        description=row.description,
+        ctime=row.ctime,
+    )
+
+
+def thd_create_game(conn: Connection, setup: GameSetup) -> int:
+    """Store a new game; its id. ConflictError when the name is taken."""
+    taken = conn.execute(sa.select(games.c.id).where(games.c.name == setup.name)).first()
+    if taken is not None:
+        raise ConflictError(f"a game named {setup.name!r} exists (id {taken.id})")
+    result = conn.execute(games.insert().values(**_setup_values(setup)))
+    return int(result.inserted_primary_key[0])
+
+
+def _require_game(conn: Connection, game_id: int, *, lock: bool = False) -> Row:
+    query = sa.select(games.c.id, games.c.last_turn).where(games.c.id == game_id)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    if row is None:
+        raise NotFoundError(f"no game with id {game_id}")
+    return row
+
+
+# -- accounts ------------------------------------------------------------------------------
+
+
+def thd_add_account(conn: Connection, game_id: int, account: Account,
+                    messages: Iterable[Message]) -> None:
+    """Store an account and the board messages its joining posted, in one transaction."""
+    _require_game(conn, game_id)
+    conn.execute(accounts.insert().values(
+        game_id=game_id, player_id=account.player_id, username=account.username,
+        password_hash=account.password_hash, email=account.email, comment=account.comment))
+    messages = list(messages)
+    if not messages:
+        return
+    last = conn.execute(sa.select(sa.func.max(join_messages.c.seq))
+                        .where(join_messages.c.game_id == game_id)).scalar()
+    first = (last or 0) + 1
+    conn.execute(join_messages.insert(), [
+        {"game_id": game_id, "seq": first + i, "joined_player": account.player_id,
+         "player": m.player, "turn": m.turn, "subject": m.subject, "body": m.body}
+        for i, m in enumerate(messages)])
+
+
+# -- orders and board messages -------------------------------------------------------------
+
+
+def thd_record_order(conn: Connection, game_id: int, entry: OrderEntry) -> None:
+    """Store an accepted order. ConflictError when its seq is used (or the game is unknown)."""
+    conn.execute(orders.insert().values(
+        game_id=game_id, seq=entry.seq, turn=entry.turn, player=entry.player,
+        object_id=entry.object_id, slot=entry.slot, type=entry.type, target=entry.target))
+
+
+def thd_remove_order(conn: Connection, game_id: int, seq: int) -> None:
+    """Mark an order as taken back; it stays in the order log. NotFoundError if never stored."""
+    result = conn.execute(orders.update()
+                          .where(orders.c.game_id == game_id, orders.c.seq == seq)
+                          .values(removed=True))
+    if result.rowcount == 0:
+        raise NotFoundError(f"game {game_id} has no order {seq}")
+
+
+def thd_remove_message(conn: Connection, game_id: int, player: int, index: int) -> None:
+    """Remember that `player` removed the message posted `index`-th to their board (idempotent)."""
+    _require_game(conn, game_id)
+    key = (removed_messages.c.game_id == game_id, removed_messages.c.player == player,
+           removed_messages.c.message_index == index)
+    if conn.execute(sa.select(removed_messages.c.player).where(*key)).first() is None:
+        conn.execute(removed_messages.insert().values(game_id=game_id, player=player,
+                                                      message_index=index))
+
+
+# -- turns ---------------------------------------------------------------------------------
+
+
+def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> None:
+    """Store a resolved turn: the turn row and the game's last turn and modtime serial.
+
+    Turns are stored in sequence: `record.turn` must follow the last stored turn. Storing the
+    same turn again with the same content succeeds (a retried commit whose first attempt did
+    commit, the answer having been lost); with other content it is a ConflictError.
+    """
+    if record.state.turn != record.turn:
+        raise ValueError(f"turn record {record.turn} holds the state after turn {record.state.turn}")
+    game = _require_game(conn, game_id, lock=True)
+    state = codec.encode_state(record.state)
+    messages = codec.encode_messages(record.messages)
+    events = codec.encode_events(record.events)
+    if record.turn <= game.last_turn:
+        stored = conn.execute(sa.select(turns.c.state, turns.c.messages, turns.c.events)
+                              .where(turns.c.game_id == game_id, turns.c.turn == record.turn)).first()
+        if stored is not None and (stored.state, stored.messages, stored.events) == (state, messages, events):
+            return
+        raise ConflictError(f"game {game_id} already has a different turn {record.turn}")
+    if record.turn != game.last_turn + 1:
+        raise ConflictError(f"game {game_id}: turn {record.turn} cannot follow turn {game.last_turn}")
+    conn.execute(turns.insert().values(game_id=game_id, turn=record.turn, state=state,
+                                       messages=messages, events=events,
+                                       modtime_serial=record.modtime_serial))
+    conn.execute(games.update().where(games.c.id == game_id)
+                 .values(last_turn=record.turn, last_modtime_serial=record.modtime_serial))
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+def thd_load_games(conn: Connection, game_ids: Iterable[int] | None = None) -> list[StoredGame]:
+    """Every stored game (or those of `game_ids`) in id order, with everything `Game.restore`
+    needs: accounts by player id, join messages, orders (removed ones too) and removals in the
+    order they were stored, turns in order with decoded states."""
+    wanted = None if game_ids is None else sorted(set(game_ids))
+
+    def where(table):
+        return [] if wanted is None else [table.c.game_id.in_(wanted)]
+
+    query = sa.select(games).order_by(games.c.id)
+    if wanted is not None:
+        query = query.where(games.c.id.in_(wanted))
+    stored = {row.id: StoredGame(row.id, _setup_from_row(row)) for row in conn.execute(query)}
+    if not stored:
+        return []
+
+    for row in conn.execute(sa.select(accounts).where(*where(accounts))
+                            .order_by(accounts.c.game_id, accounts.c.player_id)):
+        stored[row.game_id].accounts.append(
+            Account(row.username, row.password_hash, row.player_id, row.email, row.comment))
+    for row in conn.execute(sa.select(join_messages).where(*where(join_messages))
+                            .order_by(join_messages.c.game_id, join_messages.c.seq)):
+        stored[row.game_id].join_messages.append(Message(row.player, row.turn, row.subject, row.body))
+    for row in conn.execute(sa.select(orders).where(*where(orders))
+                            .order_by(orders.c.game_id, orders.c.seq)):
+        game = stored[row.game_id]
+        game.orders.append(OrderEntry(row.seq, row.turn, row.player, row.object_id, row.slot,
+                                      row.type, row.target))
+        if row.removed:
+            game.removed_orders.add(row.seq)
+    for row in conn.execute(sa.select(removed_messages).where(*where(removed_messages))):
+        stored[row.game_id].removed_messages.add((row.player, row.message_index))
+    for row in conn.execute(sa.select(turns.c.game_id, turns.c.turn, turns.c.state, turns.c.messages,
+                                      turns.c.events, turns.c.modtime_serial)
+                            .where(*where(turns)).order_by(turns.c.game_id, turns.c.turn)):
+        stored[row.game_id].turns.append(TurnRecord(
+            row.turn, codec.decode_state(row.state), codec.decode_messages(row.messages),
+            codec.decode_events(row.events), row.modtime_serial))
+    return list(stored.values())

@@ -1,0 +1,143 @@
+"""The durable GameStore: `DatabaseStore` for the server, `SyncDatabase` for the CLI and tests.
+
+Both run the `thd_*` functions of `server.database.games`, each in a transaction of its own that
+is committed before the result is given back. `DatabaseStore` runs them on its one database
+thread and gives back Deferreds that fire after the commit, which is what lets the game service
+promise "stored before answered". `SyncDatabase` runs them in the calling thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine
+from twisted.internet import defer
+
+from ruleset import Message
+
+from ..store import Account, GameSetup, OrderEntry, TurnRecord
+from . import games as q
+from . import migrate
+from .engine import create_engine
+from .threads import DatabaseThread
+
+
+def in_transaction(engine: Engine, fn: Callable[..., Any], *args: Any) -> Any:
+    """Run `fn(connection, *args)` in one transaction, committed before this returns.
+
+    Runs on the database thread. A constraint violation becomes ConflictError; any error rolls
+    the whole transaction back.
+    """
+    try:
+        with engine.begin() as connection:
+            return fn(connection, *args)
+    except sa.exc.IntegrityError as exc:
+        raise q.ConflictError(str(exc.orig)) from exc
+
+
+class _Games:
+    """The GameStore methods over `_run(fn, *args)`, which subclasses define."""
+
+    engine: Engine
+
+    def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        raise NotImplementedError
+
+    def create_game(self, setup: GameSetup):
+        """The new game's id."""
+        return self._run(q.thd_create_game, setup)
+
+    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]):
+        return self._run(q.thd_add_account, game_id, account, tuple(messages))
+
+    def record_order(self, game_id: int, entry: OrderEntry):
+        return self._run(q.thd_record_order, game_id, entry)
+
+    def remove_order(self, game_id: int, seq: int):
+        return self._run(q.thd_remove_order, game_id, seq)
+
+    def remove_message(self, game_id: int, player: int, index: int):
+        return self._run(q.thd_remove_message, game_id, player, index)
+
+    def commit_turn(self, game_id: int, record: TurnRecord):
+        return self._run(q.thd_commit_turn, game_id, record)
+
+    def load_games(self, game_ids=None):
+        """list[StoredGame], by game id."""
+        return self._run(q.thd_load_games, game_ids)
+
+
+def _engine(target: str | URL | Engine) -> tuple[Engine, bool]:
+    if isinstance(target, Engine):
+        return target, False
+    return create_engine(target), True
+
+
+class DatabaseStore(_Games):
+    """The server's store: a GameStore whose every method returns a Deferred that fires after
+    the transaction committed (or fails, having changed nothing).
+
+    `url` is a database URL or an Engine (then the caller disposes of it). `thread` replaces the
+    database thread; tests pass a `SynchronousDatabaseThread`. Call `close()` when done.
+    The schema must be current: call `upgrade()` (or `server.database.upgrade(url)`) first.
+    """
+
+    def __init__(self, url: str | URL | Engine, reactor=None, *, thread=None):
+        self.engine, self._owns_engine = _engine(url)
+        self.thread = thread if thread is not None else DatabaseThread(reactor)
+
+    def _run(self, fn: Callable[..., Any], *args: Any) -> defer.Deferred:
+        return self.thread.run(in_transaction, self.engine, fn, *args)
+
+    def upgrade(self) -> defer.Deferred:
+        """Migrate the schema to the newest revision, on the database thread; fires with it."""
+        return self.thread.run(migrate.upgrade, self.engine)
+
+    def current_revision(self) -> defer.Deferred:
+        return self.thread.run(migrate.current_revision, self.engine)
+
+    def close(self) -> defer.Deferred:
+        """Finish the work handed over, close the connections, stop the thread."""
+        d = self.thread.run(self._dispose)
+
+        def stop(result):
+            self.thread.stop()
+            return result
+
+        return d.addBoth(stop)
+
+    def _dispose(self) -> None:
+        if self._owns_engine:
+            self.engine.dispose()
+
+
+class SyncDatabase(_Games):
+    """The same operations, run in the calling thread and returning plain values (CLI, tests,
+    benchmarks). Also a GameStore: `Game` accepts plain results as well as Deferreds."""
+
+    def __init__(self, url: str | URL | Engine):
+        self.engine, self._owns_engine = _engine(url)
+
+    def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return in_transaction(self.engine, fn, *args)
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run any `thd_*`-style function in a transaction of its own."""
+        return in_transaction(self.engine, fn, *args)
+
+    def upgrade(self) -> str | None:
+        return migrate.upgrade(self.engine)
+
+    def current_revision(self) -> str | None:
+        return migrate.current_revision(self.engine)
+
+    def close(self) -> None:
+        if self._owns_engine:
+            self.engine.dispose()
+
+    def __enter__(self) -> "SyncDatabase":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
