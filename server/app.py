@@ -22,7 +22,7 @@ from .config import ConfigError, ServerConfig
 from .directory import GameDirectory
 from .game import Game
 from .network import TPFactory
-from .store import GameStore, MemoryStore
+from .store import GameStore
 
 log = Logger()
 
@@ -66,9 +66,37 @@ def load_games(config: ServerConfig, store: GameStore, reactor) -> defer.Deferre
 
 
 @defer.inlineCallbacks
+def open_database(url: str, reactor) -> defer.Deferred:
+    """The database store at `url`; an empty database gets the schema, an old one is refused."""
+    from .database import DatabaseStore, head_revision
+
+    try:
+        store = DatabaseStore(url, reactor)
+    except Exception as error:  # a malformed URL or a missing driver
+        raise ConfigError(f"database: cannot use {url!r}: {error}") from None
+    try:
+        revision = yield store.current_revision()
+        if revision is None:
+            yield store.upgrade()
+        elif revision != head_revision():
+            raise ConfigError(f"database {url} is at schema revision {revision}, this server needs "
+                              f"{head_revision()}: run `tae-server upgrade-db` first")
+    except ConfigError:
+        yield store.close()
+        raise
+    except Exception as error:
+        yield store.close()
+        raise ConfigError(f"database: cannot open {url}: {error}") from None
+    return store
+
+
+@defer.inlineCallbacks
 def start_server(config: ServerConfig, reactor, store: GameStore | None = None) -> defer.Deferred:
     """Load the games and listen on every configured endpoint; fires with the `Server`."""
-    store = store if store is not None else MemoryStore()
+    if store is None:
+        from .database import DEFAULT_URL
+
+        store = yield open_database(config.database or DEFAULT_URL, reactor)
     directory = yield load_games(config, store, reactor)
     server = Server(config, store, directory)
     factory = TPFactory(directory)

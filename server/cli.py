@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from dataclasses import replace
+
 import click
 
 from .config import ConfigError, ServerConfig, apply_game_settings, load_config, validate
@@ -24,15 +26,16 @@ def cli() -> None:
     """Thousand Parsec server for TaE (Tigris and Euphrates in space)."""
 
 
-def _config(config_path: str | None, listen: tuple[str, ...], log_format: str | None, **game) -> ServerConfig:
+def _config(config_path: str | None, listen: tuple[str, ...], log_format: str | None,
+            database: str | None, **game) -> ServerConfig:
     config = load_config(config_path)
     changes = {}
+    if database:
+        changes["database"] = database
     if listen:
         changes["listen"] = listen
     if log_format:
         changes["log_format"] = log_format
-    from dataclasses import replace
-
     config = replace(config, game=apply_game_settings(config.game, game), **changes)
     return validate(config)
 
@@ -47,10 +50,11 @@ def _config(config_path: str | None, listen: tuple[str, ...], log_format: str | 
 @click.option("--timer", type=click.Choice(TIMER_KINDS), help="Turn timer (default playersfinished).")
 @click.option("--game-name", help="Name of the open game created on first start (default tae).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), help="Log as text or JSON lines.")
-def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, log_format) -> None:
+@click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
+def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database) -> None:
     """Start the server and play."""
-    config = _config(config_path, listen, log_format, map=map_path, seed=seed, turn_length=turn_length,
-                     timer=timer, name=game_name)
+    config = _config(config_path, listen, log_format, database, map=map_path, seed=seed,
+                     turn_length=turn_length, timer=timer, name=game_name)
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
     from .runner import run
 

@@ -52,7 +52,7 @@ class BoardMessage:
 
 
 class Game:
-    """A live game. Create with `Game.create` (new) or `Game.restore` (from the store)."""
+    """A live game: construct it for a new game, or rebuild one with `Game.restore`."""
 
     def __init__(self, game_id: int, setup: GameSetup, state: GameState, store: GameStore,
                  clock: IReactorTime):
@@ -106,8 +106,7 @@ class Game:
             ordered.extend((record.turn, 0, i, m) for i, m in enumerate(record.messages))
         for *_, message in sorted(ordered, key=lambda item: item[:3]):
             game._post(message)
-        if stored.turns:
-            game.modtimes = ModTimes(stored.turns[-1].modtime_serial + 1)
+        game.modtimes = ModTimes(cls._restart_serial(stored, clock))
         for player, index in stored.removed_messages:
             game.boards[player] = [m for m in game.boards.get(player, []) if m.index != index]
         for entry in stored.orders:
@@ -118,6 +117,19 @@ class Game:
             game.queues.setdefault(entry.object_id, []).append(QueuedOrder(entry, order))
         game.refresh_modtimes()
         return game
+
+    @staticmethod
+    def _restart_serial(stored: StoredGame, clock: IReactorTime) -> int:
+        """A modtime serial above any this game can have issued before the restart.
+
+        Only a turn's serial is stored; between turns every join, order, removal and message
+        removal moved the serial by at most two. Clients cache by modtime, so after a restart
+        every item must look at least as new as before (§5.5); the clock keeps it plausible.
+        """
+        last = stored.turns[-1].modtime_serial if stored.turns else 0
+        events = (len(stored.accounts) + len(stored.turns) + len(stored.removed_messages)
+                  + 2 * (len(stored.orders) + len(stored.removed_orders)))
+        return max(last, int(clock.seconds())) + 2 * events + 16
 
     # -- readiness -----------------------------------------------------------------------
 
@@ -322,9 +334,12 @@ class Game:
         outcome = resolve_turn(self.state, orders, game_rng(self.setup.seed, self.state.turn + 1))
         record = TurnRecord(outcome.state.turn, outcome.state, outcome.messages, outcome.events,
                             self.modtimes.serial + 1)
+        self._commit(record, outcome)
+
+    def _commit(self, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
         d = defer.maybeDeferred(self.store.commit_turn, self.id, record)
         d.addCallback(lambda _: self._apply(outcome))
-        d.addErrback(self._commit_failed)
+        d.addErrback(self._commit_failed, record, outcome)
 
     def _apply(self, outcome: ruleset.TurnOutcome) -> None:
         self.state = outcome.state
@@ -347,12 +362,13 @@ class Game:
         else:
             self.timer.start_turn(len(self.state.players))
 
-    def _commit_failed(self, failure) -> None:
-        """The store could not keep the turn: keep the old state (nothing was told) and retry."""
+    def _commit_failed(self, failure, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
+        """The store could not keep the turn. Nothing was told yet: keep the sessions waiting
+        and store the very same turn again (if the first attempt did commit and only its answer
+        was lost, storing the identical turn again succeeds)."""
         log.failure("game {game}: storing turn {turn} failed; retrying in 5 s", failure,
-                    game=self.setup.name, turn=self.state.turn + 1)
-        self._release()
-        self.clock.callLater(5, self._resolve)
+                    game=self.setup.name, turn=record.turn)
+        self.clock.callLater(5, self._commit, record, outcome)
 
     def _release(self) -> None:
         self._ready = None

@@ -106,7 +106,9 @@ def test_restore_gives_back_the_same_game():
     assert [q.order for q in again.queue(fleet)] == [q.order for q in game.queue(fleet)]
     assert [m.message for m in again.board(1)] == [m.message for m in game.board(1)]
     assert again.check_login("c", "x") == 3
-    assert again.modtimes.serial > game.modtimes.serial - 10
+    assert again.modtimes.serial > game.modtimes.serial
+    for key in (("object", 0), ("board", 1), ("queue", fleet)):
+        assert again.modtimes.get(key) > game.modtimes.get(key)  # clients refetch, never keep stale data
 
 
 def test_nothing_happens_after_game_over():
