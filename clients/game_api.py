@@ -1,0 +1,737 @@
+"""The TaE game as a client sees it: a grid of systems, fleets by kind, scores, turn, orders.
+
+Everything here is read from a ``Cache`` and from nothing else: a client knows only what the
+wire says (spec/ruleset.md §2–§4, §12). What is derived from what:
+
+* **Board.** Star Systems (type 2) named ``"x, y"`` are board squares; other systems (the
+  players' home systems, "<name>'s System") are not on the board. A square's planet (type 3,
+  inside the system) carries the rest in its resource list: 1 uninhabitable (terrain ``M``),
+  2 destroyed, 3 artifact, 4–7 a merchant/scientist/settler/mining colony (amount > 0). TP04
+  also has the system's "Status" group: Inhabitable, Destroyed and Region.
+* **Regions.** TP04 sends them (Region, 0 = none). TP03 does not, so ``regions()`` computes
+  them: connected components (orthogonal adjacency) of the undestroyed squares that have a
+  colony or a leader, numbered by their smallest system id. This is an approximation: a square
+  waiting for a conflict to be resolved (R16) is not a region member on the server, and the
+  wire does not say which squares those are. ``regions_from_server`` says which case applies.
+* **Fleets.** Kind by name: "Merchant/Scientist/Settler/Mining Leader", "Bomber",
+  "Colonist Fleet". A colonist's type comes from its ship design's name (MerchantShip,
+  ScientistShip, SettlerShip, MiningShip); opponents' colonist designs are hidden, so their
+  type is None. A fleet's square is the board system it is in (fleet → planet → system).
+* **Scores** come only from the latest "Turn complete" message; **game over** from a
+  "GAME OVER!" message; the **turn** from the Universe (object 0): TP04 "Informational" group's
+  first Integer, TP03 ``UniverseExtra.age``.
+* **Orders.** Allowed types: TP03 ``Object.order_types``, TP04 the fleet's OrderQueue. Orders are
+  addressed by object id in TP03 and by order-queue id in TP04; InsertOrder is answered by Okay
+  in TP03 and by the Order in TP04.
+
+The order and turn helpers are plans (``clients.plans``): run them with a transport.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from protocol import (
+    AnyObject,
+    BoardMessage,
+    FinishedTurn,
+    FleetExtra,
+    InsertOrder,
+    IntegerParam,
+    ObjectArg,
+    Okay,
+    Order,
+    OrderArg,
+    OrderDesc,
+    OrderParamType,
+    PlanetExtra,
+    ProbeOrder,
+    ReferenceParam,
+    ReferenceQuantityListParam,
+    ReferenceType,
+    RemoveOrder,
+    ResourceListParam,
+    Tp03Object,
+    Tp04Object,
+    UniverseExtra,
+    Version,
+)
+
+from .cache import Cache
+from .plans import Plan
+
+__all__ = [
+    "ColonyKind",
+    "FleetKind",
+    "FleetView",
+    "GameOver",
+    "Scores",
+    "SystemView",
+    "TaeGame",
+    "parse_scores",
+    "parse_system_name",
+]
+
+# Object types (spec/ruleset.md §3.1) and planet resources (§3.2).
+UNIVERSE, GALAXY, STAR_SYSTEM, PLANET, FLEET = 0, 1, 2, 3, 4
+RES_UNINHABITABLE, RES_DESTROYED, RES_ARTIFACT = 1, 2, 3
+
+# Order type names (§4.1); their ids come from the server's OrderDescs.
+COLONIZE_MINING, COLONIZE, MOVE, ATTACK, REINFORCE = (
+    "ColonizeMining", "Colonize", "Move", "Attack", "Reinforce",
+)
+
+TURN_COMPLETE = "Turn complete"
+GAME_OVER = "GAME OVER!"
+
+
+class ColonyKind(str, enum.Enum):
+    """The four colonist (and leader, and colony) types, with their score letter."""
+
+    MERCHANT = "merchant"
+    SCIENTIST = "scientist"
+    SETTLER = "settler"
+    MINING = "mining"
+
+    @property
+    def resource_id(self) -> int:
+        return _RESOURCE_OF[self]
+
+
+class FleetKind(str, enum.Enum):
+    LEADER = "leader"
+    COLONIST = "colonist"
+    BOMBER = "bomber"
+    OTHER = "other"
+
+
+_COLONY_RESOURCES = {
+    4: ColonyKind.MERCHANT, 5: ColonyKind.SCIENTIST, 6: ColonyKind.SETTLER, 7: ColonyKind.MINING,
+}
+_RESOURCE_OF = {kind: resource for resource, kind in _COLONY_RESOURCES.items()}
+_LEADER_NAMES = {f"{kind.value.capitalize()} Leader": kind for kind in ColonyKind}
+_DESIGN_NAMES = {f"{kind.value.capitalize()}Ship": kind for kind in ColonyKind}
+_SYSTEM_NAME = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+_SCORE_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(-?\d+)\s*$", re.MULTILINE)
+_NO_OWNER = (0, -1, 0xFFFFFFFF)
+
+
+def parse_system_name(name: str) -> tuple[int, int] | None:
+    """(x, y) of a board system named ``"x, y"``; None for any other name."""
+    match = _SYSTEM_NAME.match(name)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """A player's scores as reported in a "Turn complete" message (R27: only there)."""
+
+    money: int
+    technology: int
+    people: int
+    raw_materials: int
+    artifacts: int
+    turn: int = 0
+
+    @property
+    def by_kind(self) -> dict[ColonyKind, int]:
+        return {
+            ColonyKind.MERCHANT: self.money,
+            ColonyKind.SCIENTIST: self.technology,
+            ColonyKind.SETTLER: self.people,
+            ColonyKind.MINING: self.raw_materials,
+        }
+
+    @property
+    def final(self) -> int:
+        """The end-of-game score (R25): artifacts fill the lowest categories, then the minimum."""
+        values = sorted(self.by_kind.values())
+        for _ in range(self.artifacts):
+            values[0] += 1
+            values.sort()
+        return values[0]
+
+
+_SCORE_KEYS = {
+    "money": "money", "technology": "technology", "people": "people",
+    "raw materials": "raw_materials", "alien artifacts": "artifacts",
+}
+
+
+def parse_scores(body: str, turn: int = 0) -> Scores | None:
+    """Parse "Your Current Score: \\nMoney: m\\nTechnology: t\\nPeople: p\\nRaw Materials: r\\n
+    Alien Artifacts: a"; None if any of the five lines is missing."""
+    values = {}
+    for label, number in _SCORE_LINE.findall(body):
+        key = _SCORE_KEYS.get(label.strip().lower())
+        if key is not None:
+            values[key] = int(number)
+    if len(values) != len(_SCORE_KEYS):
+        return None
+    return Scores(turn=turn, **values)
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The "GAME OVER!" message: its body names the winner(s) and this player's final score."""
+
+    turn: int
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class SystemView:
+    """One board square."""
+
+    id: int
+    x: int
+    y: int
+    name: str
+    planet_id: int | None
+    habitable: bool  # False for terrain 'M' (only mining colonists)
+    destroyed: bool
+    colony: ColonyKind | None
+    artifact: bool
+    region: int  # 0: in no region
+    leaders: tuple[int, ...] = ()  # fleet ids of the leaders on this square
+
+    @property
+    def position(self) -> tuple[int, int]:
+        return (self.x, self.y)
+
+    @property
+    def terrain(self) -> str:
+        """The map letter: 'A' artifact system, 'M' uninhabitable, '.' habitable."""
+        if self.artifact:
+            return "A"
+        return "." if self.habitable else "M"
+
+    @property
+    def empty(self) -> bool:
+        """No colony, no leader, not destroyed: a square one might colonize or move to."""
+        return self.colony is None and not self.leaders and not self.destroyed
+
+
+@dataclass(frozen=True, slots=True)
+class FleetView:
+    """One fleet: its kind, type (leader/colonist type), owner, square and orders."""
+
+    id: int
+    name: str
+    owner: int | None
+    kind: FleetKind
+    colony_kind: ColonyKind | None  # the leader's or colonist's type; None if hidden/none
+    system_id: int | None  # the board system it is on, None when at home
+    position: tuple[int, int] | None
+    order_holder: int | None  # object id (TP03) or order-queue id (TP04)
+    order_types: tuple[int, ...]
+    orders: tuple[Order | None, ...]
+    designs: tuple[int, ...] = ()
+
+
+class TaeGame:
+    """Game-level reading of a ``Cache`` (see the module docstring)."""
+
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+        self._memo: dict[str, tuple[int, object]] = {}
+
+    def _memoised(self, name: str, compute):
+        """``compute()``, recomputed only when the cache has changed since the last call."""
+        entry = self._memo.get(name)
+        if entry is None or entry[0] != self.cache.generation:
+            entry = (self.cache.generation, compute())
+            self._memo[name] = entry
+        return entry[1]
+
+    @property
+    def version(self) -> Version:
+        return self.cache.version
+
+    # ----------------------------------------------------------------------------------------
+    # Turn, time, players
+    # ----------------------------------------------------------------------------------------
+
+    @property
+    def player_id(self) -> int | None:
+        return self.cache.player_id
+
+    @property
+    def turn(self) -> int | None:
+        """The Universe's turn counter (object 0), None before it is downloaded."""
+        universe = self.cache.objects.get(0)
+        if universe is None:
+            return None
+        if isinstance(universe, Tp03Object):
+            return universe.extra.age if isinstance(universe.extra, UniverseExtra) else None
+        group = self._group(universe, "Informational")
+        if group:
+            for param in group:
+                if isinstance(param, IntegerParam):
+                    return param.value
+        for group in universe.groups:  # no description: the first Integer anywhere
+            for param in group:
+                if isinstance(param, IntegerParam):
+                    return param.value
+        return None
+
+    @property
+    def time_remaining(self) -> int | None:
+        """Seconds to the end of the turn, from the last TimeRemaining (−1: no timer)."""
+        message = self.cache.time_remaining
+        return message.time if message is not None else None
+
+    def player_name(self, player_id: int | None) -> str | None:
+        player = self.cache.players.get(player_id) if player_id is not None else None
+        if player is None and self.cache.me is not None and self.cache.me.id == player_id:
+            player = self.cache.me
+        return player.name if player is not None else None
+
+    # ----------------------------------------------------------------------------------------
+    # Messages: scores and the end of the game
+    # ----------------------------------------------------------------------------------------
+
+    def messages(self, subject: str | None = None) -> list[BoardMessage]:
+        """Every cached message (optionally with this subject), oldest turn first."""
+        found = []
+        for board_id in sorted(self.cache.messages):
+            for index, message in enumerate(self.cache.messages[board_id]):
+                if subject is None or message.subject == subject:
+                    found.append((message.turn, board_id, index, message))
+        found.sort(key=lambda entry: entry[:3])
+        return [entry[3] for entry in found]
+
+    def scores(self) -> Scores | None:
+        """My scores from the latest "Turn complete" message (None before the first)."""
+        for message in reversed(self.messages(TURN_COMPLETE)):
+            scores = parse_scores(message.body, message.turn)
+            if scores is not None:
+                return scores
+        return None
+
+    @property
+    def game_over(self) -> GameOver | None:
+        """The "GAME OVER!" message, once the game has ended."""
+        ended = self.messages(GAME_OVER)
+        return GameOver(ended[-1].turn, ended[-1].body) if ended else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.game_over is not None
+
+    # ----------------------------------------------------------------------------------------
+    # The board
+    # ----------------------------------------------------------------------------------------
+
+    def systems(self) -> dict[tuple[int, int], SystemView]:
+        """Every board square by (x, y)."""
+        return dict(self._memoised("systems", self._systems))
+
+    def _systems(self) -> dict[tuple[int, int], SystemView]:
+        objects = self.cache.objects
+        leaders_at: dict[int, list[int]] = {}
+        for fleet in self.fleets():
+            if fleet.kind is FleetKind.LEADER and fleet.system_id is not None:
+                leaders_at.setdefault(fleet.system_id, []).append(fleet.id)
+        raw = []
+        for obj in objects.values():
+            if obj.type != STAR_SYSTEM:
+                continue
+            position = parse_system_name(obj.name)
+            if position is None:
+                continue
+            planet = next(
+                (objects[c] for c in obj.contains if c in objects and objects[c].type == PLANET),
+                None,
+            )
+            resources = self._resources(planet) if planet is not None else {}
+            status = self._named_integers(obj, "Status")
+            if planet is not None:
+                habitable = resources.get(RES_UNINHABITABLE, 0) <= 0
+            else:
+                habitable = bool(status.get("Inhabitable", 1))
+            destroyed = bool(status.get("Destroyed", 0)) or resources.get(RES_DESTROYED, 0) > 0
+            colony = next(
+                (kind for rid, kind in _COLONY_RESOURCES.items() if resources.get(rid, 0) > 0),
+                None,
+            )
+            raw.append(
+                SystemView(
+                    id=obj.id, x=position[0], y=position[1], name=obj.name,
+                    planet_id=planet.id if planet is not None else None,
+                    habitable=habitable, destroyed=destroyed, colony=colony,
+                    artifact=resources.get(RES_ARTIFACT, 0) > 0,
+                    region=status.get("Region", 0),
+                    leaders=tuple(sorted(leaders_at.get(obj.id, ()))),
+                )
+            )
+        if not self.regions_from_server:
+            regions = _compute_regions(raw)
+            raw = [_replace_region(view, regions.get(view.id, 0)) for view in raw]
+        return {view.position: view for view in raw}
+
+    @property
+    def regions_from_server(self) -> bool:
+        """True in TP04 (the Region parameter); in TP03 ``regions()`` is computed locally."""
+        return self.version == Version.TP04
+
+    def system_at(self, x: int, y: int) -> SystemView | None:
+        return self.systems().get((x, y))
+
+    def system_id_at(self, x: int, y: int) -> int | None:
+        view = self.system_at(x, y)
+        return view.id if view is not None else None
+
+    def regions(self) -> dict[int, frozenset[tuple[int, int]]]:
+        """Region id → the squares in it (TP03: computed, see the module docstring)."""
+        found: dict[int, set[tuple[int, int]]] = {}
+        for position, view in self.systems().items():
+            if view.region:
+                found.setdefault(view.region, set()).add(position)
+        return {region: frozenset(squares) for region, squares in found.items()}
+
+    def board_size(self) -> tuple[int, int]:
+        """(columns, rows) of the board: one more than the largest x and y."""
+        positions = self.systems().keys()
+        if not positions:
+            return (0, 0)
+        return (max(x for x, _ in positions) + 1, max(y for _, y in positions) + 1)
+
+    def render(self) -> str:
+        """The board as text, highest row first (as the map file): '.'/'M' empty terrain, 'A'
+        artifact, colonies m/s/p/r (merchant, scientist, settler, mining), 'L' a leader,
+        '#' destroyed."""
+        systems = self.systems()
+        width, height = self.board_size()
+        rows = []
+        for y in reversed(range(height)):
+            line = []
+            for x in range(width):
+                view = systems.get((x, y))
+                line.append(_square_letter(view))
+            rows.append("".join(line))
+        return "\n".join(rows)
+
+    # ----------------------------------------------------------------------------------------
+    # Fleets
+    # ----------------------------------------------------------------------------------------
+
+    def fleets(self, owner: int | None = None) -> list[FleetView]:
+        """Every fleet (of ``owner`` if given), by id."""
+        views = self._memoised("fleets", self._fleets).values()
+        return [view for view in views if owner is None or view.owner == owner]
+
+    def fleet(self, fleet_id: int) -> FleetView | None:
+        return self._memoised("fleets", self._fleets).get(fleet_id)
+
+    def _fleets(self) -> dict[int, FleetView]:
+        views = {}
+        for object_id in sorted(self.cache.objects):
+            view = self._fleet(object_id)
+            if view is not None:
+                views[object_id] = view
+        return views
+
+    def _fleet(self, fleet_id: int) -> FleetView | None:
+        obj = self.cache.objects.get(fleet_id)
+        if obj is None or obj.type != FLEET:
+            return None
+        owner = self._owner(obj)
+        designs = self._designs(obj)
+        if obj.name in _LEADER_NAMES:
+            kind, colony_kind = FleetKind.LEADER, _LEADER_NAMES[obj.name]
+        elif obj.name == "Bomber":
+            kind, colony_kind = FleetKind.BOMBER, None
+        elif obj.name == "Colonist Fleet":
+            kind, colony_kind = FleetKind.COLONIST, self._colonist_kind(designs)
+        else:
+            kind, colony_kind = FleetKind.OTHER, None
+        system_id, position = self._square_of(obj.id)
+        return FleetView(
+            id=obj.id, name=obj.name, owner=owner, kind=kind, colony_kind=colony_kind,
+            system_id=system_id, position=position,
+            order_holder=self.cache.order_holder(obj.id),
+            order_types=self.cache.allowed_order_types(obj.id),
+            orders=self.cache.orders_of(obj.id), designs=designs,
+        )
+
+    def my_fleets(self, kind: FleetKind | None = None) -> list[FleetView]:
+        me = self.player_id
+        if me is None:
+            return []
+        return [f for f in self.fleets(me) if kind is None or f.kind is kind]
+
+    def my_leaders(self) -> dict[ColonyKind, FleetView]:
+        return {
+            fleet.colony_kind: fleet
+            for fleet in self.my_fleets(FleetKind.LEADER)
+            if fleet.colony_kind is not None
+        }
+
+    def my_colonists(self) -> list[FleetView]:
+        return self.my_fleets(FleetKind.COLONIST)
+
+    def my_bombers(self) -> list[FleetView]:
+        return self.my_fleets(FleetKind.BOMBER)
+
+    def leaders_on_board(self) -> list[FleetView]:
+        return [f for f in self.fleets() if f.kind is FleetKind.LEADER and f.system_id is not None]
+
+    # ----------------------------------------------------------------------------------------
+    # Orders
+    # ----------------------------------------------------------------------------------------
+
+    def order_desc(self, order_type: int | str) -> OrderDesc:
+        """The OrderDesc for a type id or name (names compare case-insensitively)."""
+        descs = self.cache.order_descs
+        if isinstance(order_type, int):
+            if order_type in descs:
+                return descs[order_type]
+        else:
+            for desc in descs.values():
+                if desc.name.lower() == order_type.lower():
+                    return desc
+        raise KeyError(f"the server describes no order type {order_type!r}")
+
+    def allowed_orders(self, fleet_id: int) -> list[OrderDesc]:
+        """The order types this fleet accepts now (with their descriptions, when known)."""
+        descs = self.cache.order_descs
+        return [descs[t] for t in self.cache.allowed_order_types(fleet_id) if t in descs]
+
+    def build_order(
+        self,
+        fleet_id: int,
+        order_type: int | str,
+        target: int | tuple[int, int] | None = None,
+        *,
+        slot: int = -1,
+        args: Iterable[OrderArg] | None = None,
+        cls: type[Order] = InsertOrder,
+    ) -> Order:
+        """An InsertOrder (or ProbeOrder) for a fleet. ``target`` is a system id or (x, y);
+        it fills the order's Object ("Star System") parameter. Raises KeyError for an unknown
+        type, ValueError for a fleet without an order holder or a missing target."""
+        desc = self.order_desc(order_type)
+        holder = self.cache.order_holder(fleet_id)
+        if holder is None:
+            raise ValueError(f"object {fleet_id} has no order queue this player may use")
+        if args is None:
+            target_id = self._target_id(target)
+            built: list[OrderArg] = []
+            for param in desc.params:
+                if param.type == OrderParamType.OBJECT:
+                    if target_id is None:
+                        raise ValueError(f"{desc.name} needs a target ({param.name!r})")
+                    built.append(ObjectArg(target_id))
+                else:
+                    raise ValueError(
+                        f"{desc.name} parameter {param.name!r} (type {param.type}) needs args="
+                    )
+            args = built
+        return cls(id=holder, slot=slot, type=desc.id, args=tuple(args))
+
+    def insert_order(
+        self,
+        fleet_id: int,
+        order_type: int | str,
+        target: int | tuple[int, int] | None = None,
+        *,
+        slot: int = -1,
+        args: Iterable[OrderArg] | None = None,
+    ) -> Plan[Order | Okay]:
+        """Insert an order, then re-read the fleet's orders. Returns the server's answer: the
+        Order (TP04) or Okay (TP03). A refusal raises ``RequestFailed`` (with the Fail)."""
+        message = self.build_order(fleet_id, order_type, target, slot=slot, args=args)
+        reply = yield message
+        yield from self.cache.refresh_objects([fleet_id])
+        return reply
+
+    def probe_order(
+        self,
+        fleet_id: int,
+        order_type: int | str,
+        target: int | tuple[int, int] | None = None,
+        *,
+        args: Iterable[OrderArg] | None = None,
+    ) -> Plan[Order]:
+        """ProbeOrder: the server's view of the order, without side effects."""
+        message = self.build_order(fleet_id, order_type, target, args=args, cls=ProbeOrder)
+        reply = yield message
+        return reply
+
+    def remove_orders(self, fleet_id: int, slots: Iterable[int] | None = None) -> Plan[tuple]:
+        """Remove orders (default: all) from a fleet, slots in decreasing order as §2.1 asks;
+        returns the server's Okay/Fail per slot and re-reads the fleet."""
+        holder = self.cache.order_holder(fleet_id)
+        if holder is None:
+            raise ValueError(f"object {fleet_id} has no order queue this player may use")
+        if slots is None:
+            slots = range(len(self.cache.orders_of(fleet_id)))
+        ordered = tuple(sorted(set(slots), reverse=True))
+        if not ordered:
+            return ()
+        reply = yield RemoveOrder(holder, ordered)
+        yield from self.cache.refresh_objects([fleet_id])
+        return reply
+
+    def finish_turn(self) -> Plan[Okay]:
+        """FinishedTurn → Okay: this player is done for the turn."""
+        reply = yield FinishedTurn()
+        return reply
+
+    def refresh_turn(self) -> Plan[int | None]:
+        """Re-read the Universe and return the turn number."""
+        yield from self.cache.refresh_objects([0])
+        return self.turn
+
+    # ----------------------------------------------------------------------------------------
+    # Helpers
+    # ----------------------------------------------------------------------------------------
+
+    def _target_id(self, target: int | tuple[int, int] | None) -> int | None:
+        if target is None or isinstance(target, int):
+            return target
+        system = self.system_id_at(*target)
+        if system is None:
+            raise ValueError(f"no board system at {target}")
+        return system
+
+    def _group(self, obj: Tp04Object, name: str) -> tuple | None:
+        desc = self.cache.object_descs.get(obj.type)
+        if desc is None:
+            return None
+        for group_desc, values in zip(desc.groups, obj.groups):
+            if group_desc.name == name:
+                return values
+        return None
+
+    def _named_integers(self, obj: AnyObject, group_name: str) -> dict[str, int]:
+        if not isinstance(obj, Tp04Object):
+            return {}
+        desc = self.cache.object_descs.get(obj.type)
+        if desc is None:
+            return {}
+        found = {}
+        for group_desc, values in zip(desc.groups, obj.groups):
+            if group_desc.name != group_name:
+                continue
+            for param_desc, value in zip(group_desc.params, values):
+                if isinstance(value, IntegerParam):
+                    found[param_desc.name] = value.value
+        return found
+
+    def _resources(self, planet: AnyObject) -> dict[int, int]:
+        if isinstance(planet, Tp03Object):
+            entries = planet.extra.resources if isinstance(planet.extra, PlanetExtra) else ()
+        else:
+            entries = ()
+            for group in planet.groups:
+                for param in group:
+                    if isinstance(param, ResourceListParam):
+                        entries = param.resources
+        amounts: dict[int, int] = {}
+        for entry in entries:
+            amounts[entry.resource_id] = amounts.get(entry.resource_id, 0) + entry.stored
+        return amounts
+
+    def _owner(self, obj: AnyObject) -> int | None:
+        if isinstance(obj, Tp03Object):
+            owner = getattr(obj.extra, "owner", -1)
+        else:
+            owner = -1
+            for group in obj.groups:
+                for param in group:
+                    if isinstance(param, ReferenceParam) and param.type == ReferenceType.PLAYER:
+                        owner = param.id
+                        break
+        return None if owner in _NO_OWNER else owner
+
+    def _designs(self, obj: AnyObject) -> tuple[int, ...]:
+        if isinstance(obj, Tp03Object):
+            if isinstance(obj.extra, FleetExtra):
+                return tuple(ship.design for ship in obj.extra.ships if ship.count > 0)
+            return ()
+        for group in obj.groups:
+            for param in group:
+                if isinstance(param, ReferenceQuantityListParam):
+                    return tuple(
+                        item.id for item in param.items
+                        if item.type == ReferenceType.DESIGN and item.number > 0
+                    )
+        return ()
+
+    def _colonist_kind(self, designs: tuple[int, ...]) -> ColonyKind | None:
+        for design_id in designs:
+            design = self.cache.designs.get(design_id)
+            if design is not None and design.name in _DESIGN_NAMES:
+                return _DESIGN_NAMES[design.name]
+        return None
+
+    def _square_of(self, object_id: int) -> tuple[int | None, tuple[int, int] | None]:
+        objects = self.cache.objects
+        seen = set()
+        current = self.cache.parent_of(object_id)
+        while current is not None and current not in seen:
+            seen.add(current)
+            obj = objects.get(current)
+            if obj is None:
+                break
+            if obj.type == STAR_SYSTEM:
+                position = parse_system_name(obj.name)
+                return (obj.id, position) if position is not None else (None, None)
+            current = self.cache.parent_of(current)
+        return (None, None)
+
+
+def _compute_regions(views: list[SystemView]) -> dict[int, int]:
+    """TP03: region id per system id, by flood fill over orthogonal neighbours (R4, R5)."""
+    members = {
+        view.position: view
+        for view in views
+        if not view.destroyed and (view.colony is not None or view.leaders)
+    }
+    region_of: dict[int, int] = {}
+    seen: set[tuple[int, int]] = set()
+    for start in sorted(members):
+        if start in seen:
+            continue
+        component, stack = [], [start]
+        seen.add(start)
+        while stack:
+            x, y = stack.pop()
+            component.append(members[(x, y)])
+            for step in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if step in members and step not in seen:
+                    seen.add(step)
+                    stack.append(step)
+        region_id = min(view.id for view in component)
+        for view in component:
+            region_of[view.id] = region_id
+    return region_of
+
+
+def _replace_region(view: SystemView, region: int) -> SystemView:
+    return replace(view, region=region)
+
+
+_COLONY_LETTERS = {
+    ColonyKind.MERCHANT: "m", ColonyKind.SCIENTIST: "s", ColonyKind.SETTLER: "p",
+    ColonyKind.MINING: "r",
+}
+
+
+def _square_letter(view: SystemView | None) -> str:
+    if view is None:
+        return " "
+    if view.destroyed:
+        return "#"
+    if view.leaders:
+        return "L"
+    if view.artifact:
+        return "A"
+    if view.colony is not None:
+        return _COLONY_LETTERS[view.colony]
+    return view.terrain

@@ -1,0 +1,1 @@
+"""Tests of the clients package: the sans-IO session, cache, game API and both transports."""
