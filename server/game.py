@@ -71,6 +71,9 @@ class Game:
         self.listeners: list[Callable[[int, int], None]] = []
         self.turn_listeners: list[Callable[["Game"], None]] = []
         self._ready: defer.Deferred | None = None
+        # Every change to the game (accounts, orders, removals, the end of a turn) runs under
+        # this lock: each one is checked against, stored with and applied to the state it saw.
+        self._lock = defer.DeferredLock()
         self._started = False
         self._universe = None
         self.frame_cache = FrameCache()
@@ -160,6 +163,11 @@ class Game:
     def create_account(self, username: str, password: str, email: str = "", comment: str = "",
                        *, creation_setting_applies: bool = True) -> defer.Deferred:
         """Add a player; fires with (player id, None) or (None, Problem)."""
+        return self._lock.run(self._create_account, username, password, email, comment,
+                              creation_setting_applies)
+
+    def _create_account(self, username: str, password: str, email: str,
+                        comment: str, creation_setting_applies: bool) -> defer.Deferred:
         problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
             return defer.succeed((None, problem))
@@ -210,6 +218,10 @@ class Game:
     def insert_order(self, player: int, object_id: int, slot: int, order_type: int,
                      target: int) -> defer.Deferred:
         """Check, store, then queue an order; fires with (slot, None) or (None, Problem)."""
+        return self._lock.run(self._insert_order, player, object_id, slot, order_type, target)
+
+    def _insert_order(self, player: int, object_id: int, slot: int, order_type: int,
+                      target: int) -> defer.Deferred:
         order = Order(player, object_id, order_type, target)
         problem = check_order(self.state, order, self.orders_of(player))
         queue = self.queue(object_id)
@@ -232,6 +244,9 @@ class Game:
 
     def remove_orders(self, player: int, object_id: int, slots: Iterable[int]) -> defer.Deferred:
         """Remove slots one after another; fires with a list of (slot, Problem | None)."""
+        return self._lock.run(self._remove_orders, player, object_id, tuple(slots))
+
+    def _remove_orders(self, player: int, object_id: int, slots: tuple[int, ...]) -> defer.Deferred:
         results: list[tuple[int, Problem | None]] = []
         d = defer.succeed(None)
         for slot in slots:
@@ -269,6 +284,10 @@ class Game:
         self.boards.setdefault(message.player, []).append(BoardMessage(index, message))
 
     def remove_message(self, player: int, slot: int) -> defer.Deferred:
+        """Remove one message from a player's board; fires with whether there was one."""
+        return self._lock.run(self._remove_message, player, slot)
+
+    def _remove_message(self, player: int, slot: int) -> defer.Deferred:
         board = self.board(player)
         if not 0 <= slot < len(board):
             return defer.succeed(False)
@@ -328,10 +347,21 @@ class Game:
     def _resolve(self) -> None:
         if self.state.phase is Phase.OVER or self._ready is not None:
             return
-        self._ready = defer.Deferred()
+        self._ready = defer.Deferred()  # sessions of this game wait from now on
+        self._lock.acquire().addCallback(self._resolve_locked)
+
+    def _resolve_locked(self, _lock) -> None:
         queued = sorted((q for queue in self.queues.values() for q in queue), key=lambda q: q.entry.seq)
         orders = [q.order for q in queued]
-        outcome = resolve_turn(self.state, orders, game_rng(self.setup.seed, self.state.turn + 1))
+        try:
+            outcome = resolve_turn(self.state, orders, game_rng(self.setup.seed, self.state.turn + 1))
+        except Exception:
+            # A bug in the rules must not freeze every player of the game: keep the turn open.
+            log.failure("game {game}: resolving turn {turn} failed", game=self.setup.name,
+                        turn=self.state.turn + 1)
+            self._lock.release()
+            self._release()
+            return
         record = TurnRecord(outcome.state.turn, outcome.state, outcome.messages, outcome.events,
                             self.modtimes.serial + 1)
         self._commit(record, outcome)
@@ -353,6 +383,7 @@ class Game:
                       turn=outcome.state.turn, kind=event.kind, detail=event.detail)
         log.info("game {game}: turn {turn} resolved ({phase})", game=self.setup.name,
                  turn=outcome.state.turn, phase=outcome.state.phase.value)
+        self._lock.release()
         self._release()
         for listener in list(self.turn_listeners):
             listener(self)

@@ -121,3 +121,68 @@ def test_nothing_happens_after_game_over():
     assert game.waiting_for() == []
     assert game.board(1)[-1].message.subject == "GAME OVER!"
     assert result(game.create_account("c", "x"))[1].code == 2
+
+
+class SlowStore(MemoryStore):
+    """A store whose writes finish only when the test says so, like a busy database thread."""
+
+    def __init__(self):
+        super().__init__()
+        self.waiting = []
+
+    def _later(self, method, *args):
+        from twisted.internet import defer
+
+        d = defer.Deferred()
+        self.waiting.append((d, method, args))
+        return d
+
+    def finish_all(self):
+        while self.waiting:
+            d, method, args = self.waiting.pop(0)
+            d.callback(method(*args))
+
+    def add_account(self, *args):
+        return self._later(super().add_account, *args)
+
+    def record_order(self, *args):
+        return self._later(super().record_order, *args)
+
+    def commit_turn(self, *args):
+        return self._later(super().commit_turn, *args)
+
+
+def slow_game():
+    store = SlowStore()
+    setup = GameSetup("tae", timer=TimerSettings(turn_length=0))
+    game = Game(store.create_game(setup), setup, Game.initial_state(setup), store, Clock())
+    return store, game
+
+
+def test_concurrent_joins_get_distinct_players():
+    store, game = slow_game()
+    first, second = game.create_account("a", "x"), game.create_account("b", "x")
+    store.finish_all()
+    store.finish_all()
+    assert result(first) == (1, None) and result(second) == (2, None)
+    assert [p.name for p in game.state.players] == ["a", "b"]
+
+
+def test_a_join_during_the_end_of_turn_waits_for_the_new_state():
+    store, game = slow_game()
+    for name in ("a", "b"):
+        d = game.create_account(name, "x")
+        store.finish_all()
+        result(d)
+    game.finish_turn(1)
+    game.finish_turn(2)
+    assert game.busy  # the turn is being stored
+    late = game.create_account("c", "x")
+    fleet = next(f.id for f in game.state.fleets.values() if f.owner == 1 and f.role is Role.LEADER)
+    order = game.insert_order(1, fleet, -1, OrderType.MOVE, game.state.board.system_id(0))
+    store.finish_all()   # the turn commits, then the join and the order run on the new state
+    store.finish_all()
+    store.finish_all()
+    assert game.state.turn == 1
+    assert result(late) == (3, None) and game.state.player(3).name == "c"
+    assert result(order) == (0, None) and game.queue(fleet)[0].entry.turn == 2
