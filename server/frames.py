@@ -170,13 +170,14 @@ def order_message(queue_or_object: int, slot: int, order_type: int, target: int,
 
 def design_message(game: "Game", fleet_id: int, viewer: int) -> Design | None:
     """A fleet's design. An opponent's colonist design shows only that it exists (R27)."""
-    fleet = game.state.fleets.get(fleet_id)
-    if fleet is None:
+    seen = game.view(viewer).fleets.get(fleet_id)
+    if seen is None:
         return None
     modtime = game.modtimes.get(("design", fleet_id)) or 1
-    if fleet.role is Role.COLONIST and fleet.owner != viewer:
-        return Design(fleet.id, modtime, (SHIPS_CATEGORY,), HIDDEN_DESIGN_NAME, "", 1, fleet.owner,
+    if seen.role is Role.COLONIST and seen.kind is None:
+        return Design(seen.id, modtime, (SHIPS_CATEGORY,), HIDDEN_DESIGN_NAME, "", 1, seen.owner,
                       (), "", ())
+    fleet = game.state.fleets[fleet_id]
     if fleet.role is Role.BOMBER:
         component, passengers = WEAPON, None
         description = "A bomber: destroys a star system"

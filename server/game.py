@@ -34,6 +34,8 @@ GAME_ENDED = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
 CREATION_DISABLED = Problem(5, "Account creation Disabled")  # PermissionDenied, as tpserver-cpp
 BAD_NAME = Problem(FailCode.FRAME, "A user name must be 1 to 64 characters, without '@'.")
 BAD_SLOT = Problem(FailCode.UNAVAILABLE_TEMPORARILY, "No such slot in that order queue.")
+REMOVED = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "You have been removed from this game.")
+NO_SUCH_PLAYER = Problem(FailCode.NO_SUCH_THING, "No player of that name in this game.")
 MAX_NAME = 64
 
 
@@ -64,6 +66,7 @@ class Game:
         self.accounts: dict[str, Account] = {}
         self.queues: dict[int, list[QueuedOrder]] = {}
         self.finished: set[int] = set()
+        self.removed_players: set[int] = set()  # removed by an operator: no login, not waited for
         self.boards: dict[int, list[BoardMessage]] = {}
         self.posted: dict[int, int] = {}
         self.order_serial = 0
@@ -76,6 +79,7 @@ class Game:
         self._lock = defer.DeferredLock()
         self._started = False
         self._universe = None
+        self._views: dict[int, tuple[GameState, ruleset.PlayerView]] = {}
         self.frame_cache = FrameCache()
         self._waiters: list[defer.Deferred] = []
         self.timer = TurnTimer(clock, setup.timer, self._timer_ended_turn, self._announce)
@@ -118,6 +122,9 @@ class Game:
                 continue
             order = Order(entry.player, entry.object_id, entry.type, entry.target)
             game.queues.setdefault(entry.object_id, []).append(QueuedOrder(entry, order))
+        game.removed_players = set(stored.removed_players)
+        game.finished = {player for turn, player in stored.finished
+                         if turn == game.state.turn + 1 and player not in game.removed_players}
         game.refresh_modtimes()
         return game
 
@@ -156,25 +163,31 @@ class Game:
 
     def check_login(self, username: str, password: str) -> int | None:
         account = self.accounts.get(username)
-        if account is None or not verify_password(password, account.password_hash):
+        if account is None or account.player_id in self.removed_players \
+                or not verify_password(password, account.password_hash):
             return None
         return account.player_id
 
     def create_account(self, username: str, password: str, email: str = "", comment: str = "",
-                       *, creation_setting_applies: bool = True) -> defer.Deferred:
-        """Add a player; fires with (player id, None) or (None, Problem)."""
+                       *, creation_setting_applies: bool = True,
+                       password_hash: str | None = None) -> defer.Deferred:
+        """Add a player; fires with (player id, None) or (None, Problem).
+
+        Operators hand over `password_hash` (made by `server.accounts.hash_password`) instead
+        of a password."""
         return self._lock.run(self._create_account, username, password, email, comment,
-                              creation_setting_applies)
+                              creation_setting_applies, password_hash)
 
     def _create_account(self, username: str, password: str, email: str,
-                        comment: str, creation_setting_applies: bool) -> defer.Deferred:
+                        comment: str, creation_setting_applies: bool,
+                        password_hash: str | None = None) -> defer.Deferred:
         problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
             return defer.succeed((None, problem))
         player_id = len(self.state.players) + 1
         state, messages = ruleset.add_player(
             self.state, username, game_rng(self.setup.seed, 0, f"join {player_id}"))
-        account = Account(username, hash_password(password), player_id, email, comment)
+        account = Account(username, password_hash or hash_password(password), player_id, email, comment)
         d = defer.maybeDeferred(self.store.add_account, self.id, account, messages)
 
         def stored(_):
@@ -201,6 +214,33 @@ class Game:
             return GAME_FULL
         return None
 
+    def remove_player(self, username: str) -> defer.Deferred:
+        """An operator removes a player: they can no longer log in or give orders, and the turn
+        no longer waits for them (their fleets stay; orders already accepted are kept).
+        Fires with (player id, None) or (None, Problem); removing twice is not an error."""
+        return self._lock.run(self._remove_player, username)
+
+    def _remove_player(self, username: str) -> defer.Deferred:
+        player_id = self.player_id(username)
+        if player_id is None:
+            return defer.succeed((None, NO_SUCH_PLAYER))
+        if player_id in self.removed_players:
+            return defer.succeed((player_id, None))
+        remove = getattr(self.store, "remove_player", None)
+        d = defer.maybeDeferred(remove, self.id, player_id) if remove else defer.succeed(None)
+
+        def stored(_):
+            self.removed_players.add(player_id)
+            self.finished.discard(player_id)
+            self.refresh_modtimes()
+            log.info("game {game}: player {player} ({user}) removed", game=self.setup.name,
+                     player=player_id, user=username)
+            if self.finished and not self.busy:
+                self._check_turn_end()
+            return player_id, None
+
+        return d.addCallback(stored)
+
     # -- orders --------------------------------------------------------------------------
 
     def queue(self, object_id: int) -> list[QueuedOrder]:
@@ -222,6 +262,8 @@ class Game:
 
     def _insert_order(self, player: int, object_id: int, slot: int, order_type: int,
                       target: int) -> defer.Deferred:
+        if player in self.removed_players:
+            return defer.succeed((None, REMOVED))
         order = Order(player, object_id, order_type, target)
         problem = check_order(self.state, order, self.orders_of(player))
         queue = self.queue(object_id)
@@ -313,16 +355,46 @@ class Game:
             return []
         conflict = state.active_conflict
         if conflict is not None:
-            return sorted({state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner})
-        return [p.id for p in state.players]
+            owners = {state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner}
+            return sorted(owners - self.removed_players)
+        return [p.id for p in state.players if p.id not in self.removed_players]
 
     def finish_turn(self, player: int) -> None:
-        if self.state.phase is Phase.OVER or self.busy:
+        if self.state.phase is Phase.OVER or self.busy or player in self.removed_players:
             return
-        self.finished.add(player)
+        if player not in self.finished:
+            self.finished.add(player)
+            self._store_finished(player)
+        self._check_turn_end()
+
+    def _check_turn_end(self) -> None:
         acting = self.acting_players()
         done = sum(1 for pid in acting if pid in self.finished)
         self.timer.player_finished(done, len(acting), len(self.state.players))
+
+    def _store_finished(self, player: int) -> None:
+        """Remember durably that the player finished, so that a turn whose end a crash cut short
+        ends again at restart. Not waited for: it reaches the store's queue before the turn it
+        belongs to, and losing it only means that the player must finish again."""
+        record = getattr(self.store, "record_finished", None)
+        if record is None:
+            return
+        d = defer.maybeDeferred(record, self.id, self.state.turn + 1, player)
+        d.addErrback(lambda failure: log.failure(
+            "game {game}: storing that player {player} finished failed", failure,
+            game=self.setup.name, player=player))
+
+    def resume(self, deadline: tuple[int, float] | None = None) -> None:
+        """Start a restored game: its timer, the stored deadline of the current turn (a restart
+        does not make a turn longer; a deadline already passed ends the turn now), and the
+        players who had finished it (when that was everyone, the turn is resolved now)."""
+        self.start()
+        if not self._started or self.state.phase is Phase.OVER:
+            return
+        if deadline is not None and deadline[0] == self.state.turn + 1:
+            self.timer.resume_deadline(deadline[1])
+        if self.finished and not self.busy:
+            self._check_turn_end()
 
     def start(self) -> None:
         """Start the first turn's timer once the game has enough players."""
@@ -412,6 +484,14 @@ class Game:
             listener(seconds, reason)
 
     # -- the TP view -----------------------------------------------------------------------
+
+    def view(self, player: int) -> ruleset.PlayerView:
+        """What `player` may see of the current state (R27), as the ruleset decides it."""
+        cached = self._views.get(player)
+        if cached is None or cached[0] is not self.state:
+            cached = (self.state, ruleset.visible_to(self.state, player))
+            self._views[player] = cached
+        return cached[1]
 
     def universe(self):
         """The objects of the current state, built once per state."""
