@@ -1,0 +1,249 @@
+"""The turn file: a whole turn's orders in TOML or JSON, checked before anything is sent.
+
+TOML::
+
+    turn = 3            # optional: refuse the file if the game is at another turn
+    replace = true      # optional: this turn's orders already queued are replaced
+    [[orders]]
+    fleet = "colonist:merchant"   # an id or a name (clients.fleet_refs)
+    order = "Colonize"            # ColonizeMining, Colonize, Move, Attack, Reinforce (or 0-4)
+    target = [3, 2]               # [x, y], "x,y" or a star system id
+    [[orders]]
+    fleet = "scientist-leader"
+    order = "Move"
+    target = "4,2"
+
+JSON: the same as an object (``{"turn": 3, "orders": [{...}, ...]}``) or just the list of
+orders. In combat turns, ``{order = "Reinforce", count = 2}`` sends two eligible colonists;
+``fleet`` is optional there and narrows the choice (``colonist:scientist``, an id).
+
+``load_turn_file`` and ``parse_turn_data`` raise ``TurnFileError`` with one line that names the
+file and the entry ("turn.toml: order 2: unknown key 'targt' …"). Nothing here talks to a
+server: whether the orders make sense in the game is for the probe (``clients.turn_submission``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .fleet_refs import FleetSelector, Target, parse_fleet_selector, parse_target
+
+__all__ = [
+    "ORDER_TYPES",
+    "OrderEntry",
+    "TurnFile",
+    "TurnFileError",
+    "load_turn_file",
+    "parse_turn_data",
+    "parse_turn_text",
+]
+
+#: TaE order types by id (spec/ruleset.md §4.1) and whether they take a "Star System" target.
+ORDER_TYPES: dict[int, tuple[str, bool]] = {
+    0: ("ColonizeMining", True),
+    1: ("Colonize", True),
+    2: ("Move", True),
+    3: ("Attack", True),
+    4: ("Reinforce", False),
+}
+_ORDER_BY_NAME = {name.lower(): type_id for type_id, (name, _) in ORDER_TYPES.items()}
+_ORDER_ALIASES = {"colonize-mining": 0, "colonize_mining": 0, "colonizemining": 0}
+REINFORCE = 4
+_ENTRY_KEYS = ("fleet", "order", "target", "count")
+_TOP_KEYS = ("turn", "replace", "orders")
+MAX_ORDERS = 1000
+MAX_FILE_BYTES = 1 << 20
+
+
+class TurnFileError(ValueError):
+    """The turn file cannot be used; the message is one line naming the file and entry."""
+
+
+@dataclass(frozen=True, slots=True)
+class OrderEntry:
+    """One entry of the file, checked for form (not yet against the game).
+
+    ``number`` is 1-based, as reported to the user. ``order_type`` is the TaE order type id.
+    ``count`` is for Reinforce only (how many fleets); 1 otherwise.
+    """
+
+    number: int
+    fleet: FleetSelector | None
+    order_type: int
+    target: Target | None = None
+    count: int = 1
+
+    @property
+    def order_name(self) -> str:
+        return ORDER_TYPES[self.order_type][0]
+
+    def describe(self) -> str:
+        """A short human description: "Move scientist-leader → 4,2"."""
+        fleet = self.fleet.text if self.fleet is not None else "any fleet"
+        text = f"{self.order_name} {fleet}"
+        if self.order_type == REINFORCE and (self.count != 1 or self.fleet is None):
+            text += f" ×{self.count}"
+        if self.target is not None:
+            text += f" → {self.target}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFile:
+    source: str
+    orders: tuple[OrderEntry, ...]
+    turn: int | None = None
+    replace: bool = False
+
+
+def load_turn_file(path: str, file_format: str | None = None) -> TurnFile:
+    """Read and check a turn file. ``path`` "-" is standard input. The format is ``toml`` or
+    ``json`` by ``file_format``, else by the extension, else guessed from the first character."""
+    source = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            raw = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        else:
+            with open(path, "rb") as file:
+                raw = file.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise TurnFileError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise TurnFileError(f"{source}: is a directory") from None
+    except OSError as error:
+        raise TurnFileError(f"{source}: cannot read: {error.strerror or error}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise TurnFileError(f"{source}: larger than {MAX_FILE_BYTES} bytes; not a turn file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise TurnFileError(f"{source}: not UTF-8 text (byte {error.start})") from None
+    if file_format is None and path != "-":
+        suffix = Path(path).suffix.lower()
+        if suffix in (".toml", ".json"):
+            file_format = suffix[1:]
+        elif suffix:
+            raise TurnFileError(
+                f"{source}: unknown extension {suffix!r}: name it .toml or .json, or give --format"
+            )
+    return parse_turn_text(text, source, file_format)
+
+
+def parse_turn_text(text: str, source: str = "<text>", file_format: str | None = None) -> TurnFile:
+    if file_format is None:
+        file_format = "json" if text.lstrip()[:1] in ("{", "[") else "toml"
+    file_format = file_format.lower()
+    if file_format == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise TurnFileError(
+                f"{source}: not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+            ) from None
+    elif file_format == "toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise TurnFileError(f"{source}: not valid TOML: {error}") from None
+    else:
+        raise TurnFileError(f"{source}: unknown format {file_format!r} (toml or json)")
+    return parse_turn_data(data, source)
+
+
+def parse_turn_data(data: object, source: str = "<data>") -> TurnFile:
+    """Check decoded TOML/JSON data (see the module docstring)."""
+    if isinstance(data, list):
+        data = {"orders": data}
+    if not isinstance(data, Mapping):
+        raise TurnFileError(f"{source}: expected a table with 'orders' (or a list of orders)")
+    unknown = [key for key in data if key not in _TOP_KEYS]
+    if unknown:
+        raise TurnFileError(
+            f"{source}: unknown key {unknown[0]!r} (allowed: {', '.join(_TOP_KEYS)})"
+        )
+    if "orders" not in data:
+        raise TurnFileError(f"{source}: no 'orders' (an empty turn is 'orders = []')")
+    raw_orders = data["orders"]
+    if not isinstance(raw_orders, list):
+        raise TurnFileError(f"{source}: 'orders' must be a list of tables ([[orders]] in TOML)")
+    if len(raw_orders) > MAX_ORDERS:
+        raise TurnFileError(f"{source}: more than {MAX_ORDERS} orders")
+    turn = data.get("turn")
+    if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
+        raise TurnFileError(f"{source}: 'turn' must be a whole number ≥ 0, not {turn!r}")
+    replace = data.get("replace", False)
+    if not isinstance(replace, bool):
+        raise TurnFileError(f"{source}: 'replace' must be true or false, not {replace!r}")
+    entries = tuple(_entry(raw, number, source) for number, raw in enumerate(raw_orders, 1))
+    return TurnFile(source, entries, turn, replace)
+
+
+def _entry(raw: object, number: int, source: str) -> OrderEntry:
+    where = f"{source}: order {number}"
+    if not isinstance(raw, Mapping):
+        raise TurnFileError(f"{where}: expected a table with fleet, order and target")
+    unknown = [key for key in raw if key not in _ENTRY_KEYS]
+    if unknown:
+        raise TurnFileError(
+            f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(_ENTRY_KEYS)})"
+        )
+    if "order" not in raw:
+        raise TurnFileError(f"{where}: no 'order' (one of {_order_names()})")
+    try:
+        order_type = parse_order_type(raw["order"])
+    except ValueError as error:
+        raise TurnFileError(f"{where}: {error}") from None
+    name, takes_target = ORDER_TYPES[order_type]
+    fleet = None
+    if "fleet" in raw:
+        try:
+            fleet = parse_fleet_selector(raw["fleet"])
+        except ValueError as error:
+            raise TurnFileError(f"{where}: {error}") from None
+    elif order_type != REINFORCE:
+        raise TurnFileError(f"{where}: {name} needs a 'fleet' (an id or a name like bomber)")
+    target = None
+    if takes_target:
+        if "target" not in raw:
+            raise TurnFileError(f"{where}: {name} needs a 'target' ([x, y] or a system id)")
+        try:
+            target = parse_target(raw["target"])
+        except ValueError as error:
+            raise TurnFileError(f"{where}: {error}") from None
+    elif "target" in raw:
+        raise TurnFileError(f"{where}: {name} takes no target")
+    count = 1
+    if "count" in raw:
+        if order_type != REINFORCE:
+            raise TurnFileError(f"{where}: 'count' is only for Reinforce")
+        count = raw["count"]
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 100:
+            raise TurnFileError(f"{where}: 'count' must be a whole number from 0 to 100")
+        if fleet is not None and fleet.by_id and count > 1:
+            raise TurnFileError(f"{where}: fleet {fleet.id} is one fleet; count must be 0 or 1")
+    return OrderEntry(number, fleet, order_type, target, count)
+
+
+def parse_order_type(value: object) -> int:
+    """An order type name (any case) or id → the TaE type id; ValueError."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value in ORDER_TYPES:
+            return value
+        raise ValueError(f"no order type {value} (0-4: {_order_names()})")
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text.isdigit() and int(text) in ORDER_TYPES:
+            return int(text)
+        found = _ORDER_BY_NAME.get(text, _ORDER_ALIASES.get(text))
+        if found is not None:
+            return found
+    raise ValueError(f"unknown order {value!r} (one of {_order_names()})")
+
+
+def _order_names() -> str:
+    return ", ".join(name for name, _ in ORDER_TYPES.values())
