@@ -26,6 +26,9 @@ from .store import GameStore
 
 log = Logger()
 
+# How long a stopping server waits for turns being resolved to be stored.
+STOP_WAIT_S = 60
+
 
 @dataclass
 class Server:
@@ -35,33 +38,58 @@ class Server:
     store: GameStore
     directory: GameDirectory
     ports: list = field(default_factory=list)
+    desk: object | None = None  # server.operations.OperatorDesk, with a database store
 
     def stop(self) -> defer.Deferred:
-        for game in self.directory.games.values():
-            game.timer.stop()
+        """Stop cleanly: no new connections or operator requests; turns being resolved are
+        stored (nothing a player was told is lost, nothing half-done is left); then the store
+        is closed, after the work already handed to it."""
+        return defer.ensureDeferred(self._stop())
+
+    async def _stop(self) -> None:
+        from twisted.internet import reactor as default_reactor
+
         stops = [defer.maybeDeferred(port.stopListening) for port in self.ports]
-        d = defer.gatherResults(stops, consumeErrors=True)
+        await defer.gatherResults(stops, consumeErrors=True).addErrback(
+            lambda failure: log.failure("stopping a listener failed", failure))
+        if self.desk is not None:
+            await self.desk.stop()
+        games = list(self.directory.games.values())
+        clock = games[0].clock if games else default_reactor
+        deadline = clock.seconds() + STOP_WAIT_S
+        while any(game.busy for game in games) and clock.seconds() < deadline:
+            waits = defer.DeferredList([game.ready() for game in games if game.busy])
+            waits.addTimeout(max(0.1, deadline - clock.seconds()), clock)
+            await waits.addErrback(lambda _: None)
+        for game in games:
+            game.timer.stop()
+            if game.busy:
+                log.warn("game {game}: turn {turn} was not stored before the stop; it is resolved "
+                         "again at restart", game=game.setup.name, turn=game.state.turn + 1)
         close = getattr(self.store, "close", None)
         if close is not None:
-            d.addBoth(lambda _: close())
-        return d
+            await defer.maybeDeferred(close)
+        log.info("server stopped")
 
 
 @defer.inlineCallbacks
-def load_games(config: ServerConfig, store: GameStore, reactor) -> defer.Deferred:
-    """Every stored game as last committed; the configured open game is created on first start."""
+def load_games(config: ServerConfig, store: GameStore, reactor, desk=None) -> defer.Deferred:
+    """Every stored game as last committed; the configured open game is created on first start.
+
+    Each game resumes its turn (`Game.resume`): with the deadline its timer had and the players
+    who had finished it, so a turn whose end a crash interrupted is resolved again now."""
+    from .operations import restore_game
+
     stored = yield defer.maybeDeferred(store.load_games)
     directory = GameDirectory()
     if not stored:
         setup = config.game.setup(ctime=int(time.time()))
         yield defer.maybeDeferred(store.create_game, setup)
         stored = yield defer.maybeDeferred(store.load_games)
+    directory.default_name = config.game.name if any(r.setup.name == config.game.name for r in stored) \
+        else None
     for record in stored:
-        game = Game.restore(record, store, reactor)
-        directory.add(game)
-    directory.default_name = config.game.name if config.game.name in directory.games else directory.default_name
-    for game in directory.games.values():
-        game.start()
+        restore_game(record, store, reactor, directory, desk)
     return directory
 
 
@@ -69,24 +97,27 @@ def load_games(config: ServerConfig, store: GameStore, reactor) -> defer.Deferre
 def open_database(url: str, reactor) -> defer.Deferred:
     """The database store at `url`; an empty database gets the schema, an old one is refused."""
     from .database import DatabaseStore, head_revision
+    from .operations import OperationError, one_line, shown_url
 
+    shown = shown_url(url)
     try:
         store = DatabaseStore(url, reactor)
     except Exception as error:  # a malformed URL or a missing driver
-        raise ConfigError(f"database: cannot use {url!r}: {error}") from None
+        raise ConfigError(f"database: cannot use {shown!r}: {one_line(error)}") from None
     try:
         revision = yield store.current_revision()
         if revision is None:
             yield store.upgrade()
         elif revision != head_revision():
-            raise ConfigError(f"database {url} is at schema revision {revision}, this server needs "
+            raise ConfigError(f"database {shown} is at schema revision {revision}, this server needs "
                               f"{head_revision()}: run `tae-server upgrade-db` first")
     except ConfigError:
         yield store.close()
         raise
     except Exception as error:
         yield store.close()
-        raise ConfigError(f"database: cannot open {url}: {error}") from None
+        # unreachable or broken: an operational failure (exit 1), not a configuration error
+        raise OperationError(f"database: cannot open {shown}: {one_line(error)}") from None
     return store
 
 
@@ -97,22 +128,48 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
         from .database import DEFAULT_URL
 
         store = yield open_database(config.database or DEFAULT_URL, reactor)
-    directory = yield load_games(config, store, reactor)
-    server = Server(config, store, directory)
-    factory = TPFactory(directory)
-    for description in config.listen:
+    desk = None
+    if hasattr(store, "pending_requests"):
+        from .operations import OperatorDesk
+
+        desk = OperatorDesk(store, None, reactor)
         try:
-            endpoint = serverFromString(reactor, description)
-        except (ValueError, TypeError, KeyError) as error:
-            raise ConfigError(f"listen: {description!r} is not a usable endpoint ({error})") from None
-        port = yield endpoint.listen(factory)
-        server.ports.append(port)
+            yield desk.take_lease()
+        except Exception:
+            yield defer.maybeDeferred(getattr(store, "close", lambda: None))
+            raise
+    try:
+        directory = yield load_games(config, store, reactor, desk)
+    except Exception:
+        if desk is not None:
+            yield defer.ensureDeferred(desk.stop())
+        yield defer.maybeDeferred(getattr(store, "close", lambda: None))
+        raise
+    server = Server(config, store, directory, desk=desk)
+    if desk is not None:
+        desk.directory = directory
+    factory = TPFactory(directory)
+    try:
+        for description in config.listen:
+            try:
+                endpoint = serverFromString(reactor, description)
+            except (ValueError, TypeError, KeyError) as error:
+                raise ConfigError(f"listen: {description!r} is not a usable endpoint ({error})") from None
+            port = yield endpoint.listen(factory)
+            server.ports.append(port)
+    except Exception:
+        yield server.stop()
+        raise
+    if desk is not None:
+        desk.start()
     return server
 
 
 def begin_logging(log_format: str, stream=None, level: LogLevel = LogLevel.info) -> None:
     stream = stream or sys.stdout
-    observer = jsonFileLogObserver(stream) if log_format == "json" else textFileLogObserver(stream)
+    # JSON lines: one object per line, without the RFC 7464 record separator Twisted puts first.
+    observer = jsonFileLogObserver(stream, recordSeparator="") if log_format == "json" \
+        else textFileLogObserver(stream)
     predicate = LogLevelFilterPredicate(defaultLogLevel=level)
     globalLogBeginner.beginLoggingTo([FilteringLogObserver(observer, [predicate])],
                                      redirectStandardIO=False)

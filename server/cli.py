@@ -1,16 +1,33 @@
 """`tae-server`: run and operate the TaE server.
 
     tae-server serve [--listen ENDPOINT]... [--map FILE] [--seed N] [--turn-length S]
-                     [--timer basic|playersfinished|threshold] [--config FILE]
+                     [--timer basic|playersfinished|threshold] [--log-format text|json]
+    tae-server create-game NAME [--map FILE] [--seed N] [--max-players N] [--timer KIND]
+                     [--turn-length S] [--players-min N] [--threshold P --over S --under S]
+                     [--no-account-creation] [--auto-add] [--description TEXT]
+    tae-server list-games [--json]
+    tae-server status GAME [--json]
+    tae-server add-player GAME NAME --password PW [--email E] [--comment C]
+    tae-server remove-player GAME NAME
+    tae-server end-turn GAME
+    tae-server upgrade-db
 
-Every mistake on the command line or in the configuration is one line on stderr and exit 2.
+Every command takes `--config FILE` (TOML; see server.config) and `--database URL`; flags
+override the file. Commands that change a game work with or without a running server: without
+one they change the database (ending a turn waits for the server); with one they ask it and
+wait up to `--wait` seconds for its answer (server.operations).
+
+Mistakes on the command line or in the configuration are one line on stderr and exit status 2;
+an operation that fails is one line and status 1. Never a traceback.
 """
 
 from __future__ import annotations
 
+import json
+import secrets
 import sys
-
-from dataclasses import replace
+import time
+from dataclasses import asdict, replace
 
 import click
 
@@ -19,15 +36,19 @@ from .turn_timer import TIMER_KINDS
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
+MAX_GAME_NAME = 200
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def cli() -> None:
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+@click.pass_context
+def cli(ctx) -> None:
     """Thousand Parsec server for TaE (Tigris and Euphrates in space)."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
-def _config(config_path: str | None, listen: tuple[str, ...], log_format: str | None,
-            database: str | None, **game) -> ServerConfig:
+def _config(config_path: str | None, listen: tuple[str, ...] = (), log_format: str | None = None,
+            database: str | None = None, **game) -> ServerConfig:
     config = load_config(config_path)
     changes = {}
     if database:
@@ -38,6 +59,32 @@ def _config(config_path: str | None, listen: tuple[str, ...], log_format: str | 
         changes["log_format"] = log_format
     config = replace(config, game=apply_game_settings(config.game, game), **changes)
     return validate(config)
+
+
+def _database_url(config_path: str | None, database: str | None) -> str:
+    from .database import DEFAULT_URL
+
+    return _config(config_path, database=database).database or DEFAULT_URL
+
+
+def database_options(command):
+    command = click.option("--database", metavar="URL",
+                           help="Database URL (default: the configuration's, else sqlite:///tae.db).")(command)
+    return click.option("--config", "config_path", metavar="FILE", help="TOML configuration file.")(command)
+
+
+def wait_option(command):
+    return click.option("--wait", type=click.FloatRange(min=0), default=10.0, show_default=True,
+                        metavar="SECONDS", help="How long to wait for a running server's answer.")(command)
+
+
+def _open(config_path, database, *, create=False):
+    from .operations import open_database
+
+    return open_database(_database_url(config_path, database), create=create)
+
+
+# -- serve ------------------------------------------------------------------------------------
 
 
 @cli.command()
@@ -52,7 +99,7 @@ def _config(config_path: str | None, listen: tuple[str, ...], log_format: str | 
 @click.option("--log-format", type=click.Choice(["text", "json"]), help="Log as text or JSON lines.")
 @click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
 def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database) -> None:
-    """Start the server and play."""
+    """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
     config = _config(config_path, listen, log_format, database, map=map_path, seed=seed,
                      turn_length=turn_length, timer=timer, name=game_name)
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
@@ -61,19 +108,251 @@ def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, lo
     sys.exit(run(config))
 
 
+# -- games ------------------------------------------------------------------------------------
+
+
+@cli.command("create-game")
+@click.argument("name")
+@click.option("--map", "map_path", metavar="FILE", help="Map file ('.', 'M', 'A'); default: the standard map.")
+@click.option("--seed", type=int, help="Random seed (default: a random one).")
+@click.option("--max-players", type=click.IntRange(min=0), help="Players allowed (0: no limit).")
+@click.option("--timer", type=click.Choice(TIMER_KINDS), help="Turn timer (default playersfinished).")
+@click.option("--turn-length", type=click.IntRange(min=0), help="Seconds per turn (0: no deadline).")
+@click.option("--players-min", type=click.IntRange(min=0), help="Players needed before turns start.")
+@click.option("--threshold", type=click.IntRange(0, 100), metavar="PERCENT",
+              help="threshold timer: share of players who must finish.")
+@click.option("--over", type=click.IntRange(min=0), metavar="SECONDS",
+              help="threshold timer: turn length once over the threshold.")
+@click.option("--under", type=click.IntRange(min=0), metavar="SECONDS",
+              help="threshold timer: turn length under the threshold (0: no deadline).")
+@click.option("--no-account-creation", is_flag=True, help="Players cannot create accounts themselves.")
+@click.option("--auto-add", is_flag=True, help="A login with an unknown name creates the account.")
+@click.option("--description", help="Long name shown to clients.")
+@wait_option
+@database_options
+def create_game(name, map_path, seed, max_players, timer, turn_length, players_min, threshold, over,
+                under, no_account_creation, auto_add, description, wait, config_path, database) -> None:
+    """Create a game; a running server loads it at once."""
+    from .operations import create_game as create
+
+    if seed is None:
+        seed = secrets.randbelow(2 ** 31)
+    config = _config(config_path, database=database, name=name, map=map_path, seed=seed,
+                     max_players=max_players, timer=timer, turn_length=turn_length,
+                     turn_players_min=players_min, turn_player_threshold=threshold,
+                     turn_length_over_threshold=over, turn_length_under_threshold=under,
+                     account_creation=False if no_account_creation else None,
+                     auto_add=True if auto_add else None, description=description)
+    if len(name) > MAX_GAME_NAME:
+        raise ConfigError(f"game name: at most {MAX_GAME_NAME} characters")
+    setup = config.game.setup(ctime=int(time.time()))
+    if description is None:
+        setup = replace(setup, description=f"TaE game {name}")
+    db = _open(config_path, database, create=True)
+    try:
+        click.echo(create(db, setup, wait).text)
+    finally:
+        db.close()
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+@cli.command("list-games")
+@click.option("--json", "as_json", is_flag=True, help="One JSON array instead of a table.")
+@database_options
+def list_games(as_json, config_path, database) -> None:
+    """List the games: turn, phase, players, timer."""
+    from .operations import list_games as summaries, server_holder
+
+    db = _open(config_path, database)
+    try:
+        games = summaries(db)
+        holder = server_holder(db)
+    finally:
+        db.close()
+    if as_json:
+        click.echo(json.dumps([asdict(g) for g in games], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(games)} game{'s' if len(games) != 1 else ''}", title_justify="left")
+    for column in ("id", "name", "turn", "phase", "players", "timer", "turn length", "map", "seed", "accounts"):
+        table.add_column(column, justify="right" if column in ("id", "turn", "seed") else "left")
+    for g in games:
+        players = f"{g.players}/{g.max_players or '∞'}" + (f" (+{g.removed} removed)" if g.removed else "")
+        phase = g.phase + (f": {', '.join(g.winners)} won" if g.winners else "")
+        accounts = "auto" if g.auto_add else ("open" if g.account_creation else "closed")
+        table.add_row(str(g.id), g.name, str(g.turn), phase, players, g.timer,
+                      f"{g.turn_length} s" if g.turn_length else "none",
+                      f"{'custom' if g.custom_map else 'standard'} {g.board_size[0]}×{g.board_size[1]}",
+                      str(g.seed), accounts)
+    console = Console(width=None if Console().is_terminal else 200)
+    console.print(table)
+    console.print("server: " + (f"running ({holder.describe(time.time())})" if holder else "not running"))
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True, help="A JSON object instead of text.")
+@database_options
+def status(game, as_json, config_path, database) -> None:
+    """Show a game: turn, phase, players and who has finished, time left, the result."""
+    from .operations import game_status
+
+    db = _open(config_path, database)
+    try:
+        info = game_status(db, game)
+    finally:
+        db.close()
+    data = info.as_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    s = info.summary
+    lines = [f"game {s.name!r} (id {s.id}): {s.turn} turns played, "
+             + ("the game is over" if s.phase == "over" else f"turn {s.turn + 1} open ({s.phase})")]
+    lines.append(f"  map: {'custom' if s.custom_map else 'standard'} {s.board_size[0]}×{s.board_size[1]}, "
+                 f"seed {s.seed}")
+    lines.append(f"  timer: {s.timer}, turn length {s.turn_length} s" if s.turn_length else
+                 f"  timer: {s.timer}, no turn length")
+    lines.append(f"  players: {s.players}" + (f" of at most {s.max_players}" if s.max_players else "")
+                 + (f", {s.removed} removed" if s.removed else ""))
+    for player in data["players"]:
+        lines.append(f"    {player['id']:>3}  {player['name']:<20} {player['turn']}")
+    if s.phase != "over":
+        if info.deadline is None:
+            left = "no deadline set" if info.server else "no deadline known (the server is not running)"
+        elif info.server is None:
+            left = "the turn ends when the server starts" if data["seconds_left"] == 0 else \
+                f"{data['seconds_left']} s (the server is not running)"
+        else:
+            left = f"{data['seconds_left']} s"
+        lines.append(f"  time left: {left}")
+        if data["waiting_for"]:
+            lines.append(f"  waiting for: {', '.join(data['waiting_for'])}")
+    else:
+        lines.append(f"  winners: {', '.join(s.winners) or 'none'}")
+        if info.final_scores:
+            lines.append("  final scores: " + ", ".join(f"{n} {v}" for n, v in info.final_scores.items()))
+    lines.append("  server: " + (f"running ({info.server})" if info.server else "not running"))
+    click.echo("\n".join(lines))
+
+
+# -- players and turns ------------------------------------------------------------------------
+
+
+@cli.command("add-player")
+@click.argument("game")
+@click.argument("name")
+@click.option("--password", prompt=True, hide_input=True, help="The player's password.")
+@click.option("--email", default="", help="The player's e-mail address.")
+@click.option("--comment", default="", help="A comment on the account.")
+@wait_option
+@database_options
+def add_player(game, name, password, email, comment, wait, config_path, database) -> None:
+    """Add a player to a game (also one closed to new accounts)."""
+    from .operations import add_player as add
+
+    db = _open(config_path, database)
+    try:
+        click.echo(add(db, game, name, password, email, comment, wait).text)
+    finally:
+        db.close()
+
+
+@cli.command("remove-player")
+@click.argument("game")
+@click.argument("name")
+@wait_option
+@database_options
+def remove_player(game, name, wait, config_path, database) -> None:
+    """Remove a player: no more logins or orders; turns stop waiting for them."""
+    from .operations import remove_player as remove
+
+    db = _open(config_path, database)
+    try:
+        click.echo(remove(db, game, name, wait).text)
+    finally:
+        db.close()
+
+
+@cli.command("end-turn")
+@click.argument("game")
+@wait_option
+@database_options
+def end_turn(game, wait, config_path, database) -> None:
+    """End a game's current turn now (the running server resolves it)."""
+    from .operations import end_turn as end
+
+    db = _open(config_path, database)
+    try:
+        click.echo(end(db, game, wait).text)
+    finally:
+        db.close()
+
+
+# -- the database -----------------------------------------------------------------------------
+
+
+@cli.command("upgrade-db")
+@database_options
+def upgrade_db(config_path, database) -> None:
+    """Create or migrate the database schema to this version's; prints the revision."""
+    from .database import SyncDatabase, head_revision
+    from .operations import OperationError, one_line, shown_url
+
+    url = _database_url(config_path, database)
+    try:
+        db = SyncDatabase(url)
+    except Exception as error:
+        raise OperationError(f"database: cannot use {shown_url(url)!r}: {one_line(error)}") from None
+    url = shown_url(url)
+    try:
+        before = db.current_revision()
+        after = db.upgrade()
+    except Exception as error:
+        raise OperationError(f"database: cannot upgrade {url}: {one_line(error)}") from None
+    finally:
+        db.close()
+    if before == after:
+        click.echo(f"database {url} is at revision {after} (the newest)")
+    else:
+        click.echo(f"database {url} upgraded from revision {before or 'none'} to {after}"
+                   + (" (the newest)" if after == head_revision() else ""))
+
+
+# -- entry point ------------------------------------------------------------------------------
+
+
+def _fail(message: str, code: int) -> None:
+    print(f"tae-server: {' '.join(str(message).split())}", file=sys.stderr)
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
+    from .operations import OperationError
+
     try:
         cli.main(args=argv, prog_name="tae-server", standalone_mode=False)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.UsageError as error:
-        print(f"tae-server: {error.format_message()}", file=sys.stderr)
-        sys.exit(EXIT_USAGE)
+        _fail(error.format_message(), EXIT_USAGE)
     except click.Abort:
-        sys.exit(EXIT_FAILURE)
+        _fail("aborted", EXIT_FAILURE)
     except ConfigError as error:
-        print(f"tae-server: {error}", file=sys.stderr)
-        sys.exit(EXIT_USAGE)
+        _fail(str(error), EXIT_USAGE)
+    except OperationError as error:
+        _fail(str(error), EXIT_FAILURE)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_FAILURE)
+    except click.ClickException as error:
+        _fail(error.format_message(), EXIT_FAILURE)
+    except Exception as error:  # a bug: still one line, never a traceback
+        _fail(f"internal error: {type(error).__name__}: {error}", EXIT_FAILURE)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
     listen = ["tcp:6923"]            # Twisted endpoint strings
     log_format = "text"              # or "json" (one JSON object per line)
+    database = "sqlite:///tae.db"    # or postgresql+psycopg://user@host/db (every command reads it)
 
-    [game]                           # the open game created when the server has none
+    [game]                           # the open game created when the server has none, and
+                                     # the defaults of `tae-server create-game`
     name = "tae"
     map = "maps/small.txt"           # a map file ('.', 'M', 'A'); absent = the default map
     seed = 0

@@ -235,8 +235,8 @@ class Game:
             self.refresh_modtimes()
             log.info("game {game}: player {player} ({user}) removed", game=self.setup.name,
                      player=player_id, user=username)
-            if self.finished and not self.busy:
-                self._check_turn_end()
+            if self._started and self.finished and not self.busy:
+                self._check_turn_end()  # the others may all have finished already
             return player_id, None
 
         return d.addCallback(stored)

@@ -76,6 +76,11 @@ class StoredGame:
     orders: list[OrderEntry] = field(default_factory=list)
     removed_orders: set[int] = field(default_factory=set)
     removed_messages: set[tuple[int, int]] = field(default_factory=set)
+    # player id -> the last played turn when they joined (a replay adds them after that turn)
+    join_turns: dict[int, int] = field(default_factory=dict)
+    removed_players: set[int] = field(default_factory=set)
+    finished: set[tuple[int, int]] = field(default_factory=set)   # (turn, player)
+    deadline: tuple[int, float] | None = None                     # (turn, Unix time)
 
 
 class GameStore(Protocol):
@@ -86,6 +91,9 @@ class GameStore(Protocol):
     def remove_message(self, game_id: int, player: int, index: int) -> Any: ...
     def commit_turn(self, game_id: int, record: TurnRecord) -> Any: ...
     def load_games(self) -> Any: ...
+    # Optional (the game service calls them when the store has them):
+    # record_finished(game_id, turn, player), remove_player(game_id, player_id),
+    # set_deadline(game_id, turn, deadline).
 
 
 class MemoryStore:
@@ -103,6 +111,7 @@ class MemoryStore:
         stored = self.games[game_id]
         stored.accounts.append(account)
         stored.join_messages.extend(messages)
+        stored.join_turns[account.player_id] = stored.turns[-1].turn if stored.turns else 0
 
     def record_order(self, game_id: int, entry: OrderEntry) -> None:
         self.games[game_id].orders.append(entry)
@@ -116,5 +125,14 @@ class MemoryStore:
     def commit_turn(self, game_id: int, record: TurnRecord) -> None:
         self.games[game_id].turns.append(record)
 
-    def load_games(self) -> list[StoredGame]:
-        return list(self.games.values())
+    def record_finished(self, game_id: int, turn: int, player: int) -> None:
+        self.games[game_id].finished.add((turn, player))
+
+    def remove_player(self, game_id: int, player_id: int) -> None:
+        self.games[game_id].removed_players.add(player_id)
+
+    def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
+        self.games[game_id].deadline = None if deadline is None else (turn, deadline)
+
+    def load_games(self, game_ids=None) -> list[StoredGame]:
+        return [g for g in self.games.values() if game_ids is None or g.game_id in game_ids]

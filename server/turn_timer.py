@@ -78,7 +78,23 @@ class TurnTimer:
             return -1
         return max(0, int(round(self._deadline - self.clock.seconds())))
 
+    @property
+    def deadline(self) -> float | None:
+        """When the turn ends by the clock (clock time), None without a deadline."""
+        return self._deadline
+
     # -- events --------------------------------------------------------------------------
+
+    def resume_deadline(self, deadline: float) -> None:
+        """After a restart: end this turn at a deadline the timer had before (clock time), if
+        that is sooner than the one it has now; a deadline already passed ends the turn now."""
+        if self._deadline is not None and self._deadline <= deadline:
+            return
+        self._cancel()
+        seconds = max(0.0, deadline - self.clock.seconds())
+        self._deadline = self.clock.seconds() + seconds
+        self._call = self.clock.callLater(seconds, self._expired)
+        self._announce(self.seconds_left(), TIMER_STARTED)
 
     def start_turn(self, players: int) -> None:
         """A new turn began (also the first one): arm the deadline and announce it."""

@@ -14,11 +14,11 @@ URLs: `sqlite:///tae.db` (the default; WAL, foreign keys on), `sqlite://` (in me
 from .engine import DEFAULT_URL, create_engine
 from .games import ConflictError, NotFoundError, StoreError
 from .migrate import current_revision, head_revision, is_up_to_date, upgrade
-from .store import DatabaseStore, SyncDatabase, in_transaction
+from .store import ConnectionStore, DatabaseStore, SyncDatabase, in_transaction
 from .threads import DatabaseThread, DatabaseThreadClosed, SynchronousDatabaseThread
 
 __all__ = [
-    "ConflictError", "DEFAULT_URL", "DatabaseStore", "DatabaseThread", "DatabaseThreadClosed",
+    "ConflictError", "ConnectionStore", "DEFAULT_URL", "DatabaseStore", "DatabaseThread", "DatabaseThreadClosed",
     "NotFoundError", "StoreError", "SyncDatabase", "SynchronousDatabaseThread",
     "create_engine", "current_revision", "head_revision", "in_transaction", "is_up_to_date",
     "upgrade",

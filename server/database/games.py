@@ -8,17 +8,19 @@ so that CPU work stays off the reactor thread.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
+import ruleset
 from ruleset import Message
 
 from .. import state_codec as codec
 from ..store import Account, GameSetup, OrderEntry, StoredGame, TurnRecord
 from ..turn_timer import TimerSettings
-from .schema import accounts, games, join_messages, orders, removed_messages, turns
+from .schema import accounts, finished_turns, games, join_messages, orders, removed_messages, turns
 
 INT64 = range(-(2 ** 63), 2 ** 63)
 
@@ -106,11 +108,15 @@ def _require_game(conn: Connection, game_id: int, *, lock: bool = False) -> Row:
 
 def thd_add_account(conn: Connection, game_id: int, account: Account,
                     messages: Iterable[Message]) -> None:
-    """Store an account and the board messages its joining posted, in one transaction."""
-    _require_game(conn, game_id)
+    """Store an account and the board messages its joining posted, in one transaction.
+
+    The player joins the game as it is after its last stored turn: that turn is the join turn.
+    """
+    game = _require_game(conn, game_id)
     conn.execute(accounts.insert().values(
         game_id=game_id, player_id=account.player_id, username=account.username,
-        password_hash=account.password_hash, email=account.email, comment=account.comment))
+        password_hash=account.password_hash, email=account.email, comment=account.comment,
+        joined_turn=game.last_turn))
     messages = list(messages)
     if not messages:
         return
@@ -183,6 +189,87 @@ def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> None:
                  .values(last_turn=record.turn, last_modtime_serial=record.modtime_serial))
 
 
+# -- players' turn state and the deadline --------------------------------------------------
+
+
+def thd_record_finished(conn: Connection, game_id: int, turn: int, player: int) -> None:
+    """Remember that `player` finished `turn` (idempotent)."""
+    key = (finished_turns.c.game_id == game_id, finished_turns.c.turn == turn,
+           finished_turns.c.player == player)
+    if conn.execute(sa.select(finished_turns.c.player).where(*key)).first() is None:
+        conn.execute(finished_turns.insert().values(game_id=game_id, turn=turn, player=player))
+
+
+def thd_remove_player(conn: Connection, game_id: int, player_id: int) -> None:
+    """Mark a player removed by an operator (idempotent). NotFoundError for an unknown player."""
+    result = conn.execute(accounts.update()
+                          .where(accounts.c.game_id == game_id, accounts.c.player_id == player_id)
+                          .values(removed=True))
+    if result.rowcount == 0:
+        raise NotFoundError(f"game {game_id} has no player {player_id}")
+
+
+def thd_set_deadline(conn: Connection, game_id: int, turn: int, deadline: float | None) -> None:
+    """The end-of-turn deadline (Unix time) of `turn`, None for none."""
+    conn.execute(games.update().where(games.c.id == game_id)
+                 .values(deadline_turn=None if deadline is None else turn, deadline=deadline))
+
+
+# -- summaries for operators ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """One line of `tae-server list-games`: plain values, no states."""
+
+    id: int
+    name: str
+    seed: int
+    custom_map: bool
+    board_size: tuple[int, int]        # columns, rows
+    turn: int                          # turns played
+    phase: str                         # normal | combat | over
+    players: int                       # who can play (removed players left out)
+    removed: int
+    max_players: int
+    timer: str
+    turn_length: int
+    account_creation: bool
+    auto_add: bool
+    winners: tuple[str, ...]           # when the game is over
+
+
+def thd_game_summaries(conn: Connection, name: str | None = None) -> list[GameSummary]:
+    """Every game (or the one named), by id, decoding only each game's last state."""
+    query = sa.select(games).order_by(games.c.id)
+    if name is not None:
+        query = query.where(games.c.name == name)
+    rows = conn.execute(query).all()
+    summaries = []
+    for row in rows:
+        counts = conn.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(
+            sa.case((accounts.c.removed, 1), else_=0)), 0)).where(accounts.c.game_id == row.id)).one()
+        state = None
+        if row.last_turn:
+            data = conn.execute(sa.select(turns.c.state).where(
+                turns.c.game_id == row.id, turns.c.turn == row.last_turn)).scalar()
+            state = codec.decode_state(data)
+        board = state.board if state is not None else (
+            ruleset.parse_map(row.map_text) if row.map_text else ruleset.DEFAULT_BOARD)
+        names = {p.id: p.name for p in state.players} if state is not None else {}
+        winners = tuple(names.get(w, str(w)) for w in state.result.winners) \
+            if state is not None and state.result is not None else ()
+        summaries.append(GameSummary(
+            id=row.id, name=row.name, seed=row.seed, custom_map=row.map_text is not None,
+            board_size=(max(len(r) for r in board.rows), len(board.rows)), turn=row.last_turn,
+            phase=state.phase.value if state is not None else ruleset.Phase.NORMAL.value,
+            players=int(counts[0]) - int(counts[1]), removed=int(counts[1]),
+            max_players=row.max_players, timer=row.timer_kind, turn_length=row.turn_length,
+            account_creation=bool(row.account_creation), auto_add=bool(row.auto_add),
+            winners=winners))
+    return summaries
+
+
 # -- loading -------------------------------------------------------------------------------
 
 
@@ -202,10 +289,19 @@ def thd_load_games(conn: Connection, game_ids: Iterable[int] | None = None) -> l
     if not stored:
         return []
 
+    for row in conn.execute(sa.select(games.c.id, games.c.deadline_turn, games.c.deadline)
+                            .where(games.c.id.in_(list(stored)), games.c.deadline.is_not(None))):
+        stored[row.id].deadline = (row.deadline_turn, row.deadline)
     for row in conn.execute(sa.select(accounts).where(*where(accounts))
                             .order_by(accounts.c.game_id, accounts.c.player_id)):
-        stored[row.game_id].accounts.append(
+        game = stored[row.game_id]
+        game.accounts.append(
             Account(row.username, row.password_hash, row.player_id, row.email, row.comment))
+        game.join_turns[row.player_id] = row.joined_turn
+        if row.removed:
+            game.removed_players.add(row.player_id)
+    for row in conn.execute(sa.select(finished_turns).where(*where(finished_turns))):
+        stored[row.game_id].finished.add((row.turn, row.player))
     for row in conn.execute(sa.select(join_messages).where(*where(join_messages))
                             .order_by(join_messages.c.game_id, join_messages.c.seq)):
         stored[row.game_id].join_messages.append(Message(row.player, row.turn, row.subject, row.body))

@@ -11,6 +11,18 @@ edit here, then add a revision (never edit an applied one).
 * orders: every accepted order, the order log of the game; `removed` marks orders taken back.
 * removed_messages: (player, index) of board messages a player removed.
 * turns: one row per resolved turn: the state after it, its messages and events (JSON).
+
+Added by revision 0002 (operations):
+
+* accounts.joined_turn: the last played turn when the player joined (replays add the player
+  after that turn); accounts.removed: an operator removed the player (no login, not waited for).
+* games.deadline_turn / games.deadline: the end-of-turn deadline (Unix time) the running
+  server's timer had for that turn, so a restart does not extend the turn.
+* finished_turns: (turn, player) for every player who finished that turn, so a turn whose end
+  was interrupted by a crash ends again at restart.
+* operator_requests: what `tae-server` asks of a running server (load a new game, end a turn,
+  add or remove a player); the server polls it and writes back status and result.
+* server_lease: the one server using this database: host, pid and a heartbeat.
 """
 
 from __future__ import annotations
@@ -55,6 +67,8 @@ games = sa.Table(
     sa.Column("last_turn", sa.Integer, nullable=False, server_default="0"),
     sa.Column("last_modtime_serial", sa.BigInteger, nullable=False, server_default="0"),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.Column("deadline_turn", sa.Integer, nullable=True),
+    sa.Column("deadline", sa.Float, nullable=True),
 )
 
 accounts = sa.Table(
@@ -66,6 +80,8 @@ accounts = sa.Table(
     sa.Column("email", sa.Text, nullable=False),
     sa.Column("comment", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.Column("joined_turn", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("removed", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.PrimaryKeyConstraint("game_id", "player_id"),
     sa.UniqueConstraint("game_id", "username"),
 )
@@ -117,4 +133,34 @@ turns = sa.Table(
     sa.Column("modtime_serial", sa.BigInteger, nullable=False),
     sa.Column("committed_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
     sa.PrimaryKeyConstraint("game_id", "turn"),
+)
+
+finished_turns = sa.Table(
+    "finished_turns", metadata,
+    _game_fk(),
+    sa.Column("turn", sa.Integer, nullable=False),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.PrimaryKeyConstraint("game_id", "turn", "player"),
+)
+
+operator_requests = sa.Table(
+    "operator_requests", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    _game_fk(),
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("payload", sa.JSON, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False, server_default="pending"),
+    sa.Column("result", sa.Text, nullable=False, server_default=""),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.Column("done_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Index("ix_operator_requests_status_id", "status", "id"),
+)
+
+server_lease = sa.Table(
+    "server_lease", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("host", sa.String(255), nullable=True),
+    sa.Column("pid", sa.Integer, nullable=True),
+    sa.Column("started_at", sa.Float, nullable=True),
+    sa.Column("heartbeat_at", sa.Float, nullable=True),
 )

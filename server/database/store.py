@@ -18,7 +18,8 @@ from ruleset import Message
 
 from ..store import Account, GameSetup, OrderEntry, TurnRecord
 from . import games as q
-from . import migrate
+from . import lease, migrate
+from . import operator_requests as requests_q
 from .engine import create_engine
 from .threads import DatabaseThread
 
@@ -66,6 +67,54 @@ class _Games:
     def load_games(self, game_ids=None):
         """list[StoredGame], by game id."""
         return self._run(q.thd_load_games, game_ids)
+
+    # -- a player's turn and the deadline (revision 0002) --------------------------------
+
+    def record_finished(self, game_id: int, turn: int, player: int):
+        return self._run(q.thd_record_finished, game_id, turn, player)
+
+    def remove_player(self, game_id: int, player_id: int):
+        return self._run(q.thd_remove_player, game_id, player_id)
+
+    def set_deadline(self, game_id: int, turn: int, deadline: float | None):
+        return self._run(q.thd_set_deadline, game_id, turn, deadline)
+
+    # -- operator requests and the server lease (server.operations) -----------------------
+
+    def queue_request(self, game_id: int, kind: str, payload: dict):
+        return self._run(requests_q.thd_queue_request, game_id, kind, payload)
+
+    def pending_requests(self, after: int = 0):
+        return self._run(requests_q.thd_pending_requests, after)
+
+    def finish_request(self, request_id: int, status: str, result: str):
+        return self._run(requests_q.thd_finish_request, request_id, status, result)
+
+    def request(self, request_id: int):
+        return self._run(requests_q.thd_request, request_id)
+
+    def take_lease(self, host: str, pid: int, now: float):
+        return self._run(lease.thd_take_lease, host, pid, now)
+
+    def heartbeat(self, host: str, pid: int, now: float):
+        return self._run(lease.thd_heartbeat, host, pid, now)
+
+    def release_lease(self, host: str, pid: int):
+        return self._run(lease.thd_release_lease, host, pid)
+
+    def lease_holder(self, now: float):
+        return self._run(lease.thd_lease_holder, now)
+
+
+class ConnectionStore(_Games):
+    """The store methods run on an open Connection, inside the caller's transaction (the CLI's
+    offline edits: a game restored and changed in one transaction with the lease check)."""
+
+    def __init__(self, connection):
+        self.connection = connection
+
+    def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return fn(self.connection, *args)
 
 
 def _engine(target: str | URL | Engine) -> tuple[Engine, bool]:
