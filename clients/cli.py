@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from protocol import CreateAccount, Fail, Order, TimeRemaining
+from protocol import CreateAccount, Fail, Order, TimeRemaining, Version
 
 from . import cli_output as output
 from .blocking import BlockingClient
@@ -801,6 +801,22 @@ def play(file, replace, file_format, wait_timeout, poll, as_json):
     else:
         _print_new_turn(runtime, data)
     _game_over_exit(data)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                               "help_option_names": []})
+@click.argument("bot_args", nargs=-1, type=click.UNPROCESSED)
+def bot(bot_args):
+    """Play with bots until GAME OVER: tae-client bot [NAME ...] [-n COUNT] ... (bot --help).
+
+    The host, port and protocol come from tae-client's settings unless given after `bot`.
+    """
+    from .bot import main as bot_main
+
+    settings = _runtime().settings()
+    defaults = ["--host", settings.host, "--port", str(settings.port),
+                "--protocol", "3" if settings.version == Version.TP03 else "4"]
+    raise SystemExit(bot_main(defaults + list(bot_args)))
 
 
 def main(argv: list[str] | None = None) -> None:
