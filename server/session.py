@@ -77,7 +77,11 @@ class Session:
         game = self.game if self.state is State.PLAYING else None
         if game is not None and game.busy:
             d = game.ready()
-            d.addCallback(lambda _: handler(self, message, sequence))
+            if isinstance(message, tp.FinishedTurn):
+                # Sent while the turn was ending: it was meant for that turn, not the next one.
+                d.addCallback(lambda _: self._one(tp.Okay("Turn finished"), sequence))
+            else:
+                d.addCallback(lambda _: handler(self, message, sequence))
             return d
         return handler(self, message, sequence)
 

@@ -186,3 +186,29 @@ def test_a_join_during_the_end_of_turn_waits_for_the_new_state():
     assert game.state.turn == 1
     assert result(late) == (3, None) and game.state.player(3).name == "c"
     assert result(order) == (0, None) and game.queue(fleet)[0].entry.turn == 2
+
+
+def test_a_finished_turn_sent_while_the_turn_ends_does_not_count_for_the_next():
+    import protocol as tp
+    from server.directory import GameDirectory
+    from tests.server.wire import Wire
+
+    store, game = slow_game()
+    directory = GameDirectory()
+    directory.add(game)
+    wires = []
+    for name in ("a", "b"):
+        wire = Wire(directory)
+        wire.connection.dataReceived(tp.encode(tp.Connect("x"), wire.version, 2))
+        wire.connection.dataReceived(tp.encode(tp.CreateAccount(name, "pw", "", ""), wire.version, 3))
+        store.finish_all()
+        wire.connection.dataReceived(tp.encode(tp.Login(name, "pw"), wire.version, 4))
+        wire.read()
+        wires.append(wire)
+    game.finish_turn(1)
+    game.finish_turn(2)
+    assert game.busy
+    wires[0].connection.dataReceived(tp.encode(tp.FinishedTurn(), wires[0].version, 5))
+    store.finish_all()
+    replies = [m for m in wires[0].read() if isinstance(m, tp.Okay)]
+    assert replies and game.state.turn == 1 and game.finished == set()
