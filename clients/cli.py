@@ -232,6 +232,14 @@ def _emit_json(data) -> None:
     click.echo(output.dump_json(data))
 
 
+def _show(runtime: "Runtime", as_json: bool, data, render) -> None:
+    """Print `data` as JSON when asked (flag or global --json), else with `render(console, data)`."""
+    if runtime.wants_json(as_json):
+        _emit_json(data)
+    else:
+        render(runtime.console(), data)
+
+
 def json_option(function):
     """``--json`` and ``--color/--no-color`` of a command that prints something."""
     function = click.option("--color/--no-color", "color", default=None,
@@ -339,10 +347,7 @@ def status(as_json):
     settings = runtime.settings()
     data = output.status_data(client.game, game_name=_game_name(client, settings),
                               host=settings.host, port=settings.port)
-    if runtime.wants_json(as_json):
-        _emit_json(data)
-    else:
-        output.render_status(runtime.console(), data)
+    _show(runtime, as_json, data, output.render_status)
 
 
 @cli.command()
@@ -351,10 +356,8 @@ def board(as_json):
     """Draw the board: colonies by type, leaders, artifacts, regions, destroyed systems."""
     runtime = _runtime()
     data = output.board_data(runtime.client().game)
-    if runtime.wants_json(as_json):
-        _emit_json(data)
-    else:
-        output.render_board(runtime.console(), data, color=runtime.colored)
+    _show(runtime, as_json, data,
+          lambda console, shown: output.render_board(console, shown, color=runtime.colored))
 
 
 @cli.command()
@@ -364,10 +367,8 @@ def fleets(everyone, as_json):
     """List my fleets (or everyone's) with their names, places and orders."""
     runtime = _runtime()
     data = output.fleets_data(runtime.client().game, everyone=everyone)
-    if runtime.wants_json(as_json):
-        _emit_json(data)
-    else:
-        output.render_fleets(runtime.console(), data, everyone=everyone)
+    _show(runtime, as_json, data,
+          lambda console, shown: output.render_fleets(console, shown, everyone=everyone))
 
 
 @cli.command()
@@ -382,10 +383,7 @@ def messages(subject, since_turn, last, as_json):
     data = output.messages_data(runtime.client().game, subject=subject, since_turn=since_turn)
     if last is not None:
         data = data[-last:]
-    if runtime.wants_json(as_json):
-        _emit_json(data)
-    else:
-        output.render_messages(runtime.console(), data)
+    _show(runtime, as_json, data, output.render_messages)
 
 
 @cli.command()
@@ -394,10 +392,7 @@ def orders(as_json):
     """List the orders queued on my fleets this turn."""
     runtime = _runtime()
     data = output.orders_data(runtime.client().game)
-    if runtime.wants_json(as_json):
-        _emit_json(data)
-    else:
-        output.render_orders(runtime.console(), data)
+    _show(runtime, as_json, data, output.render_orders)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -627,10 +622,7 @@ def _submit(runtime: Runtime, file: str, replace, file_format, dry_run: bool) ->
 
 
 def _print_submission(runtime: Runtime, data: dict, as_json: bool) -> None:
-    if runtime.wants_json(as_json):
-        _emit_json(data)
-    else:
-        output.render_submission(runtime.console(), data)
+    _show(runtime, as_json, data, output.render_submission)
 
 
 @cli.command()
