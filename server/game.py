@@ -73,6 +73,7 @@ class Game:
         self.modtimes = ModTimes()
         self.listeners: list[Callable[[int, int], None]] = []
         self.turn_listeners: list[Callable[["Game"], None]] = []
+        self.removal_listeners: list[Callable[[int], None]] = []  # told the id of a removed player
         self._ready: defer.Deferred | None = None
         # Every change to the game (accounts, orders, removals, the end of a turn) runs under
         # this lock: each one is checked against, stored with and applied to the state it saw.
@@ -232,6 +233,8 @@ class Game:
         def stored(_):
             self.removed_players.add(player_id)
             self.finished.discard(player_id)
+            for listener in list(self.removal_listeners):
+                listener(player_id)
             self.refresh_modtimes()
             log.info("game {game}: player {player} ({user}) removed", game=self.setup.name,
                      player=player_id, user=username)

@@ -90,7 +90,8 @@ class TPConnection(twisted_protocol.Protocol):
             if self.session is None:
                 host = self.transport.getHost()
                 self.session = Session(self.directory, frame.version, self._push,
-                                       getattr(host, "host", ""), getattr(host, "port", 0))
+                                       getattr(host, "host", ""), getattr(host, "port", 0),
+                                       close=self._close)
             try:
                 message = tp.decode(frame, order_descs=catalogue.ORDER_DESCS)
             except ProtocolError as error:
@@ -124,6 +125,11 @@ class TPConnection(twisted_protocol.Protocol):
     def _internal_error(self, frame: tp.Frame) -> bytes:
         return tp.encode(tp.Fail(FailCode.FRAME, "Internal server error; the request was not carried out"),
                          frame.version, frame.sequence)
+
+    def _close(self) -> None:
+        self.closing = True
+        self.pending.clear()
+        self.transport.loseConnection()
 
     def _push(self, data: bytes) -> None:
         if not self.closing:

@@ -50,10 +50,12 @@ class Session:
     """The protocol state of one connection."""
 
     def __init__(self, directory: GameDirectory, version: Version,
-                 push: Callable[[bytes], None], host: str = "", port: int = 6923):
+                 push: Callable[[bytes], None], host: str = "", port: int = 6923,
+                 close: Callable[[], None] | None = None):
         self.directory = directory
         self.version = version
         self.push = push
+        self.close = close
         self.host = host
         self.port = port
         self.state = State.NEW
@@ -86,8 +88,18 @@ class Session:
         return handler(self, message, sequence)
 
     def connection_lost(self) -> None:
-        if self.game is not None and self._time_listener in self.game.listeners:
-            self.game.listeners.remove(self._time_listener)
+        if self.game is not None:
+            for listeners, listener in ((self.game.listeners, self._time_listener),
+                                        (self.game.removal_listeners, self._player_removed)):
+                if listener in listeners:
+                    listeners.remove(listener)
+
+    def _player_removed(self, player: int) -> None:
+        """An operator removed this connection's player: it may not stay logged in."""
+        if player == self.player and self.close is not None:
+            log.info("game {game}: closing the connection of removed player {player}",
+                     game=self.game.setup.name, player=player)
+            self.close()
 
     # -- reply helpers -------------------------------------------------------------------
 
@@ -252,6 +264,7 @@ class Session:
     def _logged_in(self, game: Game, player: int, sequence: int) -> bytes:
         self.game, self.player, self.state = game, player, State.PLAYING
         game.listeners.append(self._time_listener)
+        game.removal_listeners.append(self._player_removed)
         log.info("game {game}: player {player} logged in", game=game.setup.name, player=player)
         return self._one(tp.Okay("Welcome"), sequence)
 

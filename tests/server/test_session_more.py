@@ -100,3 +100,18 @@ def test_order_queue_of_another_player_is_not_shown(version):
         assert objects[fleet].order_types == () and objects[fleet].orders == 0
         mine = {o.id: o for o in ann.items(tp.GetObjectsByID((fleet,)))}
         assert mine[fleet].order_types != ()
+
+
+def test_removing_a_player_closes_their_connection_only():
+    directory, game = make_directory()
+    ann, bob = Wire(directory), Wire(directory)
+    ann.login("ann")
+    bob.login("bob")
+    removed = []
+    game.remove_player("bob").addCallback(removed.append)
+    assert removed == [(2, None)]
+    assert bob.transport.disconnecting and not ann.transport.disconnecting
+    assert isinstance(ann.one(tp.Ping()), tp.Okay)
+    again = Wire(directory)
+    again.one(tp.Connect("x"))
+    assert isinstance(again.one(tp.Login("bob", "pw")), tp.Fail)
