@@ -362,30 +362,35 @@ class Game:
             return sorted(owners - self.removed_players)
         return [p.id for p in state.players if p.id not in self.removed_players]
 
-    def finish_turn(self, player: int) -> None:
+    def finish_turn(self, player: int) -> defer.Deferred:
+        """The player has finished the turn. Fires once that is stored (and, when it ended the
+        turn, once the new turn is ready), so the player's Okay is never ahead of the store."""
         if self.state.phase is Phase.OVER or self.busy or player in self.removed_players:
-            return
+            return self.ready()
+        stored = defer.succeed(None)
         if player not in self.finished:
             self.finished.add(player)
-            self._store_finished(player)
+            stored = self._store_finished(player)
         self._check_turn_end()
+        return stored.addCallback(lambda _: self.ready())
 
     def _check_turn_end(self) -> None:
         acting = self.acting_players()
         done = sum(1 for pid in acting if pid in self.finished)
         self.timer.player_finished(done, len(acting), len(self.state.players))
 
-    def _store_finished(self, player: int) -> None:
+    def _store_finished(self, player: int) -> defer.Deferred:
         """Remember durably that the player finished, so that a turn whose end a crash cut short
-        ends again at restart. Not waited for: it reaches the store's queue before the turn it
-        belongs to, and losing it only means that the player must finish again."""
+        ends again at restart. A failure is logged, not fatal: losing the flag only means that
+        the player must finish again."""
         record = getattr(self.store, "record_finished", None)
         if record is None:
-            return
+            return defer.succeed(None)
         d = defer.maybeDeferred(record, self.id, self.state.turn + 1, player)
         d.addErrback(lambda failure: log.failure(
             "game {game}: storing that player {player} finished failed", failure,
             game=self.setup.name, player=player))
+        return d
 
     def resume(self, deadline: tuple[int, float] | None = None) -> None:
         """Start a restored game: its timer, the stored deadline of the current turn (a restart

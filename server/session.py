@@ -425,9 +425,8 @@ class Session:
     # -- turns ---------------------------------------------------------------------------
 
     def on_finished_turn(self, message: tp.FinishedTurn, sequence: int):
-        game = self.game
-        game.finish_turn(self.player)
-        return game.ready().addCallback(lambda _: self._one(tp.Okay("Turn finished"), sequence))
+        d = self.game.finish_turn(self.player)
+        return d.addCallback(lambda _: self._one(tp.Okay("Turn finished"), sequence))
 
     # -- boards and messages -------------------------------------------------------------
 
