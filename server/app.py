@@ -80,12 +80,12 @@ def load_games(config: ServerConfig, store: GameStore, reactor, desk=None) -> de
     who had finished it, so a turn whose end a crash interrupted is resolved again now."""
     from .operations import restore_game
 
-    stored = yield defer.maybeDeferred(store.load_games)
+    stored = yield defer.maybeDeferred(store.load_games, all_states=False)
     directory = GameDirectory()
     if not stored:
         setup = config.game.setup(ctime=int(time.time()))
         yield defer.maybeDeferred(store.create_game, setup)
-        stored = yield defer.maybeDeferred(store.load_games)
+        stored = yield defer.maybeDeferred(store.load_games, all_states=False)
     directory.default_name = config.game.name if any(r.setup.name == config.game.name for r in stored) \
         else None
     for record in stored:

@@ -177,7 +177,7 @@ class OperatorDesk:
         game = self._game(request.game_id)
         if game is not None:
             return f"game {game.setup.name!r} is loaded"
-        stored = await self.store.load_games([request.game_id])
+        stored = await self.store.load_games([request.game_id], all_states=False)
         if not stored:
             raise OperationError(f"no game with id {request.game_id}")
         game = restore_game(stored[0], self.store, self.clock, self.directory, self)
@@ -417,7 +417,7 @@ def game_status(db, name: str) -> GameStatus:
 
     def read(conn):
         game_id = _game_id(conn, name)
-        return q.thd_game_summaries(conn, name)[0], q.thd_load_games(conn, [game_id])[0]
+        return q.thd_game_summaries(conn, name)[0], q.thd_load_games(conn, [game_id], all_states=False)[0]
 
     summary, stored = db.run(read)
     game = Game.restore(stored, None, Clock())
@@ -454,7 +454,7 @@ def _edit(db, name: str, kind: str, payload: dict[str, Any], offline: Callable[[
         game_id = _game_id(conn, name)
         if lease.thd_lease_holder(conn, time.time()) is not None:
             return requests_q.thd_queue_request(conn, game_id, kind, payload), None
-        stored = q.thd_load_games(conn, [game_id])[0]
+        stored = q.thd_load_games(conn, [game_id], all_states=False)[0]
         game = Game.restore(stored, ConnectionStore(conn), Clock())
         return None, _synchronously(offline(game))
 

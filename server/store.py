@@ -90,7 +90,7 @@ class GameStore(Protocol):
     def remove_order(self, game_id: int, seq: int) -> Any: ...
     def remove_message(self, game_id: int, player: int, index: int) -> Any: ...
     def commit_turn(self, game_id: int, record: TurnRecord) -> Any: ...
-    def load_games(self) -> Any: ...
+    def load_games(self, game_ids=None, all_states: bool = True) -> Any: ...
     # Optional (the game service calls them when the store has them):
     # record_finished(game_id, turn, player), remove_player(game_id, player_id),
     # set_deadline(game_id, turn, deadline).
@@ -134,5 +134,6 @@ class MemoryStore:
     def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
         self.games[game_id].deadline = None if deadline is None else (turn, deadline)
 
-    def load_games(self, game_ids=None) -> list[StoredGame]:
+    def load_games(self, game_ids=None, all_states: bool = True) -> list[StoredGame]:
+        """Every game (or those of `game_ids`); this store always has every state at hand."""
         return [g for g in self.games.values() if game_ids is None or g.game_id in game_ids]

@@ -273,10 +273,15 @@ def thd_game_summaries(conn: Connection, name: str | None = None) -> list[GameSu
 # -- loading -------------------------------------------------------------------------------
 
 
-def thd_load_games(conn: Connection, game_ids: Iterable[int] | None = None) -> list[StoredGame]:
+def thd_load_games(conn: Connection, game_ids: Iterable[int] | None = None,
+                   all_states: bool = True) -> list[StoredGame]:
     """Every stored game (or those of `game_ids`) in id order, with everything `Game.restore`
     needs: accounts by player id, join messages, orders (removed ones too) and removals in the
-    order they were stored, turns in order with decoded states."""
+    order they were stored, turns in order with decoded states.
+
+    With `all_states` False only each game's last turn carries its state and events (the others
+    have None and ()): that is all a restart needs, and decoding every state of a long game
+    would make start-up grow with its age. Replays and audits ask for all of them."""
     wanted = None if game_ids is None else sorted(set(game_ids))
 
     def where(table):
@@ -314,10 +319,17 @@ def thd_load_games(conn: Connection, game_ids: Iterable[int] | None = None) -> l
             game.removed_orders.add(row.seq)
     for row in conn.execute(sa.select(removed_messages).where(*where(removed_messages))):
         stored[row.game_id].removed_messages.add((row.player, row.message_index))
+    last_turn: dict[int, int] = {}
+    if not all_states:
+        for row in conn.execute(sa.select(turns.c.game_id, sa.func.max(turns.c.turn).label("last"))
+                                .where(*where(turns)).group_by(turns.c.game_id)):
+            last_turn[row.game_id] = row.last
     for row in conn.execute(sa.select(turns.c.game_id, turns.c.turn, turns.c.state, turns.c.messages,
                                       turns.c.events, turns.c.modtime_serial)
                             .where(*where(turns)).order_by(turns.c.game_id, turns.c.turn)):
+        full = all_states or last_turn.get(row.game_id) == row.turn
         stored[row.game_id].turns.append(TurnRecord(
-            row.turn, codec.decode_state(row.state), codec.decode_messages(row.messages),
-            codec.decode_events(row.events), row.modtime_serial))
+            row.turn, codec.decode_state(row.state) if full else None,
+            codec.decode_messages(row.messages),
+            codec.decode_events(row.events) if full else (), row.modtime_serial))
     return list(stored.values())

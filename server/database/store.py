@@ -64,9 +64,9 @@ class _Games:
     def commit_turn(self, game_id: int, record: TurnRecord):
         return self._run(q.thd_commit_turn, game_id, record)
 
-    def load_games(self, game_ids=None):
-        """list[StoredGame], by game id."""
-        return self._run(q.thd_load_games, game_ids)
+    def load_games(self, game_ids=None, all_states: bool = True):
+        """list[StoredGame], by game id (see `thd_load_games` for `all_states`)."""
+        return self._run(q.thd_load_games, game_ids, all_states)
 
     # -- a player's turn and the deadline (revision 0002) --------------------------------
 

@@ -446,3 +446,20 @@ def test_a_stopped_thread_refuses_work(fresh_url):
     result(store.close())
     with pytest.raises(Exception, match="stopped"):
         result(store.load_games())
+
+
+def test_start_up_decodes_only_each_games_last_state(sqlite_url):
+    """A restart needs the last state of each game; the older ones are left undecoded."""
+    store = sync_store(sqlite_url)
+    result(store.upgrade())
+    game = new_game(store, players=("a", "b"))
+    for _ in range(3):
+        for player in (1, 2):
+            result(game.finish_turn(player))
+    everything = result(store.load_games())[0]
+    lean = result(store.load_games(all_states=False))[0]
+    assert [t.turn for t in lean.turns] == [t.turn for t in everything.turns] == [1, 2, 3]
+    assert [t.state is None for t in lean.turns] == [True, True, False]
+    assert lean.turns[-1].state == everything.turns[-1].state == game.state
+    assert [t.messages for t in lean.turns] == [t.messages for t in everything.turns]
+    assert Game.restore(lean, store, Clock()).state == game.state
