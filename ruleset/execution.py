@@ -136,11 +136,10 @@ def _attacker_first(position: Position, a: int, b: int, colonizer: int,
         return a, b
     if owner_b == colonizer:
         return b, a
-    start = rotation.index(colonizer) if colonizer in rotation else -1
-    after = rotation[start + 1:] + rotation[:start + 1]
-    rank = {pid: i for i, pid in enumerate(after)}
-    big = len(rank) + max(owner_a, owner_b)
-    return (a, b) if rank.get(owner_a, big + owner_a) <= rank.get(owner_b, big + owner_b) else (b, a)
+    # The rotation holds every player; count from the one after the colonizer, wrapping round.
+    start = rotation.index(colonizer) + 1
+    order = rotation[start:] + rotation[:start]
+    return (a, b) if order.index(owner_a) < order.index(owner_b) else (b, a)
 
 
 def _move(position: Position, order: Order, log: TurnLog) -> bool:
