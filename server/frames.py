@@ -43,7 +43,7 @@ from protocol.records import IdCount, IdText, ReferenceQuantity, ResourceAmount,
 from ruleset import OrderType, Role, allowed_order_types
 
 from .catalogue import BOMBS, PASSENGER_NAMES, PASSENGERS, SHIPS_CATEGORY, WEAPON
-from .universe import FLEET, GALAXY, PLANET, STAR_SYSTEM, UNIVERSE, SpaceObject, queue_owner
+from .universe import GALAXY, PLANET, STAR_SYSTEM, UNIVERSE, SpaceObject
 
 if TYPE_CHECKING:
     from .game import Game
@@ -80,7 +80,7 @@ def object_body(game: "Game", object_id: int, viewer: int, version: Version) -> 
     if obj is None:
         return None
     modtime = game.modtimes.get(("object", object_id)) or 1
-    owner_view = obj.has_queue and queue_owner(game, object_id) == viewer
+    owner_view = obj.has_queue and obj.owner == viewer
     key = ("object", object_id, version, owner_view)
     return game.frame_cache.get(
         key, modtime, lambda: encode_body(object_message(game, obj, owner_view, version, modtime), version))
@@ -142,7 +142,7 @@ def can_see_queue(game: "Game", queue_id: int, viewer: int) -> bool:
     if queue_id == 0:
         return True
     obj = game.universe().get(queue_id)
-    return obj is not None and obj.has_queue and queue_owner(game, queue_id) == viewer
+    return obj is not None and obj.has_queue and obj.owner == viewer
 
 
 def queue_modtime(game: "Game", queue_id: int) -> int:

@@ -9,7 +9,7 @@ Methods that change anything return Deferreds; while a turn is being resolved an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from twisted.internet import defer
@@ -22,6 +22,7 @@ from ruleset.orders import FailCode, owns_queue
 
 from .accounts import hash_password, verify_password
 from .frames import FrameCache
+from .universe import Universe, all_fingerprints, object_fingerprint, queue_fingerprint
 from .modtimes import ModTimes
 from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, TurnRecord
 from .turn_timer import TurnTimer
@@ -503,8 +504,6 @@ class Game:
 
     def universe(self):
         """The objects of the current state, built once per state."""
-        from .universe import Universe
-
         if self._universe is None or self._universe.state is not self.state:
             self._universe = Universe(self)
         return self._universe
@@ -512,12 +511,8 @@ class Game:
     # -- modtimes ------------------------------------------------------------------------
 
     def _touch_queue(self, object_id: int) -> None:
-        from .universe import object_fingerprint, queue_fingerprint
-
         self.modtimes.touch(("queue", object_id), queue_fingerprint(self, object_id))
         self.modtimes.touch(("object", object_id), object_fingerprint(self, object_id))
 
     def refresh_modtimes(self) -> None:
-        from .universe import all_fingerprints
-
         self.modtimes.refresh(all_fingerprints(self))

@@ -25,7 +25,6 @@ from . import catalogue, frames
 from .accounts import split_login
 from .directory import GameDirectory
 from .game import Game
-from .universe import queue_owner
 
 log = Logger()
 
@@ -408,7 +407,7 @@ class Session:
     def _my_queues(self) -> list[int]:
         game = self.game
         return [0] + [obj.id for obj in game.universe()
-                      if obj.has_queue and queue_owner(game, obj.id) == self.player]
+                      if obj.has_queue and obj.owner == self.player]
 
     def on_get_order_queue_ids(self, message: tp.GetOrderQueueIDs, sequence: int) -> bytes:
         return self._id_list("orderqueues", message, sequence, tp.OrderQueueIDs, lambda: [

@@ -50,7 +50,7 @@ class SpaceObject:
     inhabitable: int = 0                   # Star system status
     destroyed: int = 0
     region: int = 0
-    owner: int = 0                         # Planet / fleet owner, 0 = nobody
+    owner: int = 0                         # Planet / fleet owner (and its order queue's), 0 = nobody
     resources: tuple[tuple[int, int], ...] = ()
     has_queue: bool = False
     ships: tuple[tuple[int, int], ...] = ()  # (design id, count)
@@ -139,18 +139,6 @@ class Universe:
 
     def get(self, object_id: int) -> SpaceObject | None:
         return self.objects.get(object_id)
-
-
-def queue_owner(game: "Game", object_id: int) -> int:
-    """The player who owns an object's order queue (0 = nobody: board planets)."""
-    state = game.state
-    fleet = state.fleets.get(object_id)
-    if fleet is not None:
-        return fleet.owner
-    for player in state.players:
-        if player.home_planet == object_id:
-            return player.id
-    return 0
 
 
 def queue_fingerprint(game: "Game", object_id: int) -> Hashable:
