@@ -20,7 +20,6 @@ from twisted.logger import (
 
 from .config import ConfigError, ServerConfig
 from .directory import GameDirectory
-from .game import Game
 from .network import TPFactory
 from .store import GameStore
 

@@ -2,7 +2,6 @@
 
 from dataclasses import replace
 
-import pytest
 
 from ruleset import Order, OrderType, Phase, add_player, allowed_order_types, check_order, game_rng, new_game
 from ruleset.board import DEFAULT_BOARD

@@ -229,6 +229,7 @@ def test_unsupported_versions(server):
     wire.connection.dataReceived(b"TP02" + bytes(12))
     assert wire.transport.value().startswith(b"You are not running the right version of TP")
     wire = Wire(directory)
-    frames = wire.frames(wire.raw(b"") or b"")
     wire.connection.dataReceived(b"TP05" + bytes(12))
+    refusal = wire.frames(wire.transport.value())
+    assert refusal[0].version == Version.TP03 and tp.decode(refusal[0]).code == FailCode.PROTOCOL
     assert not wire.transport.disconnecting  # as tpserver-cpp: Fail and wait for another try
