@@ -267,7 +267,7 @@ def test_a_second_server_is_refused_while_the_first_lives(url, db):
 
 
 def test_a_turn_interrupted_by_a_crash_is_resolved_again_at_start(url, db):
-    game_id = db.create_game(setup())
+    db.create_game(setup())
     store, desk, directory, clock = start_desk(url)
     game = directory.default
     for name in ("a", "b"):
