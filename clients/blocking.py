@@ -87,7 +87,11 @@ class BlockingConnection:
 
     @classmethod
     def open(
-        cls, host: str, port: int = DEFAULT_PORT, *, version: Version = Version.TP04,
+        cls,
+        host: str,
+        port: int = DEFAULT_PORT,
+        *,
+        version: Version = Version.TP04,
         timeout: float = 30.0,
     ) -> BlockingConnection:
         """Open the TCP connection only (no Connect frame yet)."""
@@ -121,9 +125,7 @@ class BlockingConnection:
         """Send ``message`` and return its reply (raises ``RequestFailed`` on Fail, …)."""
         return self.wait(self.send(message), timeout)
 
-    def request_many(
-        self, messages: Iterable[Message], timeout: float | None = None
-    ) -> list:
+    def request_many(self, messages: Iterable[Message], timeout: float | None = None) -> list:
         """Send every message before reading any answer (pipelining); return, for each, the
         reply or the ``ClientError`` instance. The timeout is for the whole batch."""
         requests = [self.session.send(message) for message in messages]
@@ -226,7 +228,7 @@ class BlockingConnection:
         self.sock.settimeout(remaining)
         try:
             data = self.sock.recv(_RECV_SIZE)
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise RequestTimeout(f"no {what} in time") from None
         except OSError as error:
             self._handle(self.session.connection_lost(f"receive failed: {error}"))
@@ -292,9 +294,7 @@ class BlockingClient:
         timeout: float = 30.0,
         client_string: str = CLIENT_STRING,
     ) -> BlockingClient:
-        return cls(
-            connect(host, port, version=version, timeout=timeout, client_string=client_string)
-        )
+        return cls(connect(host, port, version=version, timeout=timeout, client_string=client_string))
 
     @property
     def version(self) -> Version:

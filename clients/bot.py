@@ -123,7 +123,7 @@ class TurnReport:
     intents: list[Intent] = field(default_factory=list)
     accepted: list[Intent] = field(default_factory=list)
     refused: list[tuple[Intent, str]] = field(default_factory=list)
-    finished: bool = False            # FinishedTurn was sent
+    finished: bool = False  # FinishedTurn was sent
 
 
 @dataclass
@@ -135,9 +135,9 @@ class BotResult:
     version: str = "TP04"
     player_id: int | None = None
     game_over: bool = False
-    turn: int | None = None           # the last turn number seen
-    turns_played: int = 0             # turns this bot played (decided, and finished if acting)
-    final_score: int | None = None    # from the GAME OVER message
+    turn: int | None = None  # the last turn number seen
+    turns_played: int = 0  # turns this bot played (decided, and finished if acting)
+    final_score: int | None = None  # from the GAME OVER message
     winning_score: int | None = None
     winners: tuple[str, ...] = ()
     won: bool = False
@@ -171,8 +171,13 @@ class Bot:
     nothing changed on the board (the strategy uses it to keep the game moving).
     """
 
-    def __init__(self, name: str, strategy: Strategy | None = None, *,
-                 logger: logging.Logger | logging.LoggerAdapter | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        strategy: Strategy | None = None,
+        *,
+        logger: logging.Logger | logging.LoggerAdapter | None = None,
+    ) -> None:
         self.name = name
         self.strategy = strategy or BotStrategy()
         self.log = logger or _NamedAdapter(log, {"bot": name})
@@ -218,8 +223,13 @@ class Bot:
         result.version = game.version.name
         scores: Scores | None = game.scores()
         if scores is not None:
-            result.scores = (scores.money, scores.technology, scores.people,
-                             scores.raw_materials, scores.artifacts)
+            result.scores = (
+                scores.money,
+                scores.technology,
+                scores.people,
+                scores.raw_materials,
+                scores.artifacts,
+            )
         ended = game.game_over
         if ended is not None:
             result.game_over = True
@@ -227,9 +237,13 @@ class Bot:
             result.winners, result.winning_score, result.final_score = winners, best, own
             result.won = self.name in winners
         if game.turn != self._last_turn:
-            board = tuple(sorted(
-                (pos, s.colony, s.destroyed, s.leaders) for pos, s in game.systems().items()
-                if s.colony is not None or s.destroyed or s.leaders))
+            board = tuple(
+                sorted(
+                    (pos, s.colony, s.destroyed, s.leaders)
+                    for pos, s in game.systems().items()
+                    if s.colony is not None or s.destroyed or s.leaders
+                )
+            )
             self.stalled = self.stalled + 1 if board == self._last_board else 0
             self._last_board = board
             self._last_turn = game.turn
@@ -268,10 +282,12 @@ class Bot:
                 continue
             report.refused.append((intent, problem))
             self.result.orders_refused += 1
-            self.result.refusals.append(f"turn {game.turn}: {intent.order} {intent.fleet}->"
-                                        f"{intent.target}: {problem}")
-            self.log.info("turn %s: %s on fleet %s refused: %s", game.turn, intent.order,
-                          intent.fleet, problem)
+            self.result.refusals.append(
+                f"turn {game.turn}: {intent.order} {intent.fleet}->{intent.target}: {problem}"
+            )
+            self.log.info(
+                "turn %s: %s on fleet %s refused: %s", game.turn, intent.order, intent.fleet, problem
+            )
             # Try the best alternate that fits instead.
             while spare:
                 candidate = spare.pop(0)
@@ -286,9 +302,15 @@ class Bot:
 # ------------------------------------------------------------------------------------------
 
 
-def play_blocking(client: BlockingClient, bot: Bot, *, max_turns: int = DEFAULT_MAX_TURNS,
-                  timeout: float = DEFAULT_TIMEOUT, turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-                  deadline: float | None = None) -> BotResult:
+def play_blocking(
+    client: BlockingClient,
+    bot: Bot,
+    *,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    timeout: float = DEFAULT_TIMEOUT,
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+    deadline: float | None = None,
+) -> BotResult:
     """Play until GAME OVER (or ``max_turns`` turns, or the ``deadline``, a ``time.monotonic``
     value) on a logged-in client. Client errors end the game for this bot and are recorded."""
     result = bot.result
@@ -308,18 +330,30 @@ def play_blocking(client: BlockingClient, bot: Bot, *, max_turns: int = DEFAULT_
                 if wait <= 0:
                     result.error = "the deadline passed before GAME OVER"
                     break
-            client.wait_for_next_turn(timeout=wait, poll_interval=min(5.0, max(wait, 0.1)),
-                                      update=False)
+            client.wait_for_next_turn(timeout=wait, poll_interval=min(5.0, max(wait, 0.1)), update=False)
     except ClientError as error:
         result.error = f"{type(error).__name__}: {error}"
         bot.log.warning("stopped: %s", result.error)
     return result
 
 
-def _play_one(host: str, port: int, name: str, password: str, version: Version,
-              game: str | None, strategy: Strategy, barrier: threading.Barrier, *,
-              max_turns: int, timeout: float, turn_timeout: float, deadline: float | None,
-              result_slot: list, index: int) -> None:
+def _play_one(
+    host: str,
+    port: int,
+    name: str,
+    password: str,
+    version: Version,
+    game: str | None,
+    strategy: Strategy,
+    barrier: threading.Barrier,
+    *,
+    max_turns: int,
+    timeout: float,
+    turn_timeout: float,
+    deadline: float | None,
+    result_slot: list,
+    index: int,
+) -> None:
     bot = Bot(name, strategy)
     result_slot[index] = bot.result
     bot.result.version = version.name
@@ -329,12 +363,16 @@ def _play_one(host: str, port: int, name: str, password: str, version: Version,
         client = BlockingClient.connect(host, port, version=version, timeout=timeout)
         client.login(f"{name}@{game}" if game else name, password, create=True)
         try:
-            barrier.wait(timeout=turn_timeout if deadline is None
-                         else max(0.1, min(turn_timeout, deadline - time.monotonic())))
+            barrier.wait(
+                timeout=turn_timeout
+                if deadline is None
+                else max(0.1, min(turn_timeout, deadline - time.monotonic()))
+            )
         except threading.BrokenBarrierError:
             bot.log.info("not every bot joined; playing anyway")
-        play_blocking(client, bot, max_turns=max_turns, timeout=timeout,
-                      turn_timeout=turn_timeout, deadline=deadline)
+        play_blocking(
+            client, bot, max_turns=max_turns, timeout=timeout, turn_timeout=turn_timeout, deadline=deadline
+        )
     except ClientError as error:
         barrier.abort()
         bot.result.error = f"{type(error).__name__}: {error}"
@@ -359,11 +397,20 @@ def _version(value) -> Version:
     return Version(int(text))
 
 
-def run_bots(host: str, port: int, names: Sequence[str], password: str,
-             version: Version | str | int = Version.TP04, game: str | None = None,
-             max_turns: int = DEFAULT_MAX_TURNS, timeout: float = DEFAULT_TIMEOUT, *,
-             turn_timeout: float = DEFAULT_TURN_TIMEOUT, deadline: float | None = None,
-             strategy: Callable[[str], Strategy] | None = None) -> list[BotResult]:
+def run_bots(
+    host: str,
+    port: int,
+    names: Sequence[str],
+    password: str,
+    version: Version | str | int = Version.TP04,
+    game: str | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    timeout: float = DEFAULT_TIMEOUT,
+    *,
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+    deadline: float | None = None,
+    strategy: Callable[[str], Strategy] | None = None,
+) -> list[BotResult]:
     """Play one bot per name against the server, all at once (one thread each); return their
     results in the order of ``names``.
 
@@ -385,10 +432,19 @@ def run_bots(host: str, port: int, names: Sequence[str], password: str,
     threads = []
     for index, name in enumerate(names):
         thread = threading.Thread(
-            target=_play_one, name=f"bot-{name}", daemon=True,
+            target=_play_one,
+            name=f"bot-{name}",
+            daemon=True,
             args=(host, port, name, password, version, game, make(name), barrier),
-            kwargs=dict(max_turns=max_turns, timeout=timeout, turn_timeout=turn_timeout,
-                        deadline=ends, result_slot=results, index=index))
+            kwargs=dict(
+                max_turns=max_turns,
+                timeout=timeout,
+                turn_timeout=turn_timeout,
+                deadline=ends,
+                result_slot=results,
+                index=index,
+            ),
+        )
         thread.start()
         threads.append(thread)
     for thread in threads:
@@ -408,9 +464,13 @@ def run_bots(host: str, port: int, names: Sequence[str], password: str,
 
 
 def build_parser(prog: str = "tae-client bot") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=(
-        "Play TaE with bots: each NAME joins the server's game (its account is created if "
-        "new) and plays until GAME OVER."))
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=(
+            "Play TaE with bots: each NAME joins the server's game (its account is created if "
+            "new) and plays until GAME OVER."
+        ),
+    )
     parser.add_argument("names", nargs="*", metavar="NAME", help="player names")
     parser.add_argument("--host", default="localhost")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
@@ -420,10 +480,12 @@ def build_parser(prog: str = "tae-client bot") -> argparse.ArgumentParser:
     parser.add_argument("--protocol", choices=("3", "4"), default="4", help="TP03 or TP04")
     parser.add_argument("--game", default=None, help="game name (login as NAME@GAME)")
     parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help="seconds to wait for one answer")
-    parser.add_argument("--turn-timeout", type=float, default=DEFAULT_TURN_TIMEOUT,
-                        help="seconds to wait for a turn to end")
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for one answer"
+    )
+    parser.add_argument(
+        "--turn-timeout", type=float, default=DEFAULT_TURN_TIMEOUT, help="seconds to wait for a turn to end"
+    )
     parser.add_argument("--deadline", type=float, default=None, help="seconds for the whole run")
     parser.add_argument("--strategy", choices=("smart", "random"), default="smart")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random strategy")
@@ -456,12 +518,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         def strategy(name: str) -> Strategy:
             return RandomStrategy(None if seed is None else zlib.crc32(f"{seed} {name}".encode()))
     else:
+
         def strategy(name: str) -> Strategy:
             return BotStrategy()
+
     started = time.monotonic()
-    results = run_bots(args.host, args.port, names, args.password, Version(int(args.protocol)),
-                       args.game, args.max_turns, args.timeout, turn_timeout=args.turn_timeout,
-                       deadline=args.deadline, strategy=strategy)
+    results = run_bots(
+        args.host,
+        args.port,
+        names,
+        args.password,
+        Version(int(args.protocol)),
+        args.game,
+        args.max_turns,
+        args.timeout,
+        turn_timeout=args.turn_timeout,
+        deadline=args.deadline,
+        strategy=strategy,
+    )
     elapsed = time.monotonic() - started
     if args.json:
         for result in results:
@@ -473,8 +547,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def format_results(results: Sequence[BotResult], elapsed: float | None = None) -> str:
     """A small table of bot results."""
-    lines = [f"{'bot':<16} {'player':>6} {'turn':>5} {'final':>5} {'M/T/P/R/A':<16} "
-             f"{'orders':>6} {'refused':>7}  result"]
+    lines = [
+        f"{'bot':<16} {'player':>6} {'turn':>5} {'final':>5} {'M/T/P/R/A':<16} "
+        f"{'orders':>6} {'refused':>7}  result"
+    ]
     for r in results:
         scores = "/".join(str(s) for s in r.scores) if r.scores else "-"
         if r.error:
@@ -485,10 +561,12 @@ def format_results(results: Sequence[BotResult], elapsed: float | None = None) -
                 outcome = "shared win"
         else:
             outcome = "not over"
-        lines.append(f"{r.name:<16} {r.player_id if r.player_id is not None else '-':>6} "
-                     f"{r.turn if r.turn is not None else '-':>5} "
-                     f"{r.final_score if r.final_score is not None else '-':>5} {scores:<16} "
-                     f"{r.orders_accepted:>6} {r.orders_refused:>7}  {outcome}")
+        lines.append(
+            f"{r.name:<16} {r.player_id if r.player_id is not None else '-':>6} "
+            f"{r.turn if r.turn is not None else '-':>5} "
+            f"{r.final_score if r.final_score is not None else '-':>5} {scores:<16} "
+            f"{r.orders_accepted:>6} {r.orders_refused:>7}  {outcome}"
+        )
     if elapsed is not None:
         lines.append(f"{len(results)} bots in {elapsed:.1f} s")
     return "\n".join(lines)

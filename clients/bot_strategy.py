@@ -68,13 +68,20 @@ __all__ = [
 ]
 
 MERCHANT, SCIENTIST, SETTLER, MINING = (
-    ColonyKind.MERCHANT, ColonyKind.SCIENTIST, ColonyKind.SETTLER, ColonyKind.MINING,
+    ColonyKind.MERCHANT,
+    ColonyKind.SCIENTIST,
+    ColonyKind.SETTLER,
+    ColonyKind.MINING,
 )
 KINDS = (MERCHANT, SCIENTIST, SETTLER, MINING)
 WAR_ORDER = (SETTLER, SCIENTIST, MERCHANT, MINING)  # R16: conflicts queue in this order
 
 COLONIZE, COLONIZE_MINING, MOVE, ATTACK, REINFORCE = (
-    "Colonize", "ColonizeMining", "Move", "Attack", "Reinforce",
+    "Colonize",
+    "ColonizeMining",
+    "Move",
+    "Attack",
+    "Reinforce",
 )
 ORDERS_PER_TURN = 2  # R11
 HABITABLE, UNINHABITABLE = ".", "M"
@@ -176,9 +183,13 @@ class View:
     def bystander(self) -> bool:
         """A combat turn fought by two other players (the "COMBAT!" message names them): we
         may not act, and the server does not wait for us (R18)."""
-        return (self.combat_turn and self.combat is not None and bool(self.name)
-                and self.name not in (self.combat.attacker, self.combat.defender)
-                and not self.in_combat)
+        return (
+            self.combat_turn
+            and self.combat is not None
+            and bool(self.name)
+            and self.name not in (self.combat.attacker, self.combat.defender)
+            and not self.in_combat
+        )
 
     def fleet(self, fleet_id: int) -> MyFleet | None:
         return next((f for f in self.fleets if f.id == fleet_id), None)
@@ -210,8 +221,9 @@ def parse_combat(body: str) -> CombatInfo | None:
     match = _COMBAT.search(body)
     if match is None:
         return None
-    return CombatInfo(match.group(1) == "INTERNAL", match.group(2), int(match.group(3)),
-                      match.group(4), int(match.group(5)))
+    return CombatInfo(
+        match.group(1) == "INTERNAL", match.group(2), int(match.group(3)), match.group(4), int(match.group(5))
+    )
 
 
 def view_from_game(game: TaeGame, *, stalled: int = 0) -> View:
@@ -220,8 +232,14 @@ def view_from_game(game: TaeGame, *, stalled: int = 0) -> View:
     squares = {}
     for pos, system in game.systems().items():
         squares[pos] = Square(
-            system.x, system.y, system.id, HABITABLE if system.habitable else UNINHABITABLE,
-            system.colony, system.artifact, system.destroyed, system.region,
+            system.x,
+            system.y,
+            system.id,
+            HABITABLE if system.habitable else UNINHABITABLE,
+            system.colony,
+            system.artifact,
+            system.destroyed,
+            system.region,
         )
     names = {desc.id: desc.name for desc in game.cache.order_descs.values()}
     leaders, fleets, hands = [], [], {}
@@ -238,16 +256,25 @@ def view_from_game(game: TaeGame, *, stalled: int = 0) -> View:
                 continue
             target = next((a.object_id for a in order.args if hasattr(a, "object_id")), None)
             queued.append((names.get(order.type, str(order.type)), target))
-        fleets.append(MyFleet(
-            fleet.id, fleet.kind, fleet.colony_kind, fleet.position,
-            frozenset(names[t] for t in fleet.order_types if t in names), tuple(queued),
-        ))
+        fleets.append(
+            MyFleet(
+                fleet.id,
+                fleet.kind,
+                fleet.colony_kind,
+                fleet.position,
+                frozenset(names[t] for t in fleet.order_types if t in names),
+                tuple(queued),
+            )
+        )
     players = {pid: player.name for pid, player in game.cache.players.items()}
     if game.cache.me is not None:
         players.setdefault(game.cache.me.id, game.cache.me.name)
     scores = game.scores()
-    score_tuple = (0, 0, 0, 0, 0) if scores is None else (
-        scores.money, scores.technology, scores.people, scores.raw_materials, scores.artifacts)
+    score_tuple = (
+        (0, 0, 0, 0, 0)
+        if scores is None
+        else (scores.money, scores.technology, scores.people, scores.raw_materials, scores.artifacts)
+    )
     turn = game.turn or 0
     combat, combat_turn = None, False
     for message in reversed(game.messages("COMBAT!")):
@@ -255,9 +282,20 @@ def view_from_game(game: TaeGame, *, stalled: int = 0) -> View:
             combat, combat_turn = parse_combat(message.body), True
         break
     return View(
-        me=me, squares=squares, leaders=tuple(leaders), fleets=tuple(fleets), scores=score_tuple,
-        hands=hands, name=game.player_name(me) or "", players=players, turn=turn, combat=combat,
-        combat_turn=combat_turn, over=game.is_over, exact_regions=game.regions_from_server, stalled=stalled,
+        me=me,
+        squares=squares,
+        leaders=tuple(leaders),
+        fleets=tuple(fleets),
+        scores=score_tuple,
+        hands=hands,
+        name=game.player_name(me) or "",
+        players=players,
+        turn=turn,
+        combat=combat,
+        combat_turn=combat_turn,
+        over=game.is_over,
+        exact_regions=game.regions_from_server,
+        stalled=stalled,
     )
 
 
@@ -289,12 +327,36 @@ class _Board:
     """A mutable copy of the board as the view shows it, with derived regions (computed once
     per change, with everything the strategy asks about a region)."""
 
-    __slots__ = ("geo", "colony", "artifact", "destroyed", "leaders", "leader_at", "at_pos",
-                 "pending", "fighting", "_labels", "_groups", "_leaders_in", "_counts",
-                 "_artifacts", "_border", "_frontier", "_empty")
+    __slots__ = (
+        "geo",
+        "colony",
+        "artifact",
+        "destroyed",
+        "leaders",
+        "leader_at",
+        "at_pos",
+        "pending",
+        "fighting",
+        "_labels",
+        "_groups",
+        "_leaders_in",
+        "_counts",
+        "_artifacts",
+        "_border",
+        "_frontier",
+        "_empty",
+    )
 
-    def __init__(self, geo: _Geometry, colony: dict, artifact: set, destroyed: set,
-                 leaders: dict[int, LeaderInfo], leader_at: dict[int, Pos], pending: set):
+    def __init__(
+        self,
+        geo: _Geometry,
+        colony: dict,
+        artifact: set,
+        destroyed: set,
+        leaders: dict[int, LeaderInfo],
+        leader_at: dict[int, Pos],
+        pending: set,
+    ):
         self.geo = geo
         self.colony = colony
         self.artifact = artifact
@@ -316,13 +378,23 @@ class _Board:
         occupied = set(leader_at.values())
         pending = set()
         if view.exact_regions:
-            pending = {pos for pos, s in view.squares.items()
-                       if s.region == 0 and not s.destroyed and (s.colony is not None or pos in occupied)}
+            pending = {
+                pos
+                for pos, s in view.squares.items()
+                if s.region == 0 and not s.destroyed and (s.colony is not None or pos in occupied)
+            }
         return cls(geo, colony, artifact, destroyed, leaders, leader_at, pending)
 
     def copy(self) -> _Board:
-        board = _Board(self.geo, dict(self.colony), set(self.artifact), set(self.destroyed),
-                       self.leaders, dict(self.leader_at), set(self.pending))
+        board = _Board(
+            self.geo,
+            dict(self.colony),
+            set(self.artifact),
+            set(self.destroyed),
+            self.leaders,
+            dict(self.leader_at),
+            set(self.pending),
+        )
         board.fighting = set(self.fighting)
         return board
 
@@ -497,8 +569,9 @@ class _Board:
         if not (self.geo.terrain[pos] == HABITABLE and self.empty(pos) and self.borders_scientist(pos)):
             return False
         around = self.bordering(pos)
-        return len(around) == 0 or (len(around) == 1 and not (
-            self.fighting and self.in_conflict(next(iter(around)))))
+        return len(around) == 0 or (
+            len(around) == 1 and not (self.fighting and self.in_conflict(next(iter(around))))
+        )
 
     def can_attack(self, pos: Pos) -> bool:
         """R20."""
@@ -562,19 +635,19 @@ class Strategy:
 class Weights:
     """The knobs of ``BotStrategy`` (values in "points for us")."""
 
-    opponent_point: float = 0.5      # a point for an opponent, against us
-    artifact: float = 1.2            # an artifact: a wildcard for our weakest category
-    balance: float = 0.6             # how fast a category's worth falls above our weakest one
-    leader_base: float = 0.9         # a leader on the board rather than at home
-    leader_frontier: float = 0.1     # per empty square only its region touches (at most 6)
-    leader_rich: float = 0.04        # per colony of its kind in its region (war strength, ≤5)
-    leader_support: float = 0.05     # per scientist colony next to it (revolt strength, ≤3)
+    opponent_point: float = 0.5  # a point for an opponent, against us
+    artifact: float = 1.2  # an artifact: a wildcard for our weakest category
+    balance: float = 0.6  # how fast a category's worth falls above our weakest one
+    leader_base: float = 0.9  # a leader on the board rather than at home
+    leader_frontier: float = 0.1  # per empty square only its region touches (at most 6)
+    leader_rich: float = 0.04  # per colony of its kind in its region (war strength, ≤5)
+    leader_support: float = 0.05  # per scientist colony next to it (revolt strength, ≤3)
     merchant_artifact: float = 0.25  # per artifact in the merchant's region (≤3)
-    move_cost: float = 0.3           # moving a leader that is already on the board
-    bomb_cost: float = 1.0           # a bomber used
-    cycle: float = 0.05              # a colonist placed where it scores for nobody
-    science_support: float = 0.1     # a scientist colony next to one of our leaders
-    stall_turns: int = 2             # turns without change after which a bad move is played
+    move_cost: float = 0.3  # moving a leader that is already on the board
+    bomb_cost: float = 1.0  # a bomber used
+    cycle: float = 0.05  # a colonist placed where it scores for nobody
+    science_support: float = 0.1  # a scientist colony next to one of our leaders
+    stall_turns: int = 2  # turns without change after which a bad move is played
 
 
 def _p_win(mine: float, theirs: float, attacker: bool) -> float:
@@ -647,9 +720,9 @@ class _Candidate:
     pos: Pos
     value: float
     reason: str
-    kind: ColonyKind | None = None   # colonist kind (Colonize) or leader kind (Move)
+    kind: ColonyKind | None = None  # colonist kind (Colonize) or leader kind (Move)
     war: bool = False
-    scores: bool = False             # the colony scores for us
+    scores: bool = False  # the colony scores for us
 
 
 _FRONTIER_TERRAIN = {MINING: UNINHABITABLE, SETTLER: "*", MERCHANT: HABITABLE, SCIENTIST: HABITABLE}
@@ -669,8 +742,10 @@ class _Turn:
         self._merges: dict[tuple, float] = {}
         # A small, fixed preference per player and square: bots that value squares alike
         # then want different ones, and fewer orders fail because another took the square.
-        self.jitter = {(x, y): ((x * 73856093) ^ (y * 19349663) ^ (view.me * 83492791)) % 1000 * 3e-5
-                       for (x, y) in self.geo.positions}
+        self.jitter = {
+            (x, y): ((x * 73856093) ^ (y * 19349663) ^ (view.me * 83492791)) % 1000 * 3e-5
+            for (x, y) in self.geo.positions
+        }
 
     # -- values ----------------------------------------------------------------------------
 
@@ -684,14 +759,19 @@ class _Turn:
 
     def _worth(self, kind: ColonyKind, frontier: int, count: int, artifacts: int, support: int) -> float:
         w = self.w
-        worth = (w.leader_base + w.leader_frontier * min(frontier, 6) + w.leader_rich * min(count, 5)
-                 + w.leader_support * min(support, 3))
+        worth = (
+            w.leader_base
+            + w.leader_frontier * min(frontier, 6)
+            + w.leader_rich * min(count, 5)
+            + w.leader_support * min(support, 3)
+        )
         if kind is MERCHANT:
             worth += w.merchant_artifact * min(artifacts, 3)
         return worth
 
-    def leader_worth(self, board: _Board, kind: ColonyKind, pos: Pos,
-                     joins: int | None = None, virtual: bool = False) -> float:
+    def leader_worth(
+        self, board: _Board, kind: ColonyKind, pos: Pos, joins: int | None = None, virtual: bool = False
+    ) -> float:
         """The future a leader of ``kind`` has on ``pos`` (see the module docstring). With
         ``virtual`` the leader is not on ``board`` yet and would join region ``joins``."""
         terrain = _FRONTIER_TERRAIN[kind]
@@ -719,8 +799,12 @@ class _Turn:
         size = len(frontier) - (1 if pos in frontier else 0)
         geo_terrain = self.geo.terrain
         for n in self.geo.neighbours[pos]:
-            if (n not in frontier and board.empty(n) and (terrain == "*" or geo_terrain[n] == terrain)
-                    and board.bordering(n) <= labels):
+            if (
+                n not in frontier
+                and board.empty(n)
+                and (terrain == "*" or geo_terrain[n] == terrain)
+                and board.bordering(n) <= labels
+            ):
                 size += 1
         return size
 
@@ -728,13 +812,17 @@ class _Turn:
         return self.view.hands.get(owner, 6) * POOL_SHARE[kind] * 0.75
 
     def my_count(self, kind: ColonyKind, excluding: int | None = None) -> int:
-        return sum(1 for f in self.view.fleets
-                   if f.role is FleetKind.COLONIST and f.kind is kind and f.id != excluding)
+        return sum(
+            1
+            for f in self.view.fleets
+            if f.role is FleetKind.COLONIST and f.kind is kind and f.id != excluding
+        )
 
     # -- colonization ----------------------------------------------------------------------
 
-    def colonize_value(self, board: _Board, kind: ColonyKind, pos: Pos, fleet: int,
-                       worth: dict) -> _Candidate | None:
+    def colonize_value(
+        self, board: _Board, kind: ColonyKind, pos: Pos, fleet: int, worth: dict
+    ) -> _Candidate | None:
         if not board.can_colonize(pos, kind):
             return None
         w = self.w
@@ -772,7 +860,11 @@ class _Turn:
             for n in self.geo.neighbours[pos]:
                 lid = at_pos.get(n)
                 if lid is not None:
-                    value += w.science_support if board.owner(lid) == self.me else -w.science_support * w.opponent_point
+                    value += (
+                        w.science_support
+                        if board.owner(lid) == self.me
+                        else -w.science_support * w.opponent_point
+                    )
             if self.mine_at_home:
                 terrain = self.geo.terrain
                 spots = sum(1 for n in self.geo.neighbours[pos] if board.empty(n) and terrain[n] == HABITABLE)
@@ -780,8 +872,7 @@ class _Turn:
         order = COLONIZE_MINING if kind is MINING else COLONIZE
         return _Candidate(fleet, order, pos, value, reason, kind, war, scores)
 
-    def war_value(self, board: _Board, kind: ColonyKind, a: int, b: int, fleet: int,
-                  worth: dict) -> float:
+    def war_value(self, board: _Board, kind: ColonyKind, a: int, b: int, fleet: int, worth: dict) -> float:
         """R16 seen from the colonizer (us): worth it when our leader should win."""
         w = self.w
         mine = [lid for lid in (a, b) if board.owner(lid) == self.me]
@@ -792,15 +883,22 @@ class _Turn:
         our_label = board.region_of(board.leader_at[ours])
         their_label = board.region_of(board.leader_at[theirs])
         our_strength = board.count_kind(our_label, kind) + self.my_count(kind, excluding=fleet)
-        their_strength = board.count_kind(their_label, kind) + self.expected_reinforcement(board.owner(theirs), kind)
+        their_strength = board.count_kind(their_label, kind) + self.expected_reinforcement(
+            board.owner(theirs), kind
+        )
         p = _p_win(our_strength, their_strength, attacker=True)
 
         def doomed(label: int) -> int:  # colonies the loser loses (never artifact systems)
-            return sum(1 for c in board.cells(label) if board.colony.get(c) is kind and c not in board.artifact)
+            return sum(
+                1 for c in board.cells(label) if board.colony.get(c) is kind and c not in board.artifact
+            )
 
         win = (1 + doomed(their_label)) * worth[kind] + w.opponent_point * self.leader_worth(
-            board, kind, board.leader_at[theirs])
-        lose = (1 + doomed(our_label)) * w.opponent_point + self.leader_worth(board, kind, board.leader_at[ours])
+            board, kind, board.leader_at[theirs]
+        )
+        lose = (1 + doomed(our_label)) * w.opponent_point + self.leader_worth(
+            board, kind, board.leader_at[ours]
+        )
         return p * win - (1 - p) * lose
 
     def merge_value(self, board: _Board, pos: Pos, kind: ColonyKind) -> float:
@@ -828,8 +926,9 @@ class _Turn:
                 terrain = _FRONTIER_TERRAIN[leader.kind]
                 support = board.scientists_around(at) + (1 if kind is SCIENTIST and at in near else 0)
                 count = sum(board.count_kind(l, leader.kind) for l in around) + (kind is leader.kind)
-                after = self._worth(leader.kind, self._grown_frontier(board, terrain, pos, around),
-                                    count, artifacts, support)
+                after = self._worth(
+                    leader.kind, self._grown_frontier(board, terrain, pos, around), count, artifacts, support
+                )
                 change = after - self.leader_worth(board, leader.kind, at)
                 value += change if leader.owner == self.me else -w.opponent_point * change
         self._merges[key] = value
@@ -848,26 +947,32 @@ class _Turn:
         lifted.lift(fleet)
         return lifted, now
 
-    def move_value(self, lifted: _Board, fleet: int, kind: ColonyKind, pos: Pos, now: float,
-                   worth: dict) -> _Candidate | None:
+    def move_value(
+        self, lifted: _Board, fleet: int, kind: ColonyKind, pos: Pos, now: float, worth: dict
+    ) -> _Candidate | None:
         if not lifted.can_move_to(pos):
             return None
         w = self.w
         around = lifted.bordering(pos)
         label = next(iter(around)) if around else None
         worth_there = self.leader_worth(lifted, kind, pos, label, virtual=True)
-        incumbent = next((lid for lid in lifted.leaders_in(label, kind) if lid != fleet), None) \
-            if label is not None else None
+        incumbent = (
+            next((lid for lid in lifted.leaders_in(label, kind) if lid != fleet), None)
+            if label is not None
+            else None
+        )
         if incumbent is not None:
             # A revolt (R17): our leader attacks with its neighbouring scientist colonies.
             their_pos = lifted.leader_at[incumbent]
             ours = lifted.scientists_around(pos) + self.my_count(SCIENTIST)
             theirs = lifted.scientists_around(their_pos) + self.expected_reinforcement(
-                lifted.owner(incumbent), SCIENTIST)
+                lifted.owner(incumbent), SCIENTIST
+            )
             p = _p_win(ours, theirs, attacker=True)
             # Losing sends our leader home, gives them +1 T and costs the turn's order.
-            value = p * (worth[SCIENTIST] + worth_there + w.opponent_point * self.leader_worth(
-                lifted, kind, their_pos)) - (1 - p) * (w.opponent_point + w.move_cost)
+            value = p * (
+                worth[SCIENTIST] + worth_there + w.opponent_point * self.leader_worth(lifted, kind, their_pos)
+            ) - (1 - p) * (w.opponent_point + w.move_cost)
             if p < 0.35:
                 value -= 1.0  # no long shots
             reason = f"revolt against player {lifted.owner(incumbent)} (p={p:.2f})"
@@ -880,8 +985,9 @@ class _Turn:
                     reason = f"merchant takes {artifacts - 1} artifacts"
         return _Candidate(fleet, MOVE, pos, value - now, reason, kind)
 
-    def move_candidates(self, board: _Board, fleet: MyFleet, worth: dict,
-                        where: Iterable[Pos] | None = None) -> list[_Candidate]:
+    def move_candidates(
+        self, board: _Board, fleet: MyFleet, worth: dict, where: Iterable[Pos] | None = None
+    ) -> list[_Candidate]:
         leader = board.leaders.get(fleet.id)
         kind = fleet.kind if fleet.kind is not None else (leader.kind if leader else None)
         if kind is None:
@@ -916,7 +1022,9 @@ class _Turn:
             lost = self.leader_worth(board, leader.kind, board.leader_at[lid])
             value += -lost - w.move_cost if leader.owner == self.me else w.opponent_point * lost
         label = board.region_of(pos)
-        if board.colony.get(pos) is not None and any(board.owner(l) == self.me for l in board.leaders_in(label)):
+        if board.colony.get(pos) is not None and any(
+            board.owner(l) == self.me for l in board.leaders_in(label)
+        ):
             value -= 0.2  # a hole in a region of ours
         return _Candidate(fleet, ATTACK, pos, value, f"sends {len(home)} leader(s) home")
 
@@ -934,8 +1042,14 @@ class _Turn:
 
     # -- choosing --------------------------------------------------------------------------
 
-    def candidates(self, board: _Board, scores: tuple[int, ...], fleets: list[MyFleet],
-                   taken: set[Pos], where: Iterable[Pos] | None = None) -> list[_Candidate]:
+    def candidates(
+        self,
+        board: _Board,
+        scores: tuple[int, ...],
+        fleets: list[MyFleet],
+        taken: set[Pos],
+        where: Iterable[Pos] | None = None,
+    ) -> list[_Candidate]:
         """Every legal order for these fleets (on the squares ``where``, default all)."""
         worth = self.category_worth(scores)
         squares = self.geo.positions if where is None else tuple(where)
@@ -962,11 +1076,14 @@ class _Turn:
                     by_kind[fleet.kind] = options
                     found.extend(options)
                 else:  # the same kind is worth the same: offer the squares with this fleet too
-                    found.extend(_Candidate(fleet.id, c.order, c.pos, c.value, c.reason, c.kind,
-                                            c.war, c.scores) for c in options)
+                    found.extend(
+                        _Candidate(fleet.id, c.order, c.pos, c.value, c.reason, c.kind, c.war, c.scores)
+                        for c in options
+                    )
             elif fleet.role is FleetKind.LEADER and MOVE in fleet.allowed:
-                found.extend(c for c in self.move_candidates(board, fleet, worth, squares)
-                             if c.pos not in taken)
+                found.extend(
+                    c for c in self.move_candidates(board, fleet, worth, squares) if c.pos not in taken
+                )
             elif fleet.role is FleetKind.BOMBER and ATTACK in fleet.allowed and not bomber_done:
                 bomber_done = True
                 targets = self.attack_targets(board)
@@ -1019,8 +1136,9 @@ class _Turn:
                 pick2 = self._second(board, scores, first, pick, free, taken)
                 if pick2 is not None:
                     chosen.append(pick2)
-        intents = [Intent(c.fleet, c.order, self.geo.system_id[c.pos], round(c.value, 3), c.reason)
-                   for c in chosen]
+        intents = [
+            Intent(c.fleet, c.order, self.geo.system_id[c.pos], round(c.value, 3), c.reason) for c in chosen
+        ]
         used_fleets = {c.fleet for c in chosen}
         used_pos = {c.pos for c in chosen}
         spare = 0
@@ -1030,12 +1148,22 @@ class _Turn:
             if c.fleet in used_fleets or c.pos in used_pos:
                 continue
             spare += 1
-            intents.append(Intent(c.fleet, c.order, self.geo.system_id[c.pos], round(c.value, 3),
-                                  c.reason, alternate=True))
+            intents.append(
+                Intent(
+                    c.fleet, c.order, self.geo.system_id[c.pos], round(c.value, 3), c.reason, alternate=True
+                )
+            )
         return intents
 
-    def _second(self, board: _Board, scores: tuple, first: list[_Candidate], pick: _Candidate,
-                free: list[MyFleet], taken: set[Pos]) -> _Candidate | None:
+    def _second(
+        self,
+        board: _Board,
+        scores: tuple,
+        first: list[_Candidate],
+        pick: _Candidate,
+        free: list[MyFleet],
+        taken: set[Pos],
+    ) -> _Candidate | None:
         """The best second order once the first is on the board. Only what the first can have
         changed is evaluated again: the best candidates so far, and the squares in and around
         the region the first order touched."""
@@ -1054,8 +1182,9 @@ class _Turn:
             where.add(c.pos)
         if pick.order == ATTACK or (pick.order == MOVE and board.leader_at.get(pick.fleet) is not None):
             where = None  # a region may have split: look everywhere again
-        second = self.candidates(after, scores_after, rest, taken | {pick.pos},
-                                 None if where is None else sorted(where))
+        second = self.candidates(
+            after, scores_after, rest, taken | {pick.pos}, None if where is None else sorted(where)
+        )
         base = {(c.fleet, c.order, c.pos): c.value for c in first}
         adjusted = []
         for c in second:
@@ -1109,8 +1238,9 @@ class RandomStrategy(Strategy):
     """Random legal orders from the view: up to two colonizations or leader moves a turn, a
     rare bombing, a random number of reinforcements in a conflict. A baseline over the wire."""
 
-    def __init__(self, seed: int | None = None, move_chance: float = 0.2,
-                 attack_chance: float = 0.03) -> None:
+    def __init__(
+        self, seed: int | None = None, move_chance: float = 0.2, attack_chance: float = 0.03
+    ) -> None:
         self.rng = random.Random(seed)
         self.move_chance = move_chance
         self.attack_chance = attack_chance
@@ -1121,8 +1251,10 @@ class RandomStrategy(Strategy):
         rng = self.rng
         eligible = [f.id for f in view.fleets if REINFORCE in f.allowed]
         if eligible:
-            return [Intent(fid, REINFORCE, None, 0.0, "random") for fid in
-                    sorted(rng.sample(eligible, rng.randint(0, len(eligible))))]
+            return [
+                Intent(fid, REINFORCE, None, 0.0, "random")
+                for fid in sorted(rng.sample(eligible, rng.randint(0, len(eligible))))
+            ]
         geo = _Geometry(view.squares)
         board = _Board.from_view(view, geo)
         squares = sorted(geo.terrain)
@@ -1143,8 +1275,11 @@ class RandomStrategy(Strategy):
             elif fleet.role is FleetKind.BOMBER and ATTACK in fleet.allowed:
                 if rng.random() >= self.attack_chance:
                     continue
-                options = [p for p in squares if p not in used and board.can_attack(p)
-                           and (p in board.colony or p in board.at_pos)]
+                options = [
+                    p
+                    for p in squares
+                    if p not in used and board.can_attack(p) and (p in board.colony or p in board.at_pos)
+                ]
                 order = ATTACK
             elif fleet.role is FleetKind.COLONIST and fleet.kind is not None:
                 order = COLONIZE_MINING if fleet.kind is MINING else COLONIZE
@@ -1162,5 +1297,9 @@ class RandomStrategy(Strategy):
 
 def intents_summary(intents: Iterable[Intent]) -> str:
     """A one-line description of intents, for logs."""
-    return "; ".join(f"{i.order} {i.fleet}->{i.target} ({i.value:+.2f} {i.reason})"
-                     for i in intents if not i.alternate) or "no orders"
+    return (
+        "; ".join(
+            f"{i.order} {i.fleet}->{i.target} ({i.value:+.2f} {i.reason})" for i in intents if not i.alternate
+        )
+        or "no orders"
+    )

@@ -267,9 +267,7 @@ class Cache:
             )
             self._forget_orders(set(self.order_queues))
         else:
-            yield from self._fetch_orders(
-                [(oid, self.objects[oid].orders) for oid in changed_objects], stats
-            )
+            yield from self._fetch_orders([(oid, self.objects[oid].orders) for oid in changed_objects], stats)
             self._forget_orders(set(self.objects))
         changed_boards = yield from self._sync("boards", stats)
         yield from self._fetch_messages(changed_boards, stats)
@@ -321,7 +319,7 @@ class Cache:
             if holders:
                 queues = yield GetOrderQueue(tuple(holders))
                 refreshed = []
-                for holder, queue in zip(holders, queues):
+                for _holder, queue in zip(holders, queues):
                     if isinstance(queue, OrderQueue):
                         self.order_queues[queue.id] = queue
                         self.modtimes["order_queues"][queue.id] = queue.modtime
@@ -346,8 +344,10 @@ class Cache:
             total = start + max(first.remaining, 0)
             pages = [
                 request_class(
-                    key=first.key, start=offset,
-                    amount=min(self.page_size, total - offset), since=-1,
+                    key=first.key,
+                    start=offset,
+                    amount=min(self.page_size, total - offset),
+                    since=-1,
                 )
                 for offset in range(start, total, self.page_size)
             ]
@@ -386,7 +386,8 @@ class Cache:
             self._drop(name, item_id)
         stats.count(name, dropped=len(vanished))
         wanted = [
-            item_id for item_id, modtime in listed.items()
+            item_id
+            for item_id, modtime in listed.items()
             if item_id not in store or known.get(item_id) != modtime
         ]
         fetched = yield from self._fetch(kind, wanted, listed, stats)
@@ -395,9 +396,7 @@ class Cache:
     def _fetch(self, kind: Kind, wanted: list[int], listed: dict[int, int], stats: UpdateStats):
         if not wanted:
             return []
-        chunks = [
-            tuple(wanted[i : i + self.batch_size]) for i in range(0, len(wanted), self.batch_size)
-        ]
+        chunks = [tuple(wanted[i : i + self.batch_size]) for i in range(0, len(wanted), self.batch_size)]
         outcomes = yield [kind.get_request(chunk) for chunk in chunks]
         fetched = []
         for chunk, outcome in zip(chunks, outcomes):
@@ -478,9 +477,7 @@ class Cache:
                     continue
                 if isinstance(outcome, ClientError):
                     raise outcome
-                self.messages[board_id] = tuple(
-                    item for item in outcome if isinstance(item, BoardMessage)
-                )
+                self.messages[board_id] = tuple(item for item in outcome if isinstance(item, BoardMessage))
                 stats.count("messages", fetched=len(self.messages[board_id]))
         for board_id in [b for b in self.messages if b not in self.boards]:
             del self.messages[board_id]

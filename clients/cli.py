@@ -58,16 +58,18 @@ EXIT_CODES = {
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
 
-_EPILOG = "\b\nExit codes:\n" + "\n".join(
-    f"  {code:<3} {text}" for code, text in EXIT_CODES.items()
-) + (
-    "\n\n\b\nConnection settings: flags > TAE_HOST, TAE_PORT, TAE_USER, TAE_PASSWORD,\n"
-    "TAE_PROTOCOL, TAE_TIMEOUT > config file (--config, $TAE_CLIENT_CONFIG or\n"
-    "~/.config/tae-client/config.toml; keys host, port, user, password, protocol,\n"
-    "timeout) > defaults (localhost:6923, tp04, 30 s).\n\n"
-    "\b\nFleets: an id, or merchant-leader, scientist-leader, settler-leader,\n"
-    "mining-leader, bomber, colonist:TYPE (merchant, scientist, settler, mining).\n"
-    "Targets: x,y (row 0 at the bottom) or a star system id."
+_EPILOG = (
+    "\b\nExit codes:\n"
+    + "\n".join(f"  {code:<3} {text}" for code, text in EXIT_CODES.items())
+    + (
+        "\n\n\b\nConnection settings: flags > TAE_HOST, TAE_PORT, TAE_USER, TAE_PASSWORD,\n"
+        "TAE_PROTOCOL, TAE_TIMEOUT > config file (--config, $TAE_CLIENT_CONFIG or\n"
+        "~/.config/tae-client/config.toml; keys host, port, user, password, protocol,\n"
+        "timeout) > defaults (localhost:6923, tp04, 30 s).\n\n"
+        "\b\nFleets: an id, or merchant-leader, scientist-leader, settler-leader,\n"
+        "mining-leader, bomber, colonist:TYPE (merchant, scientist, settler, mining).\n"
+        "Targets: x,y (row 0 at the bottom) or a star system id."
+    )
 )
 
 
@@ -120,8 +122,7 @@ class TaeGroup(click.Group):
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv or os.environ.get("TAE_CLIENT_DEBUG", "") not in ("", "0")
         try:
-            code = super().main(argv, "tae-client", complete_var,
-                                standalone_mode=False, **extra)
+            code = super().main(argv, "tae-client", complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
         except (KeyboardInterrupt, click.Abort):
             click.echo("tae-client: interrupted", err=True)
@@ -129,7 +130,7 @@ class TaeGroup(click.Group):
         except BrokenPipeError:
             _silence_stdout()
             code = EXIT_REFUSED
-        except Exception as error:  # noqa: BLE001 - the one place every error ends up
+        except Exception as error:
             code, message = _describe_failure(error)
             if code == EXIT_INTERNAL and debug:
                 raise
@@ -170,22 +171,25 @@ class Runtime:
     def credentials(self) -> tuple[str, str]:
         settings = self.settings()
         if not settings.user:
-            raise CliError(EXIT_USAGE, "no user: give --user NAME[@GAME], set TAE_USER or put "
-                                       "user in the config file")
+            raise CliError(
+                EXIT_USAGE, "no user: give --user NAME[@GAME], set TAE_USER or put user in the config file"
+            )
         password = settings.password
         if password is None:
             if sys.stdin.isatty():
-                password = click.prompt(f"password for {settings.user}", hide_input=True,
-                                        err=True)
+                password = click.prompt(f"password for {settings.user}", hide_input=True, err=True)
             else:
-                raise CliError(EXIT_USAGE, "no password: give --password, set TAE_PASSWORD or "
-                                           "put password in the config file")
+                raise CliError(
+                    EXIT_USAGE,
+                    "no password: give --password, set TAE_PASSWORD or put password in the config file",
+                )
         return settings.user, password
 
     def connect(self) -> BlockingClient:
         settings = self.settings()
-        client = BlockingClient.connect(settings.host, settings.port, version=settings.version,
-                                        timeout=settings.timeout)
+        client = BlockingClient.connect(
+            settings.host, settings.port, version=settings.version, timeout=settings.timeout
+        )
         self.closers.append(client.close)
         return client
 
@@ -197,8 +201,7 @@ class Runtime:
             try:
                 client.login(user, password)
             except RequestFailed as error:
-                raise CliError(EXIT_REFUSED, f"login as {user} refused: {error.fail.message}") \
-                    from None
+                raise CliError(EXIT_REFUSED, f"login as {user} refused: {error.fail.message}") from None
             client.update()
             self._client = client
         return self._client
@@ -207,7 +210,7 @@ class Runtime:
         for close in reversed(self.closers):
             try:
                 close()
-            except Exception:  # noqa: BLE001 - closing must not hide the real outcome
+            except Exception:
                 pass
         self.closers.clear()
 
@@ -232,7 +235,7 @@ def _emit_json(data) -> None:
     click.echo(output.dump_json(data))
 
 
-def _show(runtime: "Runtime", as_json: bool, data, render) -> None:
+def _show(runtime: Runtime, as_json: bool, data, render) -> None:
     """Print `data` as JSON when asked (flag or global --json), else with `render(console, data)`."""
     if runtime.wants_json(as_json):
         _emit_json(data)
@@ -242,11 +245,17 @@ def _show(runtime: "Runtime", as_json: bool, data, render) -> None:
 
 def json_option(function):
     """``--json`` and ``--color/--no-color`` of a command that prints something."""
-    function = click.option("--color/--no-color", "color", default=None,
-                            callback=_set_color, expose_value=False,
-                            help="Force or turn off colour.")(function)
-    return click.option("--json", "as_json", is_flag=True,
-                        help="Print JSON (stable keys) instead of text.")(function)
+    function = click.option(
+        "--color/--no-color",
+        "color",
+        default=None,
+        callback=_set_color,
+        expose_value=False,
+        help="Force or turn off colour.",
+    )(function)
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON (stable keys) instead of text.")(
+        function
+    )
 
 
 def _set_color(ctx, param, value):
@@ -255,28 +264,47 @@ def _set_color(ctx, param, value):
     return value
 
 
-@click.group(cls=TaeGroup, epilog=_EPILOG,
-             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=TaeGroup,
+    epilog=_EPILOG,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.option("--host", metavar="HOST", help="Server host [env TAE_HOST; default localhost].")
 @click.option("--port", metavar="PORT", help="Server port [env TAE_PORT; default 6923].")
 @click.option("--user", "-u", metavar="NAME[@GAME]", help="Player name [env TAE_USER].")
-@click.option("--password", metavar="PASSWORD",
-              help="Password [env TAE_PASSWORD; prefer the env or config file: flags show in ps].")
+@click.option(
+    "--password",
+    metavar="PASSWORD",
+    help="Password [env TAE_PASSWORD; prefer the env or config file: flags show in ps].",
+)
 @click.option("--protocol", metavar="tp03|tp04", help="Protocol version [env TAE_PROTOCOL; tp04].")
-@click.option("--timeout", metavar="SECONDS",
-              help="Seconds to wait for each answer [env TAE_TIMEOUT; 30].")
-@click.option("--config", "config", metavar="FILE",
-              help="TOML config file [env TAE_CLIENT_CONFIG; ~/.config/tae-client/config.toml].")
+@click.option("--timeout", metavar="SECONDS", help="Seconds to wait for each answer [env TAE_TIMEOUT; 30].")
+@click.option(
+    "--config",
+    "config",
+    metavar="FILE",
+    help="TOML config file [env TAE_CLIENT_CONFIG; ~/.config/tae-client/config.toml].",
+)
 @click.option("--json", "json_default", is_flag=True, help="JSON output for every command.")
-@click.option("--color/--no-color", "color", default=None,
-              help="Force or turn off colour (default: on a terminal, unless NO_COLOR is set).")
+@click.option(
+    "--color/--no-color",
+    "color",
+    default=None,
+    help="Force or turn off colour (default: on a terminal, unless NO_COLOR is set).",
+)
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @click.version_option("0.1.0", "--version", prog_name="tae-client")
 @click.pass_context
 def cli(ctx, host, port, user, password, protocol, timeout, config, json_default, color, debug):
     """Play TaE (Tigris and Euphrates in space) on a Thousand Parsec server."""
-    flags = {"host": host, "port": port, "user": user, "password": password,
-             "protocol": protocol, "timeout": timeout}
+    flags = {
+        "host": host,
+        "port": port,
+        "user": user,
+        "password": password,
+        "protocol": protocol,
+        "timeout": timeout,
+    }
     if color is None and "NO_COLOR" in os.environ:
         color = False
     runtime = Runtime(flags, config, json_default, color)
@@ -345,8 +373,9 @@ def status(as_json):
     runtime = _runtime()
     client = runtime.client()
     settings = runtime.settings()
-    data = output.status_data(client.game, game_name=_game_name(client, settings),
-                              host=settings.host, port=settings.port)
+    data = output.status_data(
+        client.game, game_name=_game_name(client, settings), host=settings.host, port=settings.port
+    )
     _show(runtime, as_json, data, output.render_status)
 
 
@@ -356,8 +385,12 @@ def board(as_json):
     """Draw the board: colonies by type, leaders, artifacts, regions, destroyed systems."""
     runtime = _runtime()
     data = output.board_data(runtime.client().game)
-    _show(runtime, as_json, data,
-          lambda console, shown: output.render_board(console, shown, color=runtime.colored))
+    _show(
+        runtime,
+        as_json,
+        data,
+        lambda console, shown: output.render_board(console, shown, color=runtime.colored),
+    )
 
 
 @cli.command()
@@ -367,14 +400,16 @@ def fleets(everyone, as_json):
     """List my fleets (or everyone's) with their names, places and orders."""
     runtime = _runtime()
     data = output.fleets_data(runtime.client().game, everyone=everyone)
-    _show(runtime, as_json, data,
-          lambda console, shown: output.render_fleets(console, shown, everyone=everyone))
+    _show(
+        runtime, as_json, data, lambda console, shown: output.render_fleets(console, shown, everyone=everyone)
+    )
 
 
 @cli.command()
 @click.option("--subject", metavar="TEXT", help="Only messages whose subject contains TEXT.")
-@click.option("--since-turn", type=click.IntRange(min=0), metavar="N",
-              help="Only messages of turn N and later.")
+@click.option(
+    "--since-turn", type=click.IntRange(min=0), metavar="N", help="Only messages of turn N and later."
+)
 @click.option("--last", type=click.IntRange(min=1), metavar="N", help="Only the last N messages.")
 @json_option
 def messages(subject, since_turn, last, as_json):
@@ -470,8 +505,9 @@ def _target_text(client: BlockingClient, target_id: int | None) -> str:
 @click.argument("fleet")
 @click.argument("order")
 @click.argument("target", required=False)
-@click.option("--slot", type=int, default=-1, show_default=True,
-              help="Where in the fleet's queue (-1: at the end).")
+@click.option(
+    "--slot", type=int, default=-1, show_default=True, help="Where in the fleet's queue (-1: at the end)."
+)
 @json_option
 def order_insert(fleet, order, target, slot, as_json):
     """Queue ORDER for FLEET, at TARGET (x,y or a system id)."""
@@ -485,13 +521,22 @@ def order_insert(fleet, order, target, slot, as_json):
     except RequestFailed as error:
         raise _refusal(client, view, desc, error) from None
     slot_used = reply.slot if isinstance(reply, Order) else len(client.game.fleet(view.id).orders) - 1
-    data = {"inserted": True, "fleet": view.id, "fleet_ref": fleet_ref(view), "order": desc.name,
-            "order_type": desc.id, "target": target_id, "slot": slot_used}
+    data = {
+        "inserted": True,
+        "fleet": view.id,
+        "fleet_ref": fleet_ref(view),
+        "order": desc.name,
+        "order_type": desc.id,
+        "target": target_id,
+        "slot": slot_used,
+    }
     if runtime.wants_json(as_json):
         _emit_json(data)
     else:
-        click.echo(f"inserted {desc.name} by {fleet_ref(view)} {view.id}"
-                   f"{_target_text(client, target_id)} (slot {slot_used})")
+        click.echo(
+            f"inserted {desc.name} by {fleet_ref(view)} {view.id}"
+            f"{_target_text(client, target_id)} (slot {slot_used})"
+        )
 
 
 @order_group.command("probe")
@@ -511,15 +556,33 @@ def order_probe(fleet, order, target, as_json):
     except RequestFailed as error:
         refusal = _refusal(client, view, desc, error)
         if runtime.wants_json(as_json):
-            _emit_json({"accepted": False, "fleet": view.id, "order": desc.name,
-                        "target": target_id, "reason": refusal.message, "code": error.code})
+            _emit_json(
+                {
+                    "accepted": False,
+                    "fleet": view.id,
+                    "order": desc.name,
+                    "target": target_id,
+                    "reason": refusal.message,
+                    "code": error.code,
+                }
+            )
         raise refusal from None
     if runtime.wants_json(as_json):
-        _emit_json({"accepted": True, "fleet": view.id, "order": desc.name, "target": target_id,
-                    "reason": None, "code": None})
+        _emit_json(
+            {
+                "accepted": True,
+                "fleet": view.id,
+                "order": desc.name,
+                "target": target_id,
+                "reason": None,
+                "code": None,
+            }
+        )
     else:
-        click.echo(f"the server would accept {desc.name} by {fleet_ref(view)} {view.id}"
-                   f"{_target_text(client, target_id)}")
+        click.echo(
+            f"the server would accept {desc.name} by {fleet_ref(view)} {view.id}"
+            f"{_target_text(client, target_id)}"
+        )
 
 
 @order_group.command("remove")
@@ -540,10 +603,8 @@ def order_remove(fleet, slots, as_json):
     results = client.remove_orders(view.id, wanted)
     ordered = sorted(wanted, reverse=True)
     removed = [s for s, r in zip(ordered, results) if not isinstance(r, Fail)]
-    failed = [{"slot": s, "reason": r.message} for s, r in zip(ordered, results)
-              if isinstance(r, Fail)]
-    data = {"fleet": view.id, "fleet_ref": fleet_ref(view), "removed": sorted(removed),
-            "failed": failed}
+    failed = [{"slot": s, "reason": r.message} for s, r in zip(ordered, results) if isinstance(r, Fail)]
+    data = {"fleet": view.id, "fleet_ref": fleet_ref(view), "removed": sorted(removed), "failed": failed}
     text = f"removed {len(removed)} order(s) from {fleet_ref(view)} {view.id}"
     _say(runtime, as_json, data, text)
     if failed:
@@ -585,17 +646,27 @@ def _say(runtime: Runtime, as_json: bool, data, text: str) -> None:
 def _refuse_when_over(client: BlockingClient) -> None:
     over = client.game.game_over
     if over is not None:
-        raise CliError(EXIT_GAME_OVER, f"the game is over (turn {over.turn}): "
-                                       f"{over.body.strip().splitlines()[0] if over.body else ''}"
-                       .rstrip(": "))
+        raise CliError(
+            EXIT_GAME_OVER,
+            f"the game is over (turn {over.turn}): "
+            f"{over.body.strip().splitlines()[0] if over.body else ''}".rstrip(": "),
+        )
 
 
 submit_options = [
     click.argument("file", metavar="FILE"),
-    click.option("--replace", is_flag=True, default=None,
-                 help="Replace the orders already queued this turn (as 'replace = true')."),
-    click.option("--format", "file_format", type=click.Choice(["toml", "json"]),
-                 help="File format (default: by extension; '-' reads stdin)."),
+    click.option(
+        "--replace",
+        is_flag=True,
+        default=None,
+        help="Replace the orders already queued this turn (as 'replace = true').",
+    ),
+    click.option(
+        "--format",
+        "file_format",
+        type=click.Choice(["toml", "json"]),
+        help="File format (default: by extension; '-' reads stdin).",
+    ),
 ]
 
 
@@ -604,6 +675,7 @@ def _with(options):
         for option in reversed(options):
             function = option(function)
         return function
+
     return decorate
 
 
@@ -616,8 +688,7 @@ def _submit(runtime: Runtime, file: str, replace, file_format, dry_run: bool) ->
         report = client.run(submit_turn(client.game, turn_file, replace=replace, dry_run=dry_run))
     except ClientError as error:
         code, message = _describe_failure(error)
-        raise CliError(code, f"{message}; some orders may be queued: check 'tae-client orders'") \
-            from None
+        raise CliError(code, f"{message}; some orders may be queued: check 'tae-client orders'") from None
     return report.to_dict()
 
 
@@ -671,15 +742,27 @@ def finish(as_json):
 
 
 wait_options = [
-    click.option("--timeout", "wait_timeout", type=click.FloatRange(min=0), metavar="SECONDS",
-                 help="Give up after SECONDS (exit 5); default: wait as long as it takes."),
-    click.option("--poll", type=click.FloatRange(min=0.05), default=5.0, show_default=True,
-                 metavar="SECONDS", help="Also look for a new turn every SECONDS."),
+    click.option(
+        "--timeout",
+        "wait_timeout",
+        type=click.FloatRange(min=0),
+        metavar="SECONDS",
+        help="Give up after SECONDS (exit 5); default: wait as long as it takes.",
+    ),
+    click.option(
+        "--poll",
+        type=click.FloatRange(min=0.05),
+        default=5.0,
+        show_default=True,
+        metavar="SECONDS",
+        help="Also look for a new turn every SECONDS.",
+    ),
 ]
 
 
-def _wait(runtime: Runtime, after: int | None, wait_timeout: float | None, poll: float,
-          *, finished: bool = False) -> dict:
+def _wait(
+    runtime: Runtime, after: int | None, wait_timeout: float | None, poll: float, *, finished: bool = False
+) -> dict:
     """Wait until the turn is later than ``after`` (default: now) or the game is over; return
     the new status (``status_data`` plus ``previous_turn``)."""
     client = runtime.client()
@@ -689,8 +772,14 @@ def _wait(runtime: Runtime, after: int | None, wait_timeout: float | None, poll:
         raise CliError(EXIT_CONNECTION, "the server does not show the turn number (object 0)")
     remaining = client.cache.time_remaining
     me = game.player_id
-    if (not finished and not game.is_over and remaining is not None and me is not None
-            and me in remaining.waiting and game.turn == start):
+    if (
+        not finished
+        and not game.is_over
+        and remaining is not None
+        and me is not None
+        and me in remaining.waiting
+        and game.turn == start
+    ):
         click.echo(f"tae-client: note: you have not finished turn {game.turn}", err=True)
     deadline = None if wait_timeout is None else time.monotonic() + wait_timeout
     while not game.is_over and (game.turn is None or game.turn <= start):
@@ -698,8 +787,7 @@ def _wait(runtime: Runtime, after: int | None, wait_timeout: float | None, poll:
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise CliError(EXIT_WAIT_TIMEOUT,
-                               f"turn {game.turn} had not ended after {wait_timeout:g} s")
+                raise CliError(EXIT_WAIT_TIMEOUT, f"turn {game.turn} had not ended after {wait_timeout:g} s")
             step = min(step, left)
         try:
             client.connection.wait_async(_turn_ended, timeout=step)
@@ -707,8 +795,7 @@ def _wait(runtime: Runtime, after: int | None, wait_timeout: float | None, poll:
             pass
         client.update()
     settings = runtime.settings()
-    data = output.status_data(game, game_name=settings.game, host=settings.host,
-                              port=settings.port)
+    data = output.status_data(game, game_name=settings.game, host=settings.host, port=settings.port)
     data["previous_turn"] = start
     return data
 
@@ -723,8 +810,10 @@ def _print_new_turn(runtime: Runtime, data: dict) -> None:
     if data["phase"] == "combat":
         text += " (combat turn)"
     if scores:
-        text += (f"; scores M {scores['money']} T {scores['technology']} "
-                 f"P {scores['people']} R {scores['raw_materials']} A {scores['artifacts']}")
+        text += (
+            f"; scores M {scores['money']} T {scores['technology']} "
+            f"P {scores['people']} R {scores['raw_materials']} A {scores['artifacts']}"
+        )
     click.echo(text)
 
 
@@ -739,9 +828,13 @@ def _turn_ended(message) -> bool:
 
 @cli.command()
 @_with(wait_options)
-@click.option("--after-turn", type=click.IntRange(min=0), metavar="N",
-              help="Wait until the turn is later than N (default: the current turn). Use the "
-                   "turn 'finish' printed, so a turn that ended meanwhile is not missed.")
+@click.option(
+    "--after-turn",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Wait until the turn is later than N (default: the current turn). Use the "
+    "turn 'finish' printed, so a turn that ended meanwhile is not missed.",
+)
 @json_option
 def wait(wait_timeout, poll, after_turn, as_json):
     """Wait until the next turn starts, then print the new turn and my scores.
@@ -795,8 +888,9 @@ def play(file, replace, file_format, wait_timeout, poll, as_json):
     _game_over_exit(data)
 
 
-@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
-                               "help_option_names": []})
+@cli.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
+)
 @click.argument("bot_args", nargs=-1, type=click.UNPROCESSED)
 def bot(bot_args):
     """Play with bots until GAME OVER: tae-client bot [NAME ...] [-n COUNT] ... (bot --help).
@@ -806,8 +900,14 @@ def bot(bot_args):
     from .bot import main as bot_main
 
     settings = _runtime().settings()
-    defaults = ["--host", settings.host, "--port", str(settings.port),
-                "--protocol", "3" if settings.version == Version.TP03 else "4"]
+    defaults = [
+        "--host",
+        settings.host,
+        "--port",
+        str(settings.port),
+        "--protocol",
+        "3" if settings.version == Version.TP03 else "4",
+    ]
     raise SystemExit(bot_main(defaults + list(bot_args)))
 
 

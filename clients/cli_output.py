@@ -46,12 +46,20 @@ _KIND_STYLE = {
     ColonyKind.MINING: "blue",
 }
 _COLONY_LETTER = {
-    ColonyKind.MERCHANT: "m", ColonyKind.SCIENTIST: "s", ColonyKind.SETTLER: "p",
+    ColonyKind.MERCHANT: "m",
+    ColonyKind.SCIENTIST: "s",
+    ColonyKind.SETTLER: "p",
     ColonyKind.MINING: "r",
 }
 _REGION_BACKGROUNDS = (
-    "on grey23", "on dark_blue", "on dark_green", "on dark_red", "on purple4", "on dark_cyan",
-    "on orange4", "on deep_pink4",
+    "on grey23",
+    "on dark_blue",
+    "on dark_green",
+    "on dark_red",
+    "on purple4",
+    "on dark_cyan",
+    "on orange4",
+    "on deep_pink4",
 )
 _REGION_TAGS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -82,7 +90,7 @@ def dump_json(data: object) -> str:
 
 
 def phase_of(game: TaeGame) -> str:
-    """"over", "combat" or "normal". TP04 names a combat turn in TimeRemaining; otherwise a
+    """ "over", "combat" or "normal". TP04 names a combat turn in TimeRemaining; otherwise a
     turn in which none of my fleets may take any order is a combat turn I am not part of, and
     one in which some may Reinforce is a combat turn I am part of."""
     if game.is_over:
@@ -108,12 +116,14 @@ def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -
     players = []
     for player_id in sorted(cache.players):
         player = cache.players[player_id]
-        players.append({
-            "id": player.id,
-            "name": player.name,
-            "me": player.id == game.player_id,
-            "waiting": None if waiting is None else player.id in waiting,
-        })
+        players.append(
+            {
+                "id": player.id,
+                "name": player.name,
+                "me": player.id == game.player_id,
+                "waiting": None if waiting is None else player.id in waiting,
+            }
+        )
     scores = game.scores()
     over = game.game_over
     queued = sum(1 for f in game.my_fleets() if f.orders)
@@ -123,13 +133,13 @@ def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -
         "game": game_name,
         "player": {"id": game.player_id, "name": game.player_name(game.player_id)},
         "turn": game.turn,
-        "turn_name": (remaining.turn_name or None) if remaining is not None
-        and game.version == Version.TP04 else None,
+        "turn_name": (remaining.turn_name or None)
+        if remaining is not None and game.version == Version.TP04
+        else None,
         "phase": phase_of(game),
         "time_left": None if time_left is None or time_left < 0 else time_left,
         "players": players,
-        "waiting_for": None if waiting is None else [
-            game.player_name(pid) or str(pid) for pid in waiting],
+        "waiting_for": None if waiting is None else [game.player_name(pid) or str(pid) for pid in waiting],
         "orders_queued": queued,
         "scores": _scores_dict(scores),
         "game_over": {"turn": over.turn, "message": over.body} if over else None,
@@ -169,8 +179,12 @@ def render_status(console: Console, data: dict) -> None:
     table.add_row("phase", phase)
     table.add_row("time left", format_seconds(data["time_left"]))
     if data["phase"] != "over":
-        table.add_row("my orders", f"{data['orders_queued']} queued (at most {ORDERS_PER_TURN})"
-                      if data["phase"] == "normal" else f"{data['orders_queued']} queued")
+        table.add_row(
+            "my orders",
+            f"{data['orders_queued']} queued (at most {ORDERS_PER_TURN})"
+            if data["phase"] == "normal"
+            else f"{data['orders_queued']} queued",
+        )
     if data["players"]:
         parts = []
         for player in data["players"]:
@@ -220,36 +234,36 @@ def board_data(game: TaeGame) -> dict:
     fleets = {f.id: f for f in game.fleets()}
     tags = _region_tags(systems.values())
     squares = []
-    for (x, y) in sorted(systems, key=lambda p: (p[1], p[0])):
+    for x, y in sorted(systems, key=lambda p: (p[1], p[0])):
         view = systems[(x, y)]
-        squares.append({
-            "id": view.id,
-            "x": x,
-            "y": y,
-            "name": view.name,
-            "terrain": view.terrain,
-            "habitable": view.habitable,
-            "destroyed": view.destroyed,
-            "colony": view.colony.value if view.colony else None,
-            "artifact": view.artifact,
-            "region": view.region,
-            "leaders": [_leader_dict(game, fleets[i]) for i in view.leaders if i in fleets],
-        })
+        squares.append(
+            {
+                "id": view.id,
+                "x": x,
+                "y": y,
+                "name": view.name,
+                "terrain": view.terrain,
+                "habitable": view.habitable,
+                "destroyed": view.destroyed,
+                "colony": view.colony.value if view.colony else None,
+                "artifact": view.artifact,
+                "region": view.region,
+                "leaders": [_leader_dict(game, fleets[i]) for i in view.leaders if i in fleets],
+            }
+        )
     regions = []
     for region_id, positions in sorted(game.regions().items()):
         members = [systems[p] for p in sorted(positions, key=lambda p: (p[1], p[0]))]
-        regions.append({
-            "id": region_id,
-            "tag": tags.get(region_id),
-            "systems": [[v.x, v.y] for v in members],
-            "colonies": {
-                kind.value: sum(1 for v in members if v.colony is kind) for kind in ColonyKind
-            },
-            "artifacts": sum(1 for v in members if v.artifact),
-            "leaders": [
-                _leader_dict(game, fleets[i]) for v in members for i in v.leaders if i in fleets
-            ],
-        })
+        regions.append(
+            {
+                "id": region_id,
+                "tag": tags.get(region_id),
+                "systems": [[v.x, v.y] for v in members],
+                "colonies": {kind.value: sum(1 for v in members if v.colony is kind) for kind in ColonyKind},
+                "artifacts": sum(1 for v in members if v.artifact),
+                "leaders": [_leader_dict(game, fleets[i]) for v in members for i in v.leaders if i in fleets],
+            }
+        )
     return {
         "turn": game.turn,
         "width": width,
@@ -297,8 +311,9 @@ def _cell(square: dict, region_style: str, color: bool) -> Text:
         digit = str(owner) if isinstance(owner, int) and 0 < owner < 10 else "+"
         letter = _COLONY_LETTER[ColonyKind(leader["type"])].upper() if leader["type"] else "L"
         glyph = f"{digit}{letter}"
-        style = f"bold reverse {_KIND_STYLE[ColonyKind(leader['type'])]}" if leader["type"] \
-            else "bold reverse"
+        style = (
+            f"bold reverse {_KIND_STYLE[ColonyKind(leader['type'])]}" if leader["type"] else "bold reverse"
+        )
     elif square["artifact"]:
         glyph, style = "A ", "bold yellow"
     elif square["colony"]:
@@ -367,11 +382,8 @@ def render_board(console: Console, data: dict, *, color: bool = True) -> None:
             style = f"bold {backgrounds.get(region['id'], '')}" if color else "bold"
             line = Text("    ")
             line.append(region["tag"], style=style)
-            counts = ", ".join(
-                f"{n} {kind}" for kind, n in region["colonies"].items() if n
-            ) or "no colonies"
-            leaders_text = ", ".join(_leader_label(leader) for leader in region["leaders"]) \
-                or "none"
+            counts = ", ".join(f"{n} {kind}" for kind, n in region["colonies"].items() if n) or "no colonies"
+            leaders_text = ", ".join(_leader_label(leader) for leader in region["leaders"]) or "none"
             line.append(
                 f" region {region['id']}: {_plural(len(region['systems']), 'system')} "
                 f"({counts}), {_plural(region['artifacts'], 'artifact')}; "
@@ -431,8 +443,14 @@ def orders_data(game: TaeGame) -> list[dict]:
 
 def _order_dict(game: TaeGame, fleet: FleetView, slot: int, order: Order | None) -> dict:
     if order is None:
-        return {"fleet": fleet.id, "fleet_ref": fleet_ref(fleet), "slot": slot, "order": None,
-                "order_type": None, "target": None}
+        return {
+            "fleet": fleet.id,
+            "fleet_ref": fleet_ref(fleet),
+            "slot": slot,
+            "order": None,
+            "order_type": None,
+            "target": None,
+        }
     target_id = next((a.object_id for a in order.args if isinstance(a, ObjectArg)), None)
     return {
         "fleet": fleet.id,
@@ -490,9 +508,9 @@ def render_fleets(console: Console, data: list[dict], *, everyone: bool = False)
         style = _KIND_STYLE.get(ColonyKind(fleet["type"])) if fleet["type"] else None
         name = Text(fleet["ref"], style=style or "")
         where = f"{fleet['position'][0]},{fleet['position'][1]}" if fleet["position"] else "home"
-        orders = "; ".join(
-            f"{o['order']} {_target_text(o['target'])}".strip() for o in fleet["orders"]
-        ) or "-"
+        orders = (
+            "; ".join(f"{o['order']} {_target_text(o['target'])}".strip() for o in fleet["orders"]) or "-"
+        )
         row = [str(fleet["id"]), name]
         if everyone:
             row.append(fleet["owner_name"] or str(fleet["owner"]))
@@ -512,8 +530,13 @@ def render_orders(console: Console, data: list[dict]) -> None:
     table.add_column("order")
     table.add_column("target")
     for order in data:
-        table.add_row(str(order["fleet"]), order["fleet_ref"], str(order["slot"]),
-                      order["order"] or "?", _target_text(order["target"]))
+        table.add_row(
+            str(order["fleet"]),
+            order["fleet_ref"],
+            str(order["slot"]),
+            order["order"] or "?",
+            _target_text(order["target"]),
+        )
     console.print(table)
 
 
@@ -522,21 +545,22 @@ def render_orders(console: Console, data: list[dict]) -> None:
 # ------------------------------------------------------------------------------------------------
 
 
-def messages_data(game: TaeGame, *, subject: str | None = None,
-                  since_turn: int | None = None) -> list[dict]:
+def messages_data(game: TaeGame, *, subject: str | None = None, since_turn: int | None = None) -> list[dict]:
     found = []
     for message in game.messages():
         if subject is not None and subject.lower() not in message.subject.lower():
             continue
         if since_turn is not None and message.turn < since_turn:
             continue
-        found.append({
-            "board": message.board,
-            "slot": message.slot,
-            "turn": message.turn,
-            "subject": message.subject,
-            "body": message.body,
-        })
+        found.append(
+            {
+                "board": message.board,
+                "slot": message.slot,
+                "turn": message.turn,
+                "subject": message.subject,
+                "body": message.body,
+            }
+        )
     return found
 
 
@@ -558,20 +582,26 @@ def render_messages(console: Console, data: list[dict]) -> None:
 # ------------------------------------------------------------------------------------------------
 
 _STATUS_STYLE = {
-    "inserted": "green", "accepted": "green", "refused": "bold red", "unresolved": "bold red",
-    "rolled-back": "yellow", "not-sent": "bright_black", "left-queued": "bold red",
+    "inserted": "green",
+    "accepted": "green",
+    "refused": "bold red",
+    "unresolved": "bold red",
+    "rolled-back": "yellow",
+    "not-sent": "bright_black",
+    "left-queued": "bold red",
 }
 
 
 def render_submission(console: Console, report: dict) -> None:
-    headline = Text("ok: " if report["ok"] else "refused: ",
-                    style="bold green" if report["ok"] else "bold red")
+    headline = Text(
+        "ok: " if report["ok"] else "refused: ", style="bold green" if report["ok"] else "bold red"
+    )
     headline.append(report["message"], style="")
     console.print(headline)
     if report["replaced"]:
         console.print(
-            f"replaced {len(report['replaced'])} queued order(s): " + ", ".join(
-                f"{r['order']} by {r['fleet']} ({r['status']})" for r in report["replaced"])
+            f"replaced {len(report['replaced'])} queued order(s): "
+            + ", ".join(f"{r['order']} by {r['fleet']} ({r['status']})" for r in report["replaced"])
         )
     if not report["orders"]:
         return
@@ -584,7 +614,10 @@ def render_submission(console: Console, report: dict) -> None:
     for order in report["orders"]:
         fleet = f"{order['fleet']} {order['fleet_ref']}" if order["fleet"] is not None else "-"
         table.add_row(
-            str(order["entry"]), order["order"], fleet, _submitted_target(order["target"]),
+            str(order["entry"]),
+            order["order"],
+            fleet,
+            _submitted_target(order["target"]),
             Text(order["status"], style=_STATUS_STYLE.get(order["status"], "")),
         )
     console.print(table)

@@ -171,9 +171,7 @@ def _read_config(path: Path, required: bool) -> dict[str, object]:
         raise SettingsError(f"config file {path} is not valid TOML: {error}") from None
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
-        raise SettingsError(
-            f"config file {path}: unknown key {unknown[0]!r} (known: {', '.join(KEYS)})"
-        )
+        raise SettingsError(f"config file {path}: unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
     return data
 
 

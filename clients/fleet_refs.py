@@ -152,15 +152,16 @@ class FleetPicker:
         ``accepts`` now and have no order queued: for "Reinforce with N"."""
         fleets = self.game.my_fleets() if selector is None else self.candidates(selector)
         free = [
-            f for f in sorted(fleets, key=lambda f: f.id)
-            if f.id not in self.taken and accepts in f.order_types and not self._busy(f)
+            f
+            for f in sorted(fleets, key=lambda f: f.id)
+            if f.id not in self.taken
+            and accepts in f.order_types
+            and not self._busy(f)
             and (selector is None or selector.matches(f))
         ]
         if len(free) < count:
             what = f" ({selector.text.strip()})" if selector is not None else ""
-            raise LookupError(
-                f"only {len(free)} of your fleets{what} can take this order now, {count} asked"
-            )
+            raise LookupError(f"only {len(free)} of your fleets{what} can take this order now, {count} asked")
         chosen = free[:count]
         self.taken.update(f.id for f in chosen)
         return chosen
@@ -208,7 +209,6 @@ def resolve_target(game: TaeGame, target: Target) -> int:
     if system_id is None:
         width, height = game.board_size()
         raise LookupError(
-            f"there is no board system at {target} (the board is x 0..{width - 1}, "
-            f"y 0..{height - 1})"
+            f"there is no board system at {target} (the board is x 0..{width - 1}, y 0..{height - 1})"
         )
     return system_id

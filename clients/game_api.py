@@ -81,7 +81,11 @@ RES_UNINHABITABLE, RES_DESTROYED, RES_ARTIFACT = 1, 2, 3
 
 # Order type names (§4.1); their ids come from the server's OrderDescs.
 COLONIZE_MINING, COLONIZE, MOVE, ATTACK, REINFORCE = (
-    "ColonizeMining", "Colonize", "Move", "Attack", "Reinforce",
+    "ColonizeMining",
+    "Colonize",
+    "Move",
+    "Attack",
+    "Reinforce",
 )
 
 TURN_COMPLETE = "Turn complete"
@@ -109,7 +113,10 @@ class FleetKind(str, enum.Enum):
 
 
 _COLONY_RESOURCES = {
-    4: ColonyKind.MERCHANT, 5: ColonyKind.SCIENTIST, 6: ColonyKind.SETTLER, 7: ColonyKind.MINING,
+    4: ColonyKind.MERCHANT,
+    5: ColonyKind.SCIENTIST,
+    6: ColonyKind.SETTLER,
+    7: ColonyKind.MINING,
 }
 _RESOURCE_OF = {kind: resource for resource, kind in _COLONY_RESOURCES.items()}
 _LEADER_NAMES = {f"{kind.value.capitalize()} Leader": kind for kind in ColonyKind}
@@ -156,8 +163,11 @@ class Scores:
 
 
 _SCORE_KEYS = {
-    "money": "money", "technology": "technology", "people": "people",
-    "raw materials": "raw_materials", "alien artifacts": "artifacts",
+    "money": "money",
+    "technology": "technology",
+    "people": "people",
+    "raw materials": "raw_materials",
+    "alien artifacts": "artifacts",
 }
 
 
@@ -360,9 +370,14 @@ class TaeGame:
             )
             raw.append(
                 SystemView(
-                    id=obj.id, x=position[0], y=position[1], name=obj.name,
+                    id=obj.id,
+                    x=position[0],
+                    y=position[1],
+                    name=obj.name,
                     planet_id=planet.id if planet is not None else None,
-                    habitable=habitable, destroyed=destroyed, colony=colony,
+                    habitable=habitable,
+                    destroyed=destroyed,
+                    colony=colony,
                     artifact=resources.get(RES_ARTIFACT, 0) > 0,
                     region=status.get("Region", 0),
                     leaders=tuple(sorted(leaders_at.get(obj.id, ()))),
@@ -451,11 +466,17 @@ class TaeGame:
             kind, colony_kind = FleetKind.OTHER, None
         system_id, position = self._square_of(obj.id)
         return FleetView(
-            id=obj.id, name=obj.name, owner=owner, kind=kind, colony_kind=colony_kind,
-            system_id=system_id, position=position,
+            id=obj.id,
+            name=obj.name,
+            owner=owner,
+            kind=kind,
+            colony_kind=colony_kind,
+            system_id=system_id,
+            position=position,
             order_holder=self.cache.order_holder(obj.id),
             order_types=self.cache.allowed_order_types(obj.id),
-            orders=self.cache.orders_of(obj.id), designs=designs,
+            orders=self.cache.orders_of(obj.id),
+            designs=designs,
         )
 
     def my_fleets(self, kind: FleetKind | None = None) -> list[FleetView]:
@@ -527,9 +548,7 @@ class TaeGame:
                         raise ValueError(f"{desc.name} needs a target ({param.name!r})")
                     built.append(ObjectArg(target_id))
                 else:
-                    raise ValueError(
-                        f"{desc.name} parameter {param.name!r} (type {param.type}) needs args="
-                    )
+                    raise ValueError(f"{desc.name} parameter {param.name!r} (type {param.type}) needs args=")
             args = built
         return cls(id=holder, slot=slot, type=desc.id, args=tuple(args))
 
@@ -658,7 +677,8 @@ class TaeGame:
             for param in group:
                 if isinstance(param, ReferenceQuantityListParam):
                     return tuple(
-                        item.id for item in param.items
+                        item.id
+                        for item in param.items
                         if item.type == ReferenceType.DESIGN and item.number > 0
                     )
         return ()
@@ -718,7 +738,9 @@ def _replace_region(view: SystemView, region: int) -> SystemView:
 
 
 _COLONY_LETTERS = {
-    ColonyKind.MERCHANT: "m", ColonyKind.SCIENTIST: "s", ColonyKind.SETTLER: "p",
+    ColonyKind.MERCHANT: "m",
+    ColonyKind.SCIENTIST: "s",
+    ColonyKind.SETTLER: "p",
     ColonyKind.MINING: "r",
 }
 

@@ -17,7 +17,7 @@ and no I/O in either the cache or the game API.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from protocol import Message
 
@@ -26,7 +26,7 @@ from .errors import ClientError
 T = TypeVar("T")
 
 #: What a plan yields: one message, or a batch to pipeline.
-Step = Union[Message, Sequence[Message]]
+Step = Message | Sequence[Message]
 Plan = Generator[Step, Any, T]
 
 

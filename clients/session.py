@@ -455,4 +455,3 @@ class ClientSession:
             if changed and request.frames_complete and request.sequence in self.pending:
                 events.extend(self._complete(request))
         return events
-

@@ -163,9 +163,7 @@ def parse_turn_data(data: object, source: str = "<data>") -> TurnFile:
         raise TurnFileError(f"{source}: expected a table with 'orders' (or a list of orders)")
     unknown = [key for key in data if key not in _TOP_KEYS]
     if unknown:
-        raise TurnFileError(
-            f"{source}: unknown key {unknown[0]!r} (allowed: {', '.join(_TOP_KEYS)})"
-        )
+        raise TurnFileError(f"{source}: unknown key {unknown[0]!r} (allowed: {', '.join(_TOP_KEYS)})")
     if "orders" not in data:
         raise TurnFileError(f"{source}: no 'orders' (an empty turn is 'orders = []')")
     raw_orders = data["orders"]
@@ -189,9 +187,7 @@ def _entry(raw: object, number: int, source: str) -> OrderEntry:
         raise TurnFileError(f"{where}: expected a table with fleet, order and target")
     unknown = [key for key in raw if key not in _ENTRY_KEYS]
     if unknown:
-        raise TurnFileError(
-            f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(_ENTRY_KEYS)})"
-        )
+        raise TurnFileError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(_ENTRY_KEYS)})")
     if "order" not in raw:
         raise TurnFileError(f"{where}: no 'order' (one of {_order_names()})")
     try:

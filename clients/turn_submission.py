@@ -138,9 +138,7 @@ def submit_turn(
     report = SubmissionReport(turn_file.source, game.turn, dry_run)
     if turn_file.turn is not None and game.turn is not None and turn_file.turn != game.turn:
         report.stage = "turn"
-        report.message = (
-            f"the file is for turn {turn_file.turn}, but the game is at turn {game.turn}"
-        )
+        report.message = f"the file is for turn {turn_file.turn}, but the game is at turn {game.turn}"
         return report
 
     report.orders = _resolve(game, turn_file.orders, ignore_queued=replace)
@@ -164,8 +162,7 @@ def submit_turn(
 
     # Probe every order, pipelined: nothing is inserted unless all pass.
     messages = [
-        game.build_order(p.fleet_id, p.order_type, p.target_id, cls=ProbeOrder)
-        for p in report.orders
+        game.build_order(p.fleet_id, p.order_type, p.target_id, cls=ProbeOrder) for p in report.orders
     ]
     outcomes = (yield messages) if messages else []
     for planned, outcome in zip(report.orders, outcomes):
@@ -181,9 +178,7 @@ def submit_turn(
                 planned.status = NOT_SENT
         yield from _restore(game, report)
         report.stage = "probe"
-        report.message = (
-            f"the server refused {_count(report.refused, 'order')}; nothing was inserted"
-        )
+        report.message = f"the server refused {_count(report.refused, 'order')}; nothing was inserted"
         return report
     if dry_run:
         report.ok = True
@@ -193,11 +188,10 @@ def submit_turn(
     # Insert one by one; on a refusal, take back what was inserted.
     for index, planned in enumerate(report.orders):
         try:
-            reply = yield from game.insert_order(planned.fleet_id, planned.order_type,
-                                                 planned.target_id)
+            reply = yield from game.insert_order(planned.fleet_id, planned.order_type, planned.target_id)
         except RequestFailed as error:
             _refuse(game, planned, error)
-            for later in report.orders[index + 1:]:
+            for later in report.orders[index + 1 :]:
                 later.status = NOT_SENT
             yield from _roll_back(game, report)
             yield from _restore(game, report)
@@ -206,8 +200,11 @@ def submit_turn(
             report.message = (
                 f"the server refused order {planned.entry} when it was inserted; "
                 f"{_count(report.orders[:index], 'order')} inserted before it "
-                + ("were removed again" if not left else
-                   f"could not all be removed ({len(left)} left queued)")
+                + (
+                    "were removed again"
+                    if not left
+                    else f"could not all be removed ({len(left)} left queued)"
+                )
             )
             return report
         planned.status = INSERTED
@@ -228,9 +225,15 @@ def _resolve(game: TaeGame, entries: tuple[OrderEntry, ...], ignore_queued: bool
         try:
             desc = game.order_desc(entry.order_name)
         except KeyError:
-            planned.append(PlannedOrder(entry.number, description, entry.order_name,
-                                        status=UNRESOLVED,
-                                        reason=f"the server has no order type {entry.order_name}"))
+            planned.append(
+                PlannedOrder(
+                    entry.number,
+                    description,
+                    entry.order_name,
+                    status=UNRESOLVED,
+                    reason=f"the server has no order type {entry.order_name}",
+                )
+            )
             continue
         try:
             if entry.order_type == REINFORCE:
@@ -240,15 +243,31 @@ def _resolve(game: TaeGame, entries: tuple[OrderEntry, ...], ignore_queued: bool
                 fleets = [picker.pick(entry.fleet)]
                 target_id = resolve_target(game, entry.target)
         except LookupError as error:
-            planned.append(PlannedOrder(entry.number, description, desc.name, desc.id,
-                                        status=UNRESOLVED, reason=str(error.args[0])))
+            planned.append(
+                PlannedOrder(
+                    entry.number,
+                    description,
+                    desc.name,
+                    desc.id,
+                    status=UNRESOLVED,
+                    reason=str(error.args[0]),
+                )
+            )
             continue
         target_xy = _position_of(game, target_id)
         for fleet in fleets:
-            planned.append(PlannedOrder(
-                entry.number, description, desc.name, desc.id, fleet.id, fleet_ref(fleet),
-                target_id, target_xy,
-            ))
+            planned.append(
+                PlannedOrder(
+                    entry.number,
+                    description,
+                    desc.name,
+                    desc.id,
+                    fleet.id,
+                    fleet_ref(fleet),
+                    target_id,
+                    target_xy,
+                )
+            )
     return planned
 
 
@@ -297,8 +316,7 @@ def _roll_back(game: TaeGame, report: SubmissionReport) -> Plan[None]:
             report.rolled_back += 1
         else:
             planned.status = LEFT_QUEUED
-            planned.reason = "could not be removed: " + (
-                "; ".join(r.message for r in failed) or "no answer")
+            planned.reason = "could not be removed: " + ("; ".join(r.message for r in failed) or "no answer")
 
 
 def _remove_queued(game: TaeGame, report: SubmissionReport) -> Plan[bool]:
@@ -319,8 +337,9 @@ def _remove_queued(game: TaeGame, report: SubmissionReport) -> Plan[bool]:
                 complete = complete and not isinstance(result, Fail)
                 continue
             target = next((a.object_id for a in order.args if hasattr(a, "object_id")), None)
-            report.replaced.append(ReplacedOrder(
-                fleet.id, order.type, order.args, _order_name(game, order.type), target, slot))
+            report.replaced.append(
+                ReplacedOrder(fleet.id, order.type, order.args, _order_name(game, order.type), target, slot)
+            )
     report.replaced.sort(key=lambda r: (r.fleet_id, r.slot))
     return complete
 
@@ -331,8 +350,9 @@ def _restore(game: TaeGame, report: SubmissionReport) -> Plan[None]:
         if replaced.status != "removed":
             continue
         try:
-            yield game.build_order(replaced.fleet_id, replaced.order_type, args=replaced.args,
-                                   cls=InsertOrder)
+            yield game.build_order(
+                replaced.fleet_id, replaced.order_type, args=replaced.args, cls=InsertOrder
+            )
         except RequestFailed:
             replaced.status = "lost"
             continue

@@ -236,9 +236,7 @@ def connect_tcp(
 class TwistedClient:
     """A ``TPClientProtocol`` with a ``Cache`` and a ``TaeGame``; methods return Deferreds."""
 
-    def __init__(
-        self, protocol: TPClientProtocol, *, cache: Cache | None = None, clock=None
-    ) -> None:
+    def __init__(self, protocol: TPClientProtocol, *, cache: Cache | None = None, clock=None) -> None:
         self.protocol = protocol
         self.cache = cache or Cache(protocol.version)
         self.game = TaeGame(self.cache)
@@ -262,8 +260,9 @@ class TwistedClient:
         return self.protocol.request(message)
 
     @defer.inlineCallbacks
-    def login(self, username: str, password: str, *, create: bool = False, email: str = "",
-              comment: str = ""):
+    def login(
+        self, username: str, password: str, *, create: bool = False, email: str = "", comment: str = ""
+    ):
         if create:
             try:
                 yield self.request(CreateAccount(username, password, email, comment))

@@ -95,6 +95,8 @@ primitives and the layout binding), ``records``, ``messages``, ``objects``, ``or
 ``packing`` (struct fast paths for objects), ``codec`` (decode/encode).
 """
 
+import types as _types
+
 from .codec import (
     decode,
     encode,
@@ -266,8 +268,6 @@ from .records import (
     ShipCount,
     Vec3,
 )
-
-import types as _types
 
 #: Every name above except the submodules.
 __all__ = sorted(

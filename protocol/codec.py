@@ -59,27 +59,30 @@ def _build_tables() -> None:
     for cls in _concrete_messages():
         for version, fields in cls.LAYOUTS.items():
             codec = StructCodec(cls, fields)
-            _register(
-                cls, version, lambda body, _o, _r, decode=codec.decode: decode(body), codec.encode
-            )
+            _register(cls, version, lambda body, _o, _r, decode=codec.decode: decode(body), codec.encode)
     for cls in orders.ORDER_CLASSES:
         for version in Version:
             codec = OrderCodec(cls, version)
             _register(
-                cls, version, lambda body, _o, descs, decode=codec.decode: decode(body, descs),
+                cls,
+                version,
+                lambda body, _o, descs, decode=codec.decode: decode(body, descs),
                 codec.encode,
             )
     _register(
-        objects.Tp03Object, Version.TP03,
-        lambda body, _o, _r: objects.decode_tp03_object(body), objects.encode_tp03_object,
+        objects.Tp03Object,
+        Version.TP03,
+        lambda body, _o, _r: objects.decode_tp03_object(body),
+        objects.encode_tp03_object,
     )
     for cls in (objects.Tp04Object, objects.ModifyObject):
         _register(
-            cls, Version.TP04,
+            cls,
+            Version.TP04,
             lambda body, descs, _r, cls=cls: objects.decode_tp04_object(body, descs, cls),
             objects.encode_tp04_object,
         )
-    for (version, frame_type) in _DECODERS:
+    for version, frame_type in _DECODERS:
         assert is_defined(frame_type, version), (version, frame_type)
 
 
@@ -145,7 +148,12 @@ def encode_body(message: Message, version: Version) -> bytes:
     except EncodingError:
         raise
     except (
-        ConstructError, struct.error, TypeError, ValueError, AttributeError, KeyError,
+        ConstructError,
+        struct.error,
+        TypeError,
+        ValueError,
+        AttributeError,
+        KeyError,
         OverflowError,
     ) as error:
         raise EncodingError(
@@ -181,9 +189,7 @@ def encode_reply(items: Iterable[Message], version: Version, sequence: int) -> b
     return b"".join(parts)
 
 
-def encode_error(
-    error: ProtocolError, version: Version | None, sequence: int | None = None
-) -> bytes:
+def encode_error(error: ProtocolError, version: Version | None, sequence: int | None = None) -> bytes:
     """The bytes to write in answer to ``error``, as tpserver-cpp would (see ``Answer``).
 
     ``version`` is the connection's version (``Deframer.version``; None if it is not known yet),
@@ -202,4 +208,3 @@ def encode_error(
     if not 0 <= code <= highest:
         code = FailCode.FRAME
     return encode(Fail(code, error.message, error.references), reply_version, sequence)
-

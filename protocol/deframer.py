@@ -70,32 +70,45 @@ def detect_version(prefix: bytes) -> Version:
         raise ValueError("need the first four bytes of the connection")
     if prefix[:2] != b"TP":
         raise ProtocolError(
-            FailCode.PROTOCOL, "not the Thousand Parsec protocol",
-            answer=Answer.TEXT_AND_CLOSE, text=NOT_TP_TEXT,
+            FailCode.PROTOCOL,
+            "not the Thousand Parsec protocol",
+            answer=Answer.TEXT_AND_CLOSE,
+            text=NOT_TP_TEXT,
         )
     third, fourth = prefix[2], prefix[3]
     if third == ord("0") and ord("0") <= fourth <= ord("9"):
         if fourth <= ord("2"):
             raise ProtocolError(
-                FailCode.PROTOCOL, f"protocol version {prefix[:4]!r} is too old",
-                answer=Answer.TEXT_AND_CLOSE, text=TOO_OLD_TEXT,
+                FailCode.PROTOCOL,
+                f"protocol version {prefix[:4]!r} is too old",
+                answer=Answer.TEXT_AND_CLOSE,
+                text=TOO_OLD_TEXT,
             )
         if fourth == ord("3"):
             return Version.TP03
         raise ProtocolError(
-            FailCode.PROTOCOL, UNSUPPORTED_VERSION_MESSAGE,
-            answer=Answer.FAIL_AND_REDETECT, sequence=0, reply_version=Version.TP03,
+            FailCode.PROTOCOL,
+            UNSUPPORTED_VERSION_MESSAGE,
+            answer=Answer.FAIL_AND_REDETECT,
+            sequence=0,
+            reply_version=Version.TP03,
         )
     if third == 4:
         return Version.TP04
     if 4 < third < ord("0"):
         raise ProtocolError(
-            FailCode.PROTOCOL, UNSUPPORTED_VERSION_MESSAGE,
-            answer=Answer.FAIL_AND_REDETECT, sequence=0, reply_version=Version.TP04,
+            FailCode.PROTOCOL,
+            UNSUPPORTED_VERSION_MESSAGE,
+            answer=Answer.FAIL_AND_REDETECT,
+            sequence=0,
+            reply_version=Version.TP04,
         )
     raise ProtocolError(
-        FailCode.PROTOCOL, UNSUPPORTED_VERSION_MESSAGE,
-        answer=Answer.FAIL_AND_REDETECT, sequence=0, reply_version=Version.TP03,
+        FailCode.PROTOCOL,
+        UNSUPPORTED_VERSION_MESSAGE,
+        answer=Answer.FAIL_AND_REDETECT,
+        sequence=0,
+        reply_version=Version.TP03,
     )
 
 
@@ -176,9 +189,7 @@ class Deframer:
             return None
         sequence, frame_type, length = _TAIL.unpack_from(buffer, offset + 4)
         if buffer[offset] != 0x54 or buffer[offset + 1] != 0x50:  # not "TP"
-            return self._fail(
-                "Protocol Error, could not decode header", Answer.FAIL_AND_CLOSE, None
-            )
+            return self._fail("Protocol Error, could not decode header", Answer.FAIL_AND_CLOSE, None)
         if version == Version.TP04:
             right_version = buffer[offset + 2] == 4
             frame_version = buffer[offset + 3]
@@ -186,13 +197,9 @@ class Deframer:
             right_version = buffer[offset + 2] == 0x30 and buffer[offset + 3] == 0x33
             frame_version = 0
         if length >= _NEGATIVE_LENGTH:
-            return self._fail(
-                "Protocol Error, could not decode header", Answer.FAIL_AND_CLOSE, sequence
-            )
+            return self._fail("Protocol Error, could not decode header", Answer.FAIL_AND_CLOSE, sequence)
         if length >= self.max_length:
-            return self._fail(
-                "Protocol Error, frame length too large", Answer.FAIL_AND_CLOSE, sequence
-            )
+            return self._fail("Protocol Error, frame length too large", Answer.FAIL_AND_CLOSE, sequence)
         end = offset + HEADER_SIZE + length
         if len(buffer) < end:
             return None

@@ -81,6 +81,7 @@ class Frame:
 
     def to_bytes(self) -> bytes:
         """Header and body, as they were (or would be) on the wire."""
-        return encode_header(
-            self.version, self.sequence, self.type, len(self.body), self.frame_version
-        ) + self.body
+        return (
+            encode_header(self.version, self.sequence, self.type, len(self.body), self.frame_version)
+            + self.body
+        )

@@ -27,7 +27,7 @@ import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from io import BytesIO
-from typing import ClassVar, NamedTuple, Union
+from typing import ClassVar, NamedTuple
 
 from .enums import FailCode, FrameType, ObjectParamType, ReferenceType, Version, coerce
 from .errors import MissingDescriptionError, ProtocolError
@@ -50,8 +50,6 @@ from .schema import (
     S64,
     STRING,
     TIME,
-    U32 as U32_FIELD,
-    U64 as U64_FIELD,
     Field,
     LeftoverBytes,
     List,
@@ -61,6 +59,12 @@ from .schema import (
     Tuple,
     tuple_of,
     wire,
+)
+from .schema import (
+    U32 as U32_FIELD,
+)
+from .schema import (
+    U64 as U64_FIELD,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -136,9 +140,7 @@ class ObjectDesc(Message):
             raise ValueError(f"object {obj.id} has type {obj.type}, description is for {self.id}")
         actual = tuple(tuple(param.PARAM_TYPE for param in group) for group in obj.groups)
         if actual != self.param_types():
-            raise ValueError(
-                f"object {obj.id}: parameter types {actual} do not match {self.param_types()}"
-            )
+            raise ValueError(f"object {obj.id}: parameter types {actual} do not match {self.param_types()}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -458,7 +460,9 @@ def find_object_desc(object_descs: Mapping[int, ObjectDesc] | None, type_id: int
     except (KeyError, IndexError):
         pass
     raise MissingDescriptionError(
-        "object", type_id, f"No description of object type {type_id}",
+        "object",
+        type_id,
+        f"No description of object type {type_id}",
         references=((ReferenceType.OBJECT_TYPE, type_id),),
     )
 
@@ -466,8 +470,7 @@ def find_object_desc(object_descs: Mapping[int, ObjectDesc] | None, type_id: int
 def _unknown_param_type(desc: ObjectDesc, param: ObjectParamDesc) -> ProtocolError:
     return ProtocolError(
         FailCode.FRAME,
-        f"object type {desc.id} parameter {param.name!r} has type {param.type}, "
-        "which has no known layout",
+        f"object type {desc.id} parameter {param.name!r} has type {param.type}, which has no known layout",
     )
 
 
@@ -604,7 +607,7 @@ class Tp03Object(Message):
         return self.extra.OBJECT_TYPE
 
 
-AnyObject = Union[Tp03Object, Tp04Object]
+AnyObject = Tp03Object | Tp04Object
 
 _VEC3_FIELD = Tuple(S64, S64, S64)
 
@@ -664,9 +667,7 @@ _STAR_SYSTEM = StarSystemExtra()
 
 
 def _unknown_tp03_type(type_id: int) -> ProtocolError:
-    return ProtocolError(
-        FailCode.FRAME, f"TP03 has no object type {type_id} (only 0–5 have a layout)"
-    )
+    return ProtocolError(FailCode.FRAME, f"TP03 has no object type {type_id} (only 0–5 have a layout)")
 
 
 def _read_tp03_extra(type_id: int, body: bytes, offset: int) -> tuple[Tp03Extra, int]:
@@ -706,8 +707,16 @@ def decode_tp03_object(body: bytes) -> Tp03Object:
             raise TruncatedBody("object extra data runs past the body")
         raise LeftoverBytes(len(body) - offset)
     return Tp03Object(
-        object_id, name, size, Vec3(px, py, pz), Vec3(vx, vy, vz), contains, order_types,
-        orders, modtime, extra,
+        object_id,
+        name,
+        size,
+        Vec3(px, py, pz),
+        Vec3(vx, vy, vz),
+        contains,
+        order_types,
+        orders,
+        modtime,
+        extra,
     )
 
 
@@ -756,13 +765,10 @@ def encode_tp03_object(obj: Tp03Object) -> bytes:
 _TP04_HEAD_CODEC = StructCodec(Tp04Object, tuple(TP04_OBJECT_HEAD))
 _TP03_HEAD_CODEC = StructCodec(Tp03Object, tuple(TP03_OBJECT_HEAD))
 _PARAM_CODECS = {
-    param_type: StructCodec(cls, tuple(fields))
-    for param_type, (cls, fields) in OBJECT_PARAMS.items()
+    param_type: StructCodec(cls, tuple(fields)) for param_type, (cls, fields) in OBJECT_PARAMS.items()
 }
 _PARAM_CODECS_BY_CLASS = {codec.cls: codec for codec in _PARAM_CODECS.values()}
-_EXTRA_CODECS = {
-    type_id: StructCodec(cls, tuple(fields)) for type_id, (cls, fields) in TP03_EXTRAS.items()
-}
+_EXTRA_CODECS = {type_id: StructCodec(cls, tuple(fields)) for type_id, (cls, fields) in TP03_EXTRAS.items()}
 _EXTRA_CODECS_BY_CLASS = {codec.cls: codec for codec in _EXTRA_CODECS.values()}
 
 

@@ -262,11 +262,13 @@ _ID_COUNTS = List(Tuple(U32, U32))
 #: The layout of every argument type in TP04, in wire order, read-only fields included.
 TP04_ARGS: dict[OrderParamType, tuple[type[OrderArg], list[Field]]] = {
     OrderParamType.ABS_SPACE_COORDS: (
-        AbsSpaceCoordsArg, [Field("x", S64), Field("y", S64), Field("z", S64)],
+        AbsSpaceCoordsArg,
+        [Field("x", S64), Field("y", S64), Field("z", S64)],
     ),
     OrderParamType.TIME: (TimeArg, [Field("turns", S32), Field("max_turns", S32)]),
     OrderParamType.OBJECT: (
-        ObjectArg, [Field("object_id", U32), Field("valid_types", List(U32), tuple)],
+        ObjectArg,
+        [Field("object_id", U32), Field("valid_types", List(U32), tuple)],
     ),
     OrderParamType.PLAYER: (PlayerArg, [Field("player_id", U32), Field("mask", U32)]),
     OrderParamType.REL_SPACE_COORDS: (
@@ -291,7 +293,8 @@ TP04_ARGS: dict[OrderParamType, tuple[type[OrderArg], list[Field]]] = {
     ),
     OrderParamType.STRING: (StringArg, [Field("max_length", U32), Field("text", STRING)]),
     OrderParamType.REFERENCE: (
-        ReferenceArg, [Field("reference", U32), Field("allowed_types", List(U32), tuple)],
+        ReferenceArg,
+        [Field("reference", U32), Field("allowed_types", List(U32), tuple)],
     ),
     OrderParamType.REFERENCE_LIST: (
         ReferenceListArg,
@@ -325,8 +328,7 @@ TP03_ARGS: dict[OrderParamType, tuple[type[OrderArg], list[Field]]] = {
     **{
         param_type: layout
         for param_type, layout in TP04_ARGS.items()
-        if param_type
-        not in (OrderParamType.RESOURCE_LIST, OrderParamType.GENERIC_REFERENCE_QUANTITY_LIST)
+        if param_type not in (OrderParamType.RESOURCE_LIST, OrderParamType.GENERIC_REFERENCE_QUANTITY_LIST)
     },
     OrderParamType.OBJECT: (ObjectArg, [Field("object_id", U32)]),
 }
@@ -389,7 +391,9 @@ def find_order_desc(
         pass
     holder = ReferenceType.ORDER_QUEUE if version == Version.TP04 else ReferenceType.OBJECT
     raise MissingDescriptionError(
-        "order", type_id, "No such order type",
+        "order",
+        type_id,
+        "No such order type",
         references=((holder, order_id), (ReferenceType.ORDER_TYPE, type_id)),
     )
 

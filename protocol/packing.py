@@ -46,9 +46,7 @@ def read_u32_list(body: bytes, offset: int) -> tuple[tuple[int, ...], int]:
     return struct.unpack_from(f">{count}I", body, start), end
 
 
-def read_records(
-    body: bytes, offset: int, record: struct.Struct
-) -> tuple[list[tuple], int]:
+def read_records(body: bytes, offset: int, record: struct.Struct) -> tuple[list[tuple], int]:
     """A list of fixed-size records at ``offset``, as tuples of ``record``'s fields."""
     (count,) = U32.unpack_from(body, offset)
     start = offset + 4

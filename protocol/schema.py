@@ -321,12 +321,12 @@ J64 = SemiSigned(8)
 STRING = TpString()
 
 
-def List(item: Construct) -> TpList:  # noqa: N802 - reads like a construct type
+def List(item: Construct) -> TpList:
     """``list<item>``."""
     return TpList(item)
 
 
-def Tuple(*items: Construct) -> Sequence:  # noqa: N802
+def Tuple(*items: Construct) -> Sequence:
     """An unnamed record inside a list, parsed to a list and built from any iterable."""
     return Sequence(*items)
 

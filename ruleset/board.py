@@ -48,7 +48,7 @@ class Board:
     _index: dict = field(repr=False)
 
     @classmethod
-    def from_rows(cls, rows: tuple[str, ...]) -> "Board":
+    def from_rows(cls, rows: tuple[str, ...]) -> Board:
         coords = []
         terrain = []
         for y, row in enumerate(rows):
@@ -125,9 +125,7 @@ def parse_map(text: str) -> Board:
     for number, line in enumerate(lines, start=1):
         for column, char in enumerate(line):
             if char not in TERRAINS:
-                raise MapError(
-                    f"map line {number}, column {column + 1}: {char!r} is not '.', 'M' or 'A'"
-                )
+                raise MapError(f"map line {number}, column {column + 1}: {char!r} is not '.', 'M' or 'A'")
     return Board.from_rows(tuple(reversed(lines)))
 
 

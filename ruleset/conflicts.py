@@ -45,8 +45,12 @@ def start_next_conflict(position: Position, names: dict[int, str], log: TurnLog)
         if not still_valid(position, conflict):
             position.conflicts.pop(0)
             position.conflicts_changed()
-            log.note("conflict discarded", fleet=conflict.attacker, cell=conflict.unification,
-                     detail=conflict.kind.label)
+            log.note(
+                "conflict discarded",
+                fleet=conflict.attacker,
+                cell=conflict.unification,
+                detail=conflict.kind.label,
+            )
             continue
         a = initial_strength(position, conflict, conflict.attacker)
         d = initial_strength(position, conflict, conflict.defender)
@@ -55,14 +59,20 @@ def start_next_conflict(position: Position, names: dict[int, str], log: TurnLog)
         body = text.combat_starts(conflict.internal, names[attacker], a, names[defender], d)
         for player_id in names:
             log.tell(player_id, text.COMBAT, body)
-        log.note("conflict started", attacker, conflict.attacker, conflict.unification,
-                 f"{'internal' if conflict.internal else 'external'} {conflict.kind.label} {a}:{d}")
+        log.note(
+            "conflict started",
+            attacker,
+            conflict.attacker,
+            conflict.unification,
+            f"{'internal' if conflict.internal else 'external'} {conflict.kind.label} {a}:{d}",
+        )
         return True
     return False
 
 
-def resolve_conflict(position: Position, reinforcements: dict[int, int], names: dict[int, str],
-                     log: TurnLog) -> tuple[int, int]:
+def resolve_conflict(
+    position: Position, reinforcements: dict[int, int], names: dict[int, str], log: TurnLog
+) -> tuple[int, int]:
     """Fight the running conflict (R18): returns (winner's player id, winner's total strength)."""
     # The conflict stays queued until its results are applied: while it is, its unification
     # system is not a region member and the two sides remain separate regions (R16, R19).
@@ -85,9 +95,13 @@ def resolve_conflict(position: Position, reinforcements: dict[int, int], names: 
         labels = position.labels()
         losing_region = labels[position.leader_at[loser]]
         # Artifact systems (terrain 'A', with or without their artifact) are never removed (R16).
-        doomed = [cell for cell, label in labels.items()
-                  if label == losing_region and position.colonies.get(cell) is conflict.kind
-                  and position.board.terrain[cell] != ARTIFACT]
+        doomed = [
+            cell
+            for cell, label in labels.items()
+            if label == losing_region
+            and position.colonies.get(cell) is conflict.kind
+            and position.board.terrain[cell] != ARTIFACT
+        ]
         position.send_home(loser)
         for cell in doomed:
             position.remove_colony(cell)
@@ -95,9 +109,13 @@ def resolve_conflict(position: Position, reinforcements: dict[int, int], names: 
         position.scores[winner_owner][conflict.kind] += 1 + removed
     position.conflicts.pop(0)
     position.conflicts_changed()
-    log.note("conflict resolved", winner_owner, winner, conflict.unification,
-             f"{conflict.kind.label} {attack}:{defence} removed {removed}")
+    log.note(
+        "conflict resolved",
+        winner_owner,
+        winner,
+        conflict.unification,
+        f"{conflict.kind.label} {attack}:{defence} removed {removed}",
+    )
     for withdrawn in position.withdraw_unsupported_leaders():
         log.note("leader sent home", position.owner(withdrawn), withdrawn, detail="unsupported")
     return winner_owner, strength
-

@@ -39,8 +39,14 @@ class TurnLog:
     def tell(self, player: int, subject: str, body: str) -> None:
         self.messages.append(Message(player, self.turn, subject, body))
 
-    def note(self, kind: str, player: int | None = None, fleet: int | None = None,
-             cell: int | None = None, detail: str = "") -> None:
+    def note(
+        self,
+        kind: str,
+        player: int | None = None,
+        fleet: int | None = None,
+        cell: int | None = None,
+        detail: str = "",
+    ) -> None:
         self.events.append(Event(kind, player, fleet, cell, detail))
 
 
@@ -66,8 +72,12 @@ def _colonize(position: Position, order: Order, rotation: tuple[int, ...], log: 
     if cell is None:
         return _fail(log, order, text.COLONIZE_FAILED, text.colonize_not_a_system(fleet.name))
     mining = fleet.kind is Kind.MINING
-    if (cell in position.destroyed or cell in position.colonies or cell in position.leader_on
-            or mining != (position.board.terrain[cell] == UNINHABITABLE)):
+    if (
+        cell in position.destroyed
+        or cell in position.colonies
+        or cell in position.leader_on
+        or mining != (position.board.terrain[cell] == UNINHABITABLE)
+    ):
         return _fail(log, order, text.COLONIZE_FAILED, text.colonize_impossible(fleet.name))
     bordering = position.bordering_regions(cell)
     if len(bordering) >= 2:
@@ -75,8 +85,7 @@ def _colonize(position: Position, order: Order, rotation: tuple[int, ...], log: 
         if len(with_leaders) >= 3:
             return _fail(log, order, text.COLONIZE_FAILED, text.colonize_too_many_regions(fleet.name))
         if any(position.region_has_conflict_leader(label) for label in bordering):
-            return _fail(log, order, text.COLONIZE_FAILED,
-                         text.colonize_merges_pending_conflict(fleet.name))
+            return _fail(log, order, text.COLONIZE_FAILED, text.colonize_merges_pending_conflict(fleet.name))
 
     position.colonies[cell] = fleet.kind
     position.consume(fleet.id)
@@ -95,7 +104,9 @@ def _colonize(position: Position, order: Order, rotation: tuple[int, ...], log: 
         position.conflicts.extend(conflicts)
         position.conflicts_changed()
         for conflict in conflicts:
-            log.note("conflict queued", order.player, conflict.attacker, cell, "external " + conflict.kind.label)
+            log.note(
+                "conflict queued", order.player, conflict.attacker, cell, "external " + conflict.kind.label
+            )
     else:
         position.add_member(cell)
     return True
@@ -112,24 +123,28 @@ def _score_colony(position: Position, label: int, kind: Kind, log: TurnLog, cell
         log.note("scored", owner, leader, cell, Score(kind).label)
 
 
-def _external_conflicts(position: Position, bordering: set[int], cell: int, colonizer: int,
-                        rotation: tuple[int, ...]) -> list[Conflict]:
+def _external_conflicts(
+    position: Position, bordering: set[int], cell: int, colonizer: int, rotation: tuple[int, ...]
+) -> list[Conflict]:
     """R16: one conflict per leader kind present in two of the bordering regions."""
     found = []
     for kind in EXTERNAL_CONFLICT_ORDER:
-        leaders = [fid for label in sorted(bordering)
-                   if (fid := position.the_leader(label, kind)) is not None]
+        leaders = [
+            fid for label in sorted(bordering) if (fid := position.the_leader(label, kind)) is not None
+        ]
         if len(leaders) < 2:
             continue
         first, second = leaders[0], leaders[1]
         attacker, defender = _attacker_first(position, first, second, colonizer, rotation)
-        found.append(Conflict(internal=False, kind=kind, attacker=attacker, defender=defender,
-                              unification=cell))
+        found.append(
+            Conflict(internal=False, kind=kind, attacker=attacker, defender=defender, unification=cell)
+        )
     return found
 
 
-def _attacker_first(position: Position, a: int, b: int, colonizer: int,
-                    rotation: tuple[int, ...]) -> tuple[int, int]:
+def _attacker_first(
+    position: Position, a: int, b: int, colonizer: int, rotation: tuple[int, ...]
+) -> tuple[int, int]:
     """The colonizer's leader attacks; else the leader whose owner comes first after the colonizer."""
     owner_a, owner_b = position.owner(a), position.owner(b)
     if owner_a == colonizer:
@@ -152,8 +167,12 @@ def _move(position: Position, order: Order, log: TurnLog) -> bool:
         position.send_home(fleet.id)  # lift the leader first (R9)
 
     problem = None
-    if (position.board.terrain[cell] == UNINHABITABLE or cell in position.destroyed
-            or cell in position.colonies or cell in position.leader_on):
+    if (
+        position.board.terrain[cell] == UNINHABITABLE
+        or cell in position.destroyed
+        or cell in position.colonies
+        or cell in position.leader_on
+    ):
         problem = text.move_invalid_system(fleet.name)
     else:
         bordering = position.bordering_regions(cell)
@@ -173,8 +192,9 @@ def _move(position: Position, order: Order, log: TurnLog) -> bool:
     log.tell(order.player, text.MOVE_DONE, text.moved(fleet.name, position.board.system_name(cell)))
     log.note("moved", order.player, fleet.id, cell)
     if incumbent is not None:
-        position.conflicts.append(Conflict(internal=True, kind=fleet.kind, attacker=fleet.id,
-                                           defender=incumbent))
+        position.conflicts.append(
+            Conflict(internal=True, kind=fleet.kind, attacker=fleet.id, defender=incumbent)
+        )
         position.conflicts_changed()
         log.note("conflict queued", order.player, fleet.id, cell, "internal " + fleet.kind.label)
     return True
@@ -186,8 +206,12 @@ def _attack(position: Position, order: Order, log: TurnLog) -> bool:
     if cell is None:
         return _fail(log, order, text.ATTACK_FAILED, text.attack_not_a_system(fleet.name))
     if cell in position.destroyed or cell in position.artifacts or cell in position.unification():
-        return _fail(log, order, text.ATTACK_FAILED,
-                     text.attack_impossible(fleet.name, position.board.system_name(cell)))
+        return _fail(
+            log,
+            order,
+            text.ATTACK_FAILED,
+            text.attack_impossible(fleet.name, position.board.system_name(cell)),
+        )
     position.destroyed.add(cell)
     position.remove_colony(cell)
     leader = position.leader_on.get(cell)

@@ -26,7 +26,9 @@ class Kind(IntEnum):
         try:
             return cls[text.upper()]
         except KeyError:
-            raise ValueError(f"unknown kind {text!r} (expected merchant, scientist, settler or mining)") from None
+            raise ValueError(
+                f"unknown kind {text!r} (expected merchant, scientist, settler or mining)"
+            ) from None
 
 
 KINDS = tuple(Kind)

@@ -46,12 +46,17 @@ def colonize_impossible(fleet: str) -> str:
 
 
 def colonize_too_many_regions(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to colonize a system which would join three or more regions with leaders!'
+    return (
+        f'You\'re fleet, "{fleet}" tried to colonize a system which would join three or more regions '
+        "with leaders!"
+    )
 
 
 def colonize_merges_pending_conflict(fleet: str) -> str:
-    return (f'You\'re fleet, "{fleet}" tried to colonize a system which would merge a region '
-            "whose leader is in a pending conflict!")
+    return (
+        f'You\'re fleet, "{fleet}" tried to colonize a system which would merge a region '
+        "whose leader is in a pending conflict!"
+    )
 
 
 def moved(fleet: str, system: str) -> str:
@@ -75,8 +80,7 @@ def move_no_science(fleet: str) -> str:
 
 
 def move_into_conflict(fleet: str) -> str:
-    return (f'You\'re fleet, "{fleet}" tried to move into a region whose leader is in a pending '
-            "conflict!")
+    return f'You\'re fleet, "{fleet}" tried to move into a region whose leader is in a pending conflict!'
 
 
 def destroyed(fleet: str, system: str) -> str:
@@ -88,8 +92,10 @@ def attack_not_a_system(fleet: str) -> str:
 
 
 def attack_impossible(fleet: str, system: str) -> str:
-    return (f'You\'re fleet, "{fleet}" tried to attack {system}, which is destroyed, carries an '
-            "alien artifact or is a pending unification system!")
+    return (
+        f'You\'re fleet, "{fleet}" tried to attack {system}, which is destroyed, carries an '
+        "alien artifact or is a pending unification system!"
+    )
 
 
 def reinforce_impossible(fleet: str) -> str:
@@ -107,8 +113,10 @@ def turn_order(names: list[str]) -> str:
 
 def combat_starts(internal: bool, attacker: str, a: int, defender: str, d: int) -> str:
     which = "INTERNAL" if internal else "EXTERNAL"
-    return (f"The next turn is an {which} combat turn! Combatants are:  {attacker} with an initial "
-            f"strength of {a} and {defender} with an initial strength of {d}")
+    return (
+        f"The next turn is an {which} combat turn! Combatants are:  {attacker} with an initial "
+        f"strength of {a} and {defender} with an initial strength of {d}"
+    )
 
 
 def battle_won(winner: str, strength: int) -> str:
@@ -120,13 +128,17 @@ def game_over(winners: list[str], winning_score: int, own_score: int) -> str:
         who = f"{winners[0]} has"
     else:
         who = ", ".join(winners[:-1]) + f" and {winners[-1]} have"
-    return (f"{who} won the game with a score of {winning_score}!  Your final score after "
-            f"distributing your alien artifacts was: {own_score}")
+    return (
+        f"{who} won the game with a score of {winning_score}!  Your final score after "
+        f"distributing your alien artifacts was: {own_score}"
+    )
 
 
 def welcome(server: str) -> str:
-    return (f"Welcome to Thousand Parsec!\nThis server is running on {server}.  Please report any "
-            "problems and enjoy the game.")
+    return (
+        f"Welcome to Thousand Parsec!\nThis server is running on {server}.  Please report any "
+        "problems and enjoy the game."
+    )
 
 
 def new_player(name: str) -> str:

@@ -8,9 +8,9 @@ order executes (R9, R10, R14, R17, R20) are in `ruleset.execution`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Iterable
 
 from .kinds import Kind, Role
 from .state import GameState, Phase

@@ -89,7 +89,8 @@ class Position:
         """Leader fleet ids on the board in region `label` (of `kind`, if given), ascending."""
         labels = self.labels()
         found = [
-            fid for fid, cell in self.leader_at.items()
+            fid
+            for fid, cell in self.leader_at.items()
             if labels.get(cell) == label and (kind is None or self.fleets[fid].kind is kind)
         ]
         found.sort()
@@ -116,9 +117,7 @@ class Position:
 
     def region_has_conflict_leader(self, label: int) -> bool:
         labels = self.labels()
-        return any(
-            labels.get(self.leader_at.get(fid)) == label for fid in self.leaders_in_conflict()
-        )
+        return any(labels.get(self.leader_at.get(fid)) == label for fid in self.leaders_in_conflict())
 
     def place_leader(self, fleet_id: int, cell: int) -> None:
         self.leader_at[fleet_id] = cell

@@ -7,7 +7,7 @@ whichever member a flood fill starts from; its exposed id is that cell's star-sy
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .board import Board
 
@@ -39,8 +39,9 @@ def group_regions(labels: dict[int, int]) -> dict[int, list[int]]:
     return groups
 
 
-def region_of_each_member(board: Board, colonies: Iterable[int], leader_cells: Iterable[int],
-                          unification: Iterable[int] = ()) -> dict[int, int]:
+def region_of_each_member(
+    board: Board, colonies: Iterable[int], leader_cells: Iterable[int], unification: Iterable[int] = ()
+) -> dict[int, int]:
     """Labels for the members of a position (R5) given its colonies, leaders and pending systems."""
     members = set(colonies)
     members.update(leader_cells)

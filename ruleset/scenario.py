@@ -16,9 +16,9 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .board import DEFAULT_BOARD, UNINHABITABLE, ARTIFACT, Board, MapError, parse_map
+from .board import ARTIFACT, DEFAULT_BOARD, UNINHABITABLE, Board, MapError, parse_map
 from .kinds import FULL_POOL, HAND_SIZE, KINDS, STARTING_BOMBERS, Kind, Role, Score
-from .orders import ORDER_TYPES_BY_NAME, Order, OrderType, Problem, check_order, NOT_ALLOWED
+from .orders import NOT_ALLOWED, ORDER_TYPES_BY_NAME, Order, OrderType, Problem, check_order
 from .randomness import game_rng
 from .regions import group_regions, label_regions
 from .setup import SetupError, add_player, new_game
@@ -85,8 +85,11 @@ def _kind(value: Any, where: str) -> Kind:
 
 
 def _cell(board: Board, value: Any, where: str) -> int:
-    if (not isinstance(value, list) or len(value) != 2
-            or any(isinstance(v, bool) or not isinstance(v, int) for v in value)):
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
+    ):
         raise ScenarioError(f"{where}: a coordinate is [x, y] with two integers, not {value!r}")
     cell = board.cell_at(value[0], value[1])
     if cell is None:
@@ -139,7 +142,9 @@ def load(text: str) -> Scenario:
             raise ScenarioError(f"{where}.name: {name!r} is empty or used twice")
         names.append(name)
         if "hand" in table:
-            hand = [_kind(k, f"{where}.hand[{j}]") for j, k in enumerate(_list(table["hand"], f"{where}.hand"))]
+            hand = [
+                _kind(k, f"{where}.hand[{j}]") for j, k in enumerate(_list(table["hand"], f"{where}.hand"))
+            ]
             if len(hand) > HAND_SIZE:
                 raise ScenarioError(f"{where}.hand: at most {HAND_SIZE} colonists, not {len(hand)}")
             hands.append(hand)
@@ -171,14 +176,17 @@ def load(text: str) -> Scenario:
         try:
             state, _ = add_player(state, names[i], deal, hand=hands[i], bombers=bombers, scores=scores)
         except SetupError as error:
-            raise ScenarioError(f"{where}: {error}" if hands[i] is not None
-                                else "pool: too small to deal the missing hands") from None
+            raise ScenarioError(
+                f"{where}: {error}" if hands[i] is not None else "pool: too small to deal the missing hands"
+            ) from None
 
     destroyed = set()
     for i, value in enumerate(_list(data.get("destroyed", []), "destroyed")):
         cell = _cell(board, value, f"destroyed[{i}]")
         if board.terrain[cell] == ARTIFACT:
-            raise ScenarioError(f"destroyed[{i}]: {_xy(board, cell)} is an artifact system, which is a colony")
+            raise ScenarioError(
+                f"destroyed[{i}]: {_xy(board, cell)} is an artifact system, which is a colony"
+            )
         destroyed.add(cell)
 
     colonies = dict(state.colonies)
@@ -196,7 +204,9 @@ def load(text: str) -> Scenario:
             raise ScenarioError(f"{where}.at: {_xy(board, cell)} already holds a colony")
         if (kind is Kind.MINING) != (board.terrain[cell] == UNINHABITABLE):
             terrain = "uninhabitable ('M')" if board.terrain[cell] == UNINHABITABLE else "habitable"
-            raise ScenarioError(f"{where}: a {kind.label} colony cannot be on {terrain} system {_xy(board, cell)}")
+            raise ScenarioError(
+                f"{where}: a {kind.label} colony cannot be on {terrain} system {_xy(board, cell)}"
+            )
         colonies[cell] = kind
 
     leader_at: dict[int, int] = {}
@@ -236,8 +246,9 @@ def load(text: str) -> Scenario:
         _check_keys(table, TURN_KEYS, f"turns[{i}]")
         _list(table.get("orders", []), f"turns[{i}].orders")
 
-    state = replace(state, colonies=colonies, leader_at=leader_at, destroyed=frozenset(destroyed),
-                    rotation=rotation)
+    state = replace(
+        state, colonies=colonies, leader_at=leader_at, destroyed=frozenset(destroyed), rotation=rotation
+    )
     return Scenario(state=state, turns=turns, messages={p.id: [] for p in state.players})
 
 
@@ -262,8 +273,9 @@ def _play_turn(scenario: Scenario, entries: list, where: str) -> None:
     number = state.turn + 1
 
     def refuse(player: str, order_name: str, code: int, reason: str) -> None:
-        scenario.refused.append({"turn": number, "player": player, "order": order_name,
-                                 "code": int(code), "reason": reason})
+        scenario.refused.append(
+            {"turn": number, "player": player, "order": order_name, "code": int(code), "reason": reason}
+        )
 
     for j, entry in enumerate(entries):
         spot = f"{where}.orders[{j}]"
@@ -276,8 +288,11 @@ def _play_turn(scenario: Scenario, entries: list, where: str) -> None:
             continue
         if order_type is OrderType.REINFORCE:
             conflict = state.active_conflict
-            owners = () if conflict is None else (state.fleets[conflict.attacker].owner,
-                                                  state.fleets[conflict.defender].owner)
+            owners = (
+                ()
+                if conflict is None
+                else (state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner)
+            )
             for _ in range(count):
                 if player_id not in owners:
                     refuse(player_name, order_name, NOT_ALLOWED.code, NOT_ALLOWED.message)
@@ -301,7 +316,8 @@ def _play_turn(scenario: Scenario, entries: list, where: str) -> None:
     outcome = resolve_turn(state, accepted, game_rng(state.seed, number))
     for message in outcome.messages:
         scenario.messages[message.player].append(
-            {"turn": message.turn, "subject": message.subject, "body": message.body})
+            {"turn": message.turn, "subject": message.subject, "body": message.body}
+        )
     scenario.state = outcome.state
 
 
@@ -323,8 +339,7 @@ def _read_order(state: GameState, entry: Any, names: dict[str, int], where: str)
         raise ScenarioError(f"{where}.player: no player named {player!r}")
     order_name = _str(entry["order"], f"{where}.order")
     if order_name not in ORDER_TYPES_BY_NAME:
-        raise ScenarioError(f"{where}.order: unknown order {order_name!r} "
-                            f"({', '.join(ORDER_TYPES_BY_NAME)})")
+        raise ScenarioError(f"{where}.order: unknown order {order_name!r} ({', '.join(ORDER_TYPES_BY_NAME)})")
     order_type = ORDER_TYPES_BY_NAME[order_name]
     fleet = None
     if "fleet" in entry:
@@ -356,8 +371,9 @@ def _fleet_wanted(order_type: OrderType, label: str | None) -> tuple[Role, Kind 
     return Role.COLONIST, KIND_KEYS[label]
 
 
-def _free_fleet(state: GameState, player: int, role: Role, kind: Kind | None,
-                accepted: list[Order]) -> int | None:
+def _free_fleet(
+    state: GameState, player: int, role: Role, kind: Kind | None, accepted: list[Order]
+) -> int | None:
     """The player's lowest-id fleet of that role and kind with no order yet this turn."""
     busy = {o.fleet for o in accepted}
     for fleet in state.fleets.values():
@@ -382,7 +398,10 @@ def result(scenario: Scenario) -> dict:
     members = (set(state.colonies) | set(state.leader_at.values())) - unification
     regions = group_regions(label_regions(board, members))
     leaders = sorted(
-        ((state.fleets[fid].owner, state.fleets[fid].kind.label, cell) for fid, cell in state.leader_at.items()),
+        (
+            (state.fleets[fid].owner, state.fleets[fid].kind.label, cell)
+            for fid, cell in state.leader_at.items()
+        ),
         key=lambda item: (item[0], item[1]),
     )
     players = []
@@ -397,23 +416,27 @@ def result(scenario: Scenario) -> dict:
                 bombers += 1
             elif fleet.id not in state.leader_at:
                 home.append(fleet.kind.label)
-        players.append({
-            "name": p.name,
-            "scores": {s.label: p.scores[s] for s in Score},
-            "hand": hand,
-            "bombers": bombers,
-            "leaders_home": sorted(home),
-        })
+        players.append(
+            {
+                "name": p.name,
+                "scores": {s.label: p.scores[s] for s in Score},
+                "hand": hand,
+                "bombers": bombers,
+                "leaders_home": sorted(home),
+            }
+        )
     conflicts = []
     for c in state.conflicts:
-        conflicts.append({
-            "type": "internal" if c.internal else "external",
-            "leader": c.kind.label,
-            "attacker": names[state.fleets[c.attacker].owner],
-            "defender": names[state.fleets[c.defender].owner],
-            "attacker_strength": c.attacker_strength,
-            "defender_strength": c.defender_strength,
-        })
+        conflicts.append(
+            {
+                "type": "internal" if c.internal else "external",
+                "leader": c.kind.label,
+                "attacker": names[state.fleets[c.attacker].owner],
+                "defender": names[state.fleets[c.defender].owner],
+                "attacker_strength": c.attacker_strength,
+                "defender_strength": c.defender_strength,
+            }
+        )
     outcome = None
     if state.result is not None:
         outcome = {
@@ -424,8 +447,10 @@ def result(scenario: Scenario) -> dict:
     return {
         "turn": state.turn + 1,
         "phase": state.phase.value,
-        "colonies": [{"at": at(cell), "kind": state.colonies[cell].label, "artifact": cell in state.artifacts}
-                     for cell in sorted(state.colonies)],
+        "colonies": [
+            {"at": at(cell), "kind": state.colonies[cell].label, "artifact": cell in state.artifacts}
+            for cell in sorted(state.colonies)
+        ],
         "destroyed": [at(cell) for cell in sorted(state.destroyed)],
         "leaders": [{"owner": names[owner], "kind": kind, "at": at(cell)} for owner, kind, cell in leaders],
         "regions": [[at(cell) for cell in cells] for _, cells in sorted(regions.items())],

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from . import messages as text
 from .board import DEFAULT_BOARD, Board

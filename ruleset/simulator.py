@@ -13,8 +13,8 @@ case (`GameDidNotEnd`, reason "deadlock") instead of looping until `max_turns`.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from .board import DEFAULT_BOARD, HABITABLE, UNINHABITABLE, Board
 from .kinds import Kind, Role
@@ -43,9 +43,10 @@ class GameDidNotEnd(RuntimeError):
     `stall_turns` normal turns) or "max_turns". `record` is the game so far.
     """
 
-    def __init__(self, reason: str, detail: str, record: "GameRecord"):
-        super().__init__(f"game {reason} at turn {record.turns} (seed {record.seed}, "
-                         f"{record.players} players): {detail}")
+    def __init__(self, reason: str, detail: str, record: GameRecord):
+        super().__init__(
+            f"game {reason} at turn {record.turns} (seed {record.seed}, {record.players} players): {detail}"
+        )
         self.reason = reason
         self.detail = detail
         self.record = record
@@ -99,18 +100,17 @@ class TurnCandidates:
     the expensive region checks (R9 bordering, R14) are left to execution, which may still refuse.
     """
 
-    __slots__ = ("state", "habitable", "mining", "leader_targets", "fleets_by_owner", "_attack",
-                 "_collect")
+    __slots__ = ("state", "habitable", "mining", "leader_targets", "fleets_by_owner", "_attack", "_collect")
 
     def __init__(self, state: GameState, cells: _BoardCells):
         self.state = state
         colonies = state.colonies
         destroyed = state.destroyed
         taken = set(state.leader_at.values())
-        self.habitable = [c for c in cells.habitable
-                          if c not in colonies and c not in destroyed and c not in taken]
-        self.mining = [c for c in cells.mining
-                       if c not in colonies and c not in destroyed and c not in taken]
+        self.habitable = [
+            c for c in cells.habitable if c not in colonies and c not in destroyed and c not in taken
+        ]
+        self.mining = [c for c in cells.mining if c not in colonies and c not in destroyed and c not in taken]
         neighbours = state.board.neighbours
         scientist = Kind.SCIENTIST
         near_science = set()
@@ -135,7 +135,6 @@ class TurnCandidates:
             found.sort()
             self._attack = found
         return self._attack
-
 
     def collection_targets(self) -> list[int]:
         """Leader targets from which a merchant leader would collect artifacts (R22): bordering
@@ -174,8 +173,13 @@ class RandomPlayer:
     Combat turn: a combatant sends a random number of its eligible colonists as reinforcements.
     """
 
-    def __init__(self, move_chance: float = 0.2, attack_chance: float = 0.03,
-                 stuck_attack_chance: float = 0.2, orders_per_turn: int = 2):
+    def __init__(
+        self,
+        move_chance: float = 0.2,
+        attack_chance: float = 0.03,
+        stuck_attack_chance: float = 0.2,
+        orders_per_turn: int = 2,
+    ):
         self.move_chance = move_chance
         self.attack_chance = attack_chance
         self.stuck_attack_chance = stuck_attack_chance
@@ -207,8 +211,11 @@ class RandomPlayer:
         if player_id not in (fleets[conflict.attacker].owner, fleets[conflict.defender].owner):
             return []
         kind = conflict.reinforcement_kind
-        eligible = [f.id for f in self.candidates(state).fleets_by_owner[player_id]
-                    if f.role is Role.COLONIST and f.kind is kind]
+        eligible = [
+            f.id
+            for f in self.candidates(state).fleets_by_owner[player_id]
+            if f.role is Role.COLONIST and f.kind is kind
+        ]
         chosen = rng.sample(eligible, rng.randint(0, len(eligible)))
         chosen.sort()
         return [Order(player_id, fid, OrderType.REINFORCE) for fid in chosen]
@@ -234,9 +241,18 @@ class RandomPlayer:
                 used.add(state.board.cell_of_object(order.target))
         return orders
 
-    def _one_order(self, state: GameState, player_id: int, rng: random.Random, cands: TurnCandidates,
-                   miners: list[int], others: list[int], leaders: list[int], bombers: list[int],
-                   used: set[int]) -> Order | None:
+    def _one_order(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        miners: list[int],
+        others: list[int],
+        leaders: list[int],
+        bombers: list[int],
+        used: set[int],
+    ) -> Order | None:
         roll = rng.random()
         if roll < self.attack_chance and bombers:
             order = self._attack(state, player_id, rng, cands, bombers, used)
@@ -269,8 +285,10 @@ class RandomPlayer:
         return free[rng.randrange(len(free))] if free else None
 
     def _colonize(self, state, player_id, rng, cands, miners, others, used) -> Order | None:
-        groups = [(others, cands.habitable, OrderType.COLONIZE),
-                  (miners, cands.mining, OrderType.COLONIZE_MINING)]
+        groups = [
+            (others, cands.habitable, OrderType.COLONIZE),
+            (miners, cands.mining, OrderType.COLONIZE_MINING),
+        ]
         # Pick a random colonist: its group goes first, the other group is the fallback.
         if rng.randrange(len(miners) + len(others) or 1) < len(miners):
             groups.reverse()
@@ -373,10 +391,12 @@ def deadlock(state: GameState) -> str | None:
     if empty_habitable and _artifacts_collectable(state, bombers):
         return None
     kinds = ", ".join(sorted(k.label for k in held)) or "none"
-    return (f"no colonist can be placed: colonists held {{{kinds}}}, "
-            f"{empty_habitable} empty habitable and {empty_mining} empty uninhabitable "
-            f"systems, pool {sum(state.pool)}, {len(state.artifacts)} artifacts on the board, "
-            f"{bombers} bombers left")
+    return (
+        f"no colonist can be placed: colonists held {{{kinds}}}, "
+        f"{empty_habitable} empty habitable and {empty_mining} empty uninhabitable "
+        f"systems, pool {sum(state.pool)}, {len(state.artifacts)} artifacts on the board, "
+        f"{bombers} bombers left"
+    )
 
 
 def _artifacts_collectable(state: GameState, bombers: int) -> bool:
@@ -438,8 +458,8 @@ def play_game(
       `resolve_turn` (the benchmark times it that way); `state` starts from a prepared game
       instead of `set_up(players, board, seed)`.
 
-    Raises `GameDidNotEnd` on a deadlock (`detect_deadlock`), after `stall_turns` normal turns without progress, or
-    after `max_turns` turns.
+    Raises `GameDidNotEnd` on a deadlock (`detect_deadlock`), after `stall_turns` normal turns without
+    progress, or after `max_turns` turns.
     """
     if state is None:
         state = set_up(players, board, seed)
@@ -485,8 +505,9 @@ def play_game(
         if why is not None:
             raise GameDidNotEnd("deadlock", why, record())
         if idle >= stall_turns:
-            raise GameDidNotEnd("stalled", f"no colonist placed and no artifact collected in "
-                                           f"{idle} normal turns", record())
+            raise GameDidNotEnd(
+                "stalled", f"no colonist placed and no artifact collected in {idle} normal turns", record()
+            )
     return record()
 
 

@@ -7,9 +7,9 @@ resolution works on a mutable copy (`ruleset.position.Position`) and freezes a n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Mapping
 
 from .board import Board
 from .kinds import (

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable
 
 from . import messages as text
 from .artifacts import collect_artifacts, log_collections
@@ -61,8 +61,9 @@ def resolve_turn(state: GameState, orders: Iterable[Order], rng: random.Random) 
     return TurnOutcome(new_state, tuple(log.messages), tuple(log.events))
 
 
-def _normal_turn(state: GameState, position: Position, accepted: list[Order], rng: random.Random,
-                 log: TurnLog) -> GameState:
+def _normal_turn(
+    state: GameState, position: Position, accepted: list[Order], rng: random.Random, log: TurnLog
+) -> GameState:
     rotation = state.rotation_order()
     by_player: dict[int, list[Order]] = {}
     for order in accepted:
@@ -87,12 +88,14 @@ def _normal_turn(state: GameState, position: Position, accepted: list[Order], rn
         log.tell(player_id, text.TURN_COMPLETE, text.score_report(position.scores[player_id]))
         log.tell(player_id, text.TURN_ORDER, text.turn_order(next_order))
     combat = start_next_conflict(position, names, log)
-    return position.freeze(turn=log.turn, rotation=next_rotation,
-                           phase=Phase.COMBAT if combat else Phase.NORMAL)
+    return position.freeze(
+        turn=log.turn, rotation=next_rotation, phase=Phase.COMBAT if combat else Phase.NORMAL
+    )
 
 
-def _combat_turn(state: GameState, position: Position, accepted: list[Order], rng: random.Random,
-                 log: TurnLog) -> GameState:
+def _combat_turn(
+    state: GameState, position: Position, accepted: list[Order], rng: random.Random, log: TurnLog
+) -> GameState:
     reinforcements: dict[int, int] = {}
     for order in sorted(accepted, key=lambda o: o.fleet):
         position.consume(order.fleet)
@@ -107,8 +110,9 @@ def _combat_turn(state: GameState, position: Position, accepted: list[Order], rn
         log.tell(player_id, text.COMBAT_COMPLETE, text.battle_won(names[winner], strength))
         log.tell(player_id, text.TURN_COMPLETE, text.score_report(position.scores[player_id]))
     combat = start_next_conflict(position, names, log)
-    return position.freeze(turn=log.turn, rotation=state.rotation,
-                           phase=Phase.COMBAT if combat else Phase.NORMAL)
+    return position.freeze(
+        turn=log.turn, rotation=state.rotation, phase=Phase.COMBAT if combat else Phase.NORMAL
+    )
 
 
 def _refill(position: Position, rng: random.Random, log: TurnLog) -> bool:

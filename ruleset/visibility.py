@@ -7,8 +7,8 @@ opponents' hands from the colonies on the board.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .kinds import Kind, Role
 from .state import Conflict, GameState, Phase
@@ -45,8 +45,9 @@ def visible_to(state: GameState, viewer: int) -> PlayerView:
     fleets = {}
     for fleet in state.fleets.values():
         hidden = fleet.role is Role.COLONIST and fleet.owner != viewer
-        fleets[fleet.id] = FleetView(fleet.id, fleet.owner, fleet.role, None if hidden else fleet.kind,
-                                     state.leader_at.get(fleet.id))
+        fleets[fleet.id] = FleetView(
+            fleet.id, fleet.owner, fleet.role, None if hidden else fleet.kind, state.leader_at.get(fleet.id)
+        )
     scores = state.player(viewer).scores if state.has_player(viewer) else (0, 0, 0, 0, 0)
     return PlayerView(
         viewer=viewer,

@@ -7,7 +7,7 @@ import hmac
 import os
 
 # scrypt cost: 2**14 × 8 × 1 takes ~30 ms here and 16 MiB; enough against offline guessing for a game.
-SCRYPT_N = 2 ** 14
+SCRYPT_N = 2**14
 SCRYPT_R = 8
 SCRYPT_P = 1
 PREFIX = "scrypt"
@@ -27,8 +27,9 @@ def verify_password(password: str, stored: str) -> bool:
         if prefix != PREFIX:
             return False
         expected = bytes.fromhex(key)
-        actual = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r),
-                                p=int(p), dklen=len(expected))
+        actual = hashlib.scrypt(
+            password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p), dklen=len(expected)
+        )
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(actual, expected)

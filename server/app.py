@@ -10,9 +10,9 @@ from twisted.internet import defer
 from twisted.internet.endpoints import serverFromString
 from twisted.logger import (
     FilteringLogObserver,
+    Logger,
     LogLevel,
     LogLevelFilterPredicate,
-    Logger,
     globalLogBeginner,
     jsonFileLogObserver,
     textFileLogObserver,
@@ -50,7 +50,8 @@ class Server:
 
         stops = [defer.maybeDeferred(port.stopListening) for port in self.ports]
         await defer.gatherResults(stops, consumeErrors=True).addErrback(
-            lambda failure: log.failure("stopping a listener failed", failure))
+            lambda failure: log.failure("stopping a listener failed", failure)
+        )
         if self.desk is not None:
             await self.desk.stop()
         games = list(self.directory.games.values())
@@ -63,8 +64,12 @@ class Server:
         for game in games:
             game.timer.stop()
             if game.busy:
-                log.warn("game {game}: turn {turn} was not stored before the stop; it is resolved "
-                         "again at restart", game=game.setup.name, turn=game.state.turn + 1)
+                log.warn(
+                    "game {game}: turn {turn} was not stored before the stop; it is resolved "
+                    "again at restart",
+                    game=game.setup.name,
+                    turn=game.state.turn + 1,
+                )
         close = getattr(self.store, "close", None)
         if close is not None:
             await defer.maybeDeferred(close)
@@ -85,8 +90,9 @@ def load_games(config: ServerConfig, store: GameStore, reactor, desk=None) -> de
         setup = config.game.setup(ctime=int(time.time()))
         yield defer.maybeDeferred(store.create_game, setup)
         stored = yield defer.maybeDeferred(store.load_games, all_states=False)
-    directory.default_name = config.game.name if any(r.setup.name == config.game.name for r in stored) \
-        else None
+    directory.default_name = (
+        config.game.name if any(r.setup.name == config.game.name for r in stored) else None
+    )
     for record in stored:
         restore_game(record, store, reactor, directory, desk)
     return directory
@@ -108,8 +114,10 @@ def open_database(url: str, reactor) -> defer.Deferred:
         if revision is None:
             yield store.upgrade()
         elif revision != head_revision():
-            raise ConfigError(f"database {shown} is at schema revision {revision}, this server needs "
-                              f"{head_revision()}: run `tae-server upgrade-db` first")
+            raise ConfigError(
+                f"database {shown} is at schema revision {revision}, this server needs "
+                f"{head_revision()}: run `tae-server upgrade-db` first"
+            )
     except ConfigError:
         yield store.close()
         raise
@@ -167,8 +175,10 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
 def begin_logging(log_format: str, stream=None, level: LogLevel = LogLevel.info) -> None:
     stream = stream or sys.stdout
     # JSON lines: one object per line, without the RFC 7464 record separator Twisted puts first.
-    observer = jsonFileLogObserver(stream, recordSeparator="") if log_format == "json" \
+    observer = (
+        jsonFileLogObserver(stream, recordSeparator="")
+        if log_format == "json"
         else textFileLogObserver(stream)
+    )
     predicate = LogLevelFilterPredicate(defaultLogLevel=level)
-    globalLogBeginner.beginLoggingTo([FilteringLogObserver(observer, [predicate])],
-                                     redirectStandardIO=False)
+    globalLogBeginner.beginLoggingTo([FilteringLogObserver(observer, [predicate])], redirectStandardIO=False)

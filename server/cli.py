@@ -47,8 +47,13 @@ def cli(ctx) -> None:
         click.echo(ctx.get_help())
 
 
-def _config(config_path: str | None, listen: tuple[str, ...] = (), log_format: str | None = None,
-            database: str | None = None, **game) -> ServerConfig:
+def _config(
+    config_path: str | None,
+    listen: tuple[str, ...] = (),
+    log_format: str | None = None,
+    database: str | None = None,
+    **game,
+) -> ServerConfig:
     config = load_config(config_path)
     changes = {}
     if database:
@@ -68,14 +73,23 @@ def _database_url(config_path: str | None, database: str | None) -> str:
 
 
 def database_options(command):
-    command = click.option("--database", metavar="URL",
-                           help="Database URL (default: the configuration's, else sqlite:///tae.db).")(command)
+    command = click.option(
+        "--database",
+        metavar="URL",
+        help="Database URL (default: the configuration's, else sqlite:///tae.db).",
+    )(command)
     return click.option("--config", "config_path", metavar="FILE", help="TOML configuration file.")(command)
 
 
 def wait_option(command):
-    return click.option("--wait", type=click.FloatRange(min=0), default=10.0, show_default=True,
-                        metavar="SECONDS", help="How long to wait for a running server's answer.")(command)
+    return click.option(
+        "--wait",
+        type=click.FloatRange(min=0),
+        default=10.0,
+        show_default=True,
+        metavar="SECONDS",
+        help="How long to wait for a running server's answer.",
+    )(command)
 
 
 def _open(config_path, database, *, create=False):
@@ -89,8 +103,12 @@ def _open(config_path, database, *, create=False):
 
 @cli.command()
 @click.option("--config", "config_path", metavar="FILE", help="TOML configuration file.")
-@click.option("--listen", multiple=True, metavar="ENDPOINT",
-              help="Twisted endpoint to listen on (repeatable); default tcp:6923.")
+@click.option(
+    "--listen",
+    multiple=True,
+    metavar="ENDPOINT",
+    help="Twisted endpoint to listen on (repeatable); default tcp:6923.",
+)
 @click.option("--map", "map_path", metavar="FILE", help="Map file for a new game ('.', 'M', 'A').")
 @click.option("--seed", type=int, help="Random seed of a new game.")
 @click.option("--turn-length", type=click.IntRange(min=0), help="Seconds per turn (0: no deadline).")
@@ -100,8 +118,17 @@ def _open(config_path, database, *, create=False):
 @click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
 def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database) -> None:
     """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
-    config = _config(config_path, listen, log_format, database, map=map_path, seed=seed,
-                     turn_length=turn_length, timer=timer, name=game_name)
+    config = _config(
+        config_path,
+        listen,
+        log_format,
+        database,
+        map=map_path,
+        seed=seed,
+        turn_length=turn_length,
+        timer=timer,
+        name=game_name,
+    )
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
     from .runner import run
 
@@ -113,36 +140,77 @@ def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, lo
 
 @cli.command("create-game")
 @click.argument("name")
-@click.option("--map", "map_path", metavar="FILE", help="Map file ('.', 'M', 'A'); default: the standard map.")
+@click.option(
+    "--map", "map_path", metavar="FILE", help="Map file ('.', 'M', 'A'); default: the standard map."
+)
 @click.option("--seed", type=int, help="Random seed (default: a random one).")
 @click.option("--max-players", type=click.IntRange(min=0), help="Players allowed (0: no limit).")
 @click.option("--timer", type=click.Choice(TIMER_KINDS), help="Turn timer (default playersfinished).")
 @click.option("--turn-length", type=click.IntRange(min=0), help="Seconds per turn (0: no deadline).")
 @click.option("--players-min", type=click.IntRange(min=0), help="Players needed before turns start.")
-@click.option("--threshold", type=click.IntRange(0, 100), metavar="PERCENT",
-              help="threshold timer: share of players who must finish.")
-@click.option("--over", type=click.IntRange(min=0), metavar="SECONDS",
-              help="threshold timer: turn length once over the threshold.")
-@click.option("--under", type=click.IntRange(min=0), metavar="SECONDS",
-              help="threshold timer: turn length under the threshold (0: no deadline).")
+@click.option(
+    "--threshold",
+    type=click.IntRange(0, 100),
+    metavar="PERCENT",
+    help="threshold timer: share of players who must finish.",
+)
+@click.option(
+    "--over",
+    type=click.IntRange(min=0),
+    metavar="SECONDS",
+    help="threshold timer: turn length once over the threshold.",
+)
+@click.option(
+    "--under",
+    type=click.IntRange(min=0),
+    metavar="SECONDS",
+    help="threshold timer: turn length under the threshold (0: no deadline).",
+)
 @click.option("--no-account-creation", is_flag=True, help="Players cannot create accounts themselves.")
 @click.option("--auto-add", is_flag=True, help="A login with an unknown name creates the account.")
 @click.option("--description", help="Long name shown to clients.")
 @wait_option
 @database_options
-def create_game(name, map_path, seed, max_players, timer, turn_length, players_min, threshold, over,
-                under, no_account_creation, auto_add, description, wait, config_path, database) -> None:
+def create_game(
+    name,
+    map_path,
+    seed,
+    max_players,
+    timer,
+    turn_length,
+    players_min,
+    threshold,
+    over,
+    under,
+    no_account_creation,
+    auto_add,
+    description,
+    wait,
+    config_path,
+    database,
+) -> None:
     """Create a game; a running server loads it at once."""
     from .operations import create_game as create
 
     if seed is None:
-        seed = secrets.randbelow(2 ** 31)
-    config = _config(config_path, database=database, name=name, map=map_path, seed=seed,
-                     max_players=max_players, timer=timer, turn_length=turn_length,
-                     turn_players_min=players_min, turn_player_threshold=threshold,
-                     turn_length_over_threshold=over, turn_length_under_threshold=under,
-                     account_creation=False if no_account_creation else None,
-                     auto_add=True if auto_add else None, description=description)
+        seed = secrets.randbelow(2**31)
+    config = _config(
+        config_path,
+        database=database,
+        name=name,
+        map=map_path,
+        seed=seed,
+        max_players=max_players,
+        timer=timer,
+        turn_length=turn_length,
+        turn_players_min=players_min,
+        turn_player_threshold=threshold,
+        turn_length_over_threshold=over,
+        turn_length_under_threshold=under,
+        account_creation=False if no_account_creation else None,
+        auto_add=True if auto_add else None,
+        description=description,
+    )
     if len(name) > MAX_GAME_NAME:
         raise ConfigError(f"game name: at most {MAX_GAME_NAME} characters")
     setup = config.game.setup(ctime=int(time.time()))
@@ -164,7 +232,8 @@ def _yes(flag: bool) -> str:
 @database_options
 def list_games(as_json, config_path, database) -> None:
     """List the games: turn, phase, players, timer."""
-    from .operations import list_games as summaries, server_holder
+    from .operations import list_games as summaries
+    from .operations import server_holder
 
     db = _open(config_path, database)
     try:
@@ -179,16 +248,35 @@ def list_games(as_json, config_path, database) -> None:
     from rich.table import Table
 
     table = Table(title=f"{len(games)} game{'s' if len(games) != 1 else ''}", title_justify="left")
-    for column in ("id", "name", "turn", "phase", "players", "timer", "turn length", "map", "seed", "accounts"):
+    for column in (
+        "id",
+        "name",
+        "turn",
+        "phase",
+        "players",
+        "timer",
+        "turn length",
+        "map",
+        "seed",
+        "accounts",
+    ):
         table.add_column(column, justify="right" if column in ("id", "turn", "seed") else "left")
     for g in games:
         players = f"{g.players}/{g.max_players or '∞'}" + (f" (+{g.removed} removed)" if g.removed else "")
         phase = g.phase + (f": {', '.join(g.winners)} won" if g.winners else "")
         accounts = "auto" if g.auto_add else ("open" if g.account_creation else "closed")
-        table.add_row(str(g.id), g.name, str(g.turn), phase, players, g.timer,
-                      f"{g.turn_length} s" if g.turn_length else "none",
-                      f"{'custom' if g.custom_map else 'standard'} {g.board_size[0]}×{g.board_size[1]}",
-                      str(g.seed), accounts)
+        table.add_row(
+            str(g.id),
+            g.name,
+            str(g.turn),
+            phase,
+            players,
+            g.timer,
+            f"{g.turn_length} s" if g.turn_length else "none",
+            f"{'custom' if g.custom_map else 'standard'} {g.board_size[0]}×{g.board_size[1]}",
+            str(g.seed),
+            accounts,
+        )
     console = Console(width=None if Console().is_terminal else 200)
     console.print(table)
     console.print("server: " + (f"running ({holder.describe(time.time())})" if holder else "not running"))
@@ -212,22 +300,35 @@ def status(game, as_json, config_path, database) -> None:
         click.echo(json.dumps(data, indent=2))
         return
     s = info.summary
-    lines = [f"game {s.name!r} (id {s.id}): {s.turn} turns played, "
-             + ("the game is over" if s.phase == "over" else f"turn {s.turn + 1} open ({s.phase})")]
-    lines.append(f"  map: {'custom' if s.custom_map else 'standard'} {s.board_size[0]}×{s.board_size[1]}, "
-                 f"seed {s.seed}")
-    lines.append(f"  timer: {s.timer}, turn length {s.turn_length} s" if s.turn_length else
-                 f"  timer: {s.timer}, no turn length")
-    lines.append(f"  players: {s.players}" + (f" of at most {s.max_players}" if s.max_players else "")
-                 + (f", {s.removed} removed" if s.removed else ""))
+    lines = [
+        f"game {s.name!r} (id {s.id}): {s.turn} turns played, "
+        + ("the game is over" if s.phase == "over" else f"turn {s.turn + 1} open ({s.phase})")
+    ]
+    lines.append(
+        f"  map: {'custom' if s.custom_map else 'standard'} {s.board_size[0]}×{s.board_size[1]}, "
+        f"seed {s.seed}"
+    )
+    lines.append(
+        f"  timer: {s.timer}, turn length {s.turn_length} s"
+        if s.turn_length
+        else f"  timer: {s.timer}, no turn length"
+    )
+    lines.append(
+        f"  players: {s.players}"
+        + (f" of at most {s.max_players}" if s.max_players else "")
+        + (f", {s.removed} removed" if s.removed else "")
+    )
     for player in data["players"]:
         lines.append(f"    {player['id']:>3}  {player['name']:<20} {player['turn']}")
     if s.phase != "over":
         if info.deadline is None:
             left = "no deadline set" if info.server else "no deadline known (the server is not running)"
         elif info.server is None:
-            left = "the turn ends when the server starts" if data["seconds_left"] == 0 else \
-                f"{data['seconds_left']} s (the server is not running)"
+            left = (
+                "the turn ends when the server starts"
+                if data["seconds_left"] == 0
+                else f"{data['seconds_left']} s (the server is not running)"
+            )
         else:
             left = f"{data['seconds_left']} s"
         lines.append(f"  time left: {left}")
@@ -320,8 +421,10 @@ def upgrade_db(config_path, database) -> None:
     if before == after:
         click.echo(f"database {url} is at revision {after} (the newest)")
     else:
-        click.echo(f"database {url} upgraded from revision {before or 'none'} to {after}"
-                   + (" (the newest)" if after == head_revision() else ""))
+        click.echo(
+            f"database {url} upgraded from revision {before or 'none'} to {after}"
+            + (" (the newest)" if after == head_revision() else "")
+        )
 
 
 # -- entry point ------------------------------------------------------------------------------

@@ -38,8 +38,15 @@ DEFAULT_LISTEN = ("tcp:6923",)
 LOG_FORMATS = ("text", "json")
 
 _TOP = {"listen", "log_format", "database", "game"}
-_GAME_INTS = ("seed", "turn_length", "turn_players_min", "turn_player_threshold",
-              "turn_length_over_threshold", "turn_length_under_threshold", "max_players")
+_GAME_INTS = (
+    "seed",
+    "turn_length",
+    "turn_players_min",
+    "turn_player_threshold",
+    "turn_length_over_threshold",
+    "turn_length_under_threshold",
+    "max_players",
+)
 _GAME = {"name", "map", "timer", "auto_add", "account_creation", "description", *_GAME_INTS}
 
 
@@ -65,15 +72,24 @@ class GameConfig:
             try:
                 map_text = Path(self.map_path).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:
-                raise ConfigError(f"map: cannot read {self.map_path}: {getattr(error, 'strerror', None) or error}") from None
+                raise ConfigError(
+                    f"map: cannot read {self.map_path}: {getattr(error, 'strerror', None) or error}"
+                ) from None
             try:
                 ruleset.parse_map(map_text)
             except ruleset.MapError as error:
                 raise ConfigError(f"map {self.map_path}: {error}") from None
-        return GameSetup(name=self.name, map_text=map_text, seed=self.seed, timer=self.timer,
-                         max_players=self.max_players, auto_add=self.auto_add,
-                         account_creation=self.account_creation, description=self.description,
-                         ctime=ctime)
+        return GameSetup(
+            name=self.name,
+            map_text=map_text,
+            seed=self.seed,
+            timer=self.timer,
+            max_players=self.max_players,
+            auto_add=self.auto_add,
+            account_creation=self.account_creation,
+            description=self.description,
+            ctime=ctime,
+        )
 
 
 @dataclass(frozen=True)

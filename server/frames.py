@@ -74,7 +74,7 @@ class FrameCache:
 # -- objects --------------------------------------------------------------------------------
 
 
-def object_body(game: "Game", object_id: int, viewer: int, version: Version) -> bytes | None:
+def object_body(game: Game, object_id: int, viewer: int, version: Version) -> bytes | None:
     """The encoded Object body for `viewer`, or None when there is no such object."""
     obj = game.universe().get(object_id)
     if obj is None:
@@ -83,16 +83,17 @@ def object_body(game: "Game", object_id: int, viewer: int, version: Version) -> 
     owner_view = obj.has_queue and obj.owner == viewer
     key = ("object", object_id, version, owner_view)
     return game.frame_cache.get(
-        key, modtime, lambda: encode_body(object_message(game, obj, owner_view, version, modtime), version))
+        key, modtime, lambda: encode_body(object_message(game, obj, owner_view, version, modtime), version)
+    )
 
 
-def object_message(game: "Game", obj: SpaceObject, owner_view: bool, version: Version, modtime: int):
+def object_message(game: Game, obj: SpaceObject, owner_view: bool, version: Version, modtime: int):
     if version == Version.TP03:
         return _tp03_object(game, obj, owner_view, modtime)
     return _tp04_object(obj, owner_view, modtime)
 
 
-def _tp03_object(game: "Game", obj: SpaceObject, owner_view: bool, modtime: int) -> Tp03Object:
+def _tp03_object(game: Game, obj: SpaceObject, owner_view: bool, modtime: int) -> Tp03Object:
     if obj.type == UNIVERSE:
         extra = UniverseExtra(obj.turn)
     elif obj.type == GALAXY:
@@ -108,8 +109,18 @@ def _tp03_object(game: "Game", obj: SpaceObject, owner_view: bool, modtime: int)
     if owner_view:
         order_types = tuple(int(t) for t in allowed_order_types(game.state, obj.id))
         orders = len(game.queue(obj.id))
-    return Tp03Object(obj.id, obj.name, obj.size, Vec3(*obj.position), Vec3(0, 0, 0), obj.children,
-                      order_types, orders, modtime, extra)
+    return Tp03Object(
+        obj.id,
+        obj.name,
+        obj.size,
+        Vec3(*obj.position),
+        Vec3(0, 0, 0),
+        obj.children,
+        order_types,
+        orders,
+        modtime,
+        extra,
+    )
 
 
 def _tp04_object(obj: SpaceObject, owner_view: bool, modtime: int) -> Tp04Object:
@@ -119,8 +130,10 @@ def _tp04_object(obj: SpaceObject, owner_view: bool, modtime: int) -> Tp04Object
     elif obj.type == GALAXY:
         groups = (positional,)
     elif obj.type == STAR_SYSTEM:
-        groups = (positional, (IntegerParam(obj.inhabitable), IntegerParam(obj.destroyed),
-                               IntegerParam(obj.region)))
+        groups = (
+            positional,
+            (IntegerParam(obj.inhabitable), IntegerParam(obj.destroyed), IntegerParam(obj.region)),
+        )
     else:
         owner = (ReferenceParam(ReferenceType.PLAYER, obj.owner),)
         queue = (OrderQueueParam(obj.id if owner_view else 0),)
@@ -129,7 +142,8 @@ def _tp04_object(obj: SpaceObject, owner_view: bool, modtime: int) -> Tp04Object
             groups = (positional, owner, queue, (resources,))
         else:
             ships = ReferenceQuantityListParam(
-                tuple(ReferenceQuantity(ReferenceType.DESIGN, d, n) for d, n in obj.ships))
+                tuple(ReferenceQuantity(ReferenceType.DESIGN, d, n) for d, n in obj.ships)
+            )
             groups = (positional, owner, queue, (ships, IntegerParam(0)))
     return Tp04Object(obj.id, obj.type, obj.name, "", obj.parent, obj.children, modtime, groups)
 
@@ -137,7 +151,7 @@ def _tp04_object(obj: SpaceObject, owner_view: bool, modtime: int) -> Tp04Object
 # -- order queues and orders ----------------------------------------------------------------
 
 
-def can_see_queue(game: "Game", queue_id: int, viewer: int) -> bool:
+def can_see_queue(game: Game, queue_id: int, viewer: int) -> bool:
     """Queue 0 is everybody's empty queue; any other queue is its owner's alone (§4.5)."""
     if queue_id == 0:
         return True
@@ -145,18 +159,19 @@ def can_see_queue(game: "Game", queue_id: int, viewer: int) -> bool:
     return obj is not None and obj.has_queue and obj.owner == viewer
 
 
-def queue_modtime(game: "Game", queue_id: int) -> int:
+def queue_modtime(game: Game, queue_id: int) -> int:
     if queue_id == 0:
         return EMPTY_QUEUE_MODTIME
     return game.modtimes.get(("queue", queue_id)) or 1
 
 
-def order_queue_message(game: "Game", queue_id: int) -> OrderQueue:
+def order_queue_message(game: Game, queue_id: int) -> OrderQueue:
     if queue_id == 0:
         return OrderQueue(0, EMPTY_QUEUE_MODTIME, UNLIMITED_SLOTS, 0, ())
     types = tuple(int(t) for t in allowed_order_types(game.state, queue_id))
-    return OrderQueue(queue_id, queue_modtime(game, queue_id), UNLIMITED_SLOTS,
-                      len(game.queue(queue_id)), types)
+    return OrderQueue(
+        queue_id, queue_modtime(game, queue_id), UNLIMITED_SLOTS, len(game.queue(queue_id)), types
+    )
 
 
 def order_message(queue_or_object: int, slot: int, order_type: int, target: int, cls=Order) -> Order:
@@ -168,15 +183,14 @@ def order_message(queue_or_object: int, slot: int, order_type: int, target: int,
 # -- designs --------------------------------------------------------------------------------
 
 
-def design_message(game: "Game", fleet_id: int, viewer: int) -> Design | None:
+def design_message(game: Game, fleet_id: int, viewer: int) -> Design | None:
     """A fleet's design. An opponent's colonist design shows only that it exists (R27)."""
     seen = game.view(viewer).fleets.get(fleet_id)
     if seen is None:
         return None
     modtime = game.modtimes.get(("design", fleet_id)) or 1
     if seen.role is Role.COLONIST and seen.kind is None:
-        return Design(seen.id, modtime, (SHIPS_CATEGORY,), HIDDEN_DESIGN_NAME, "", 1, seen.owner,
-                      (), "", ())
+        return Design(seen.id, modtime, (SHIPS_CATEGORY,), HIDDEN_DESIGN_NAME, "", 1, seen.owner, (), "", ())
     fleet = game.state.fleets[fleet_id]
     if fleet.role is Role.BOMBER:
         component, passengers = WEAPON, None
@@ -186,26 +200,35 @@ def design_message(game: "Game", fleet_id: int, viewer: int) -> Design | None:
         passengers = PASSENGER_NAMES[component - 1]
         description = f"Carries {passengers}"
     properties = ((BOMBS, "1"),) if passengers is None else ((PASSENGERS, passengers),)
-    return Design(fleet.id, modtime, (SHIPS_CATEGORY,), fleet.design_name, description, 1, fleet.owner,
-                  (IdCount(component, 1),), "", tuple(IdText(p, t) for p, t in properties))
+    return Design(
+        fleet.id,
+        modtime,
+        (SHIPS_CATEGORY,),
+        fleet.design_name,
+        description,
+        1,
+        fleet.owner,
+        (IdCount(component, 1),),
+        "",
+        tuple(IdText(p, t) for p, t in properties),
+    )
 
 
 # -- players and boards ---------------------------------------------------------------------
 
 
-def player_message(game: "Game", player_id: int) -> Player:
+def player_message(game: Game, player_id: int) -> Player:
     player = game.state.player(player_id)
     return Player(player.id, player.name, "Human", game.modtimes.get(("player", player_id)) or 1)
 
 
-def board_modtime(game: "Game", player_id: int) -> int:
+def board_modtime(game: Game, player_id: int) -> int:
     return game.modtimes.get(("board", player_id)) or 1
 
 
-def board_message_frame(game: "Game", player_id: int, slot: int) -> BoardMessage | None:
+def board_message_frame(game: Game, player_id: int, slot: int) -> BoardMessage | None:
     board = game.board(player_id)
     if not 0 <= slot < len(board):
         return None
     message = board[slot].message
     return BoardMessage(player_id, slot, message.subject, message.body, message.turn, ())
-

@@ -9,8 +9,8 @@ Methods that change anything return Deferreds; while a turn is being resolved an
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from twisted.internet import defer
 from twisted.internet.interfaces import IReactorTime
@@ -22,10 +22,10 @@ from ruleset.orders import FailCode, owns_queue
 
 from .accounts import hash_password, verify_password
 from .frames import FrameCache
-from .universe import Universe, all_fingerprints, object_fingerprint, queue_fingerprint
 from .modtimes import ModTimes
 from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, TurnRecord
 from .turn_timer import TurnTimer
+from .universe import Universe, all_fingerprints, object_fingerprint, queue_fingerprint
 
 log = Logger()
 
@@ -57,8 +57,9 @@ class BoardMessage:
 class Game:
     """A live game: construct it for a new game, or rebuild one with `Game.restore`."""
 
-    def __init__(self, game_id: int, setup: GameSetup, state: GameState, store: GameStore,
-                 clock: IReactorTime):
+    def __init__(
+        self, game_id: int, setup: GameSetup, state: GameState, store: GameStore, clock: IReactorTime
+    ):
         self.id = game_id
         self.setup = setup
         self.state = state
@@ -73,7 +74,7 @@ class Game:
         self.order_serial = 0
         self.modtimes = ModTimes()
         self.listeners: list[Callable[[int, int], None]] = []
-        self.turn_listeners: list[Callable[["Game"], None]] = []
+        self.turn_listeners: list[Callable[[Game], None]] = []
         self.removal_listeners: list[Callable[[int], None]] = []  # told the id of a removed player
         self._ready: defer.Deferred | None = None
         # Every change to the game (accounts, orders, removals, the end of a turn) runs under
@@ -95,7 +96,7 @@ class Game:
         return ruleset.new_game(board, setup.seed)
 
     @classmethod
-    def restore(cls, stored: StoredGame, store: GameStore, clock: IReactorTime) -> "Game":
+    def restore(cls, stored: StoredGame, store: GameStore, clock: IReactorTime) -> Game:
         """Rebuild a game as last stored: the last turn's state, the accounts, the open orders."""
         setup = stored.setup
         state = cls.initial_state(setup)
@@ -106,7 +107,8 @@ class Game:
         for account in sorted(stored.accounts, key=lambda a: a.player_id):
             if account.player_id > len(state.players):
                 state, _ = ruleset.add_player(
-                    state, account.username, game_rng(setup.seed, 0, f"join {account.player_id}"))
+                    state, account.username, game_rng(setup.seed, 0, f"join {account.player_id}")
+                )
         game = cls(stored.game_id, setup, state, store, clock)
         game.accounts = {a.username: a for a in stored.accounts}
         # A join message carries the number of the last played turn: it follows that turn's messages.
@@ -125,8 +127,11 @@ class Game:
             order = Order(entry.player, entry.object_id, entry.type, entry.target)
             game.queues.setdefault(entry.object_id, []).append(QueuedOrder(entry, order))
         game.removed_players = set(stored.removed_players)
-        game.finished = {player for turn, player in stored.finished
-                         if turn == game.state.turn + 1 and player not in game.removed_players}
+        game.finished = {
+            player
+            for turn, player in stored.finished
+            if turn == game.state.turn + 1 and player not in game.removed_players
+        }
         game.refresh_modtimes()
         return game
 
@@ -139,8 +144,12 @@ class Game:
         every item must look at least as new as before (§5.5); the clock keeps it plausible.
         """
         last = stored.turns[-1].modtime_serial if stored.turns else 0
-        events = (len(stored.accounts) + len(stored.turns) + len(stored.removed_messages)
-                  + 2 * (len(stored.orders) + len(stored.removed_orders)))
+        events = (
+            len(stored.accounts)
+            + len(stored.turns)
+            + len(stored.removed_messages)
+            + 2 * (len(stored.orders) + len(stored.removed_orders))
+        )
         return max(last, int(clock.seconds())) + 2 * events + 16
 
     # -- readiness -----------------------------------------------------------------------
@@ -165,30 +174,48 @@ class Game:
 
     def check_login(self, username: str, password: str) -> int | None:
         account = self.accounts.get(username)
-        if account is None or account.player_id in self.removed_players \
-                or not verify_password(password, account.password_hash):
+        if (
+            account is None
+            or account.player_id in self.removed_players
+            or not verify_password(password, account.password_hash)
+        ):
             return None
         return account.player_id
 
-    def create_account(self, username: str, password: str, email: str = "", comment: str = "",
-                       *, creation_setting_applies: bool = True,
-                       password_hash: str | None = None) -> defer.Deferred:
+    def create_account(
+        self,
+        username: str,
+        password: str,
+        email: str = "",
+        comment: str = "",
+        *,
+        creation_setting_applies: bool = True,
+        password_hash: str | None = None,
+    ) -> defer.Deferred:
         """Add a player; fires with (player id, None) or (None, Problem).
 
         Operators hand over `password_hash` (made by `server.accounts.hash_password`) instead
         of a password."""
-        return self._lock.run(self._create_account, username, password, email, comment,
-                              creation_setting_applies, password_hash)
+        return self._lock.run(
+            self._create_account, username, password, email, comment, creation_setting_applies, password_hash
+        )
 
-    def _create_account(self, username: str, password: str, email: str,
-                        comment: str, creation_setting_applies: bool,
-                        password_hash: str | None = None) -> defer.Deferred:
+    def _create_account(
+        self,
+        username: str,
+        password: str,
+        email: str,
+        comment: str,
+        creation_setting_applies: bool,
+        password_hash: str | None = None,
+    ) -> defer.Deferred:
         problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
             return defer.succeed((None, problem))
         player_id = len(self.state.players) + 1
         state, messages = ruleset.add_player(
-            self.state, username, game_rng(self.setup.seed, 0, f"join {player_id}"))
+            self.state, username, game_rng(self.setup.seed, 0, f"join {player_id}")
+        )
         account = Account(username, password_hash or hash_password(password), player_id, email, comment)
         d = defer.maybeDeferred(self.store.add_account, self.id, account, messages)
 
@@ -237,8 +264,12 @@ class Game:
             for listener in list(self.removal_listeners):
                 listener(player_id)
             self.refresh_modtimes()
-            log.info("game {game}: player {player} ({user}) removed", game=self.setup.name,
-                     player=player_id, user=username)
+            log.info(
+                "game {game}: player {player} ({user}) removed",
+                game=self.setup.name,
+                player=player_id,
+                user=username,
+            )
             if self._started and self.finished and not self.busy:
                 self._check_turn_end()  # the others may all have finished already
             return player_id, None
@@ -259,13 +290,15 @@ class Game:
     def probe_order(self, player: int, object_id: int, order_type: int, target: int) -> Problem | None:
         return check_order(self.state, Order(player, object_id, order_type, target), self.orders_of(player))
 
-    def insert_order(self, player: int, object_id: int, slot: int, order_type: int,
-                     target: int) -> defer.Deferred:
+    def insert_order(
+        self, player: int, object_id: int, slot: int, order_type: int, target: int
+    ) -> defer.Deferred:
         """Check, store, then queue an order; fires with (slot, None) or (None, Problem)."""
         return self._lock.run(self._insert_order, player, object_id, slot, order_type, target)
 
-    def _insert_order(self, player: int, object_id: int, slot: int, order_type: int,
-                      target: int) -> defer.Deferred:
+    def _insert_order(
+        self, player: int, object_id: int, slot: int, order_type: int, target: int
+    ) -> defer.Deferred:
         if player in self.removed_players:
             return defer.succeed((None, REMOVED))
         order = Order(player, object_id, order_type, target)
@@ -277,8 +310,9 @@ class Game:
             return defer.succeed((None, problem))
         self.order_serial += 1
         position = len(queue) if slot == -1 else slot
-        entry = OrderEntry(self.order_serial, self.state.turn + 1, player, object_id, position,
-                           order_type, target)
+        entry = OrderEntry(
+            self.order_serial, self.state.turn + 1, player, object_id, position, order_type, target
+        )
         d = defer.maybeDeferred(self.store.record_order, self.id, entry)
 
         def stored(_):
@@ -388,9 +422,14 @@ class Game:
         if record is None:
             return defer.succeed(None)
         d = defer.maybeDeferred(record, self.id, self.state.turn + 1, player)
-        d.addErrback(lambda failure: log.failure(
-            "game {game}: storing that player {player} finished failed", failure,
-            game=self.setup.name, player=player))
+        d.addErrback(
+            lambda failure: log.failure(
+                "game {game}: storing that player {player} finished failed",
+                failure,
+                game=self.setup.name,
+                player=player,
+            )
+        )
         return d
 
     def resume(self, deadline: tuple[int, float] | None = None) -> None:
@@ -438,13 +477,15 @@ class Game:
             outcome = resolve_turn(self.state, orders, game_rng(self.setup.seed, self.state.turn + 1))
         except Exception:
             # A bug in the rules must not freeze every player of the game: keep the turn open.
-            log.failure("game {game}: resolving turn {turn} failed", game=self.setup.name,
-                        turn=self.state.turn + 1)
+            log.failure(
+                "game {game}: resolving turn {turn} failed", game=self.setup.name, turn=self.state.turn + 1
+            )
             self._lock.release()
             self._release()
             return
-        record = TurnRecord(outcome.state.turn, outcome.state, outcome.messages, outcome.events,
-                            self.modtimes.serial + 1)
+        record = TurnRecord(
+            outcome.state.turn, outcome.state, outcome.messages, outcome.events, self.modtimes.serial + 1
+        )
         self._commit(record, outcome)
 
     def _commit(self, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
@@ -460,10 +501,19 @@ class Game:
             self._post(message)
         self.refresh_modtimes()
         for event in outcome.events:
-            log.debug("game {game} turn {turn}: {kind} {detail}", game=self.setup.name,
-                      turn=outcome.state.turn, kind=event.kind, detail=event.detail)
-        log.info("game {game}: turn {turn} resolved ({phase})", game=self.setup.name,
-                 turn=outcome.state.turn, phase=outcome.state.phase.value)
+            log.debug(
+                "game {game} turn {turn}: {kind} {detail}",
+                game=self.setup.name,
+                turn=outcome.state.turn,
+                kind=event.kind,
+                detail=event.detail,
+            )
+        log.info(
+            "game {game}: turn {turn} resolved ({phase})",
+            game=self.setup.name,
+            turn=outcome.state.turn,
+            phase=outcome.state.phase.value,
+        )
         self._lock.release()
         self._release()
         for listener in list(self.turn_listeners):
@@ -478,8 +528,12 @@ class Game:
         """The store could not keep the turn. Nothing was told yet: keep the sessions waiting
         and store the very same turn again (if the first attempt did commit and only its answer
         was lost, storing the identical turn again succeeds)."""
-        log.failure("game {game}: storing turn {turn} failed; retrying in 5 s", failure,
-                    game=self.setup.name, turn=record.turn)
+        log.failure(
+            "game {game}: storing turn {turn} failed; retrying in 5 s",
+            failure,
+            game=self.setup.name,
+            turn=record.turn,
+        )
         self.clock.callLater(5, self._commit, record, outcome)
 
     def _release(self) -> None:

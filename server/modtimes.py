@@ -9,7 +9,7 @@ next serial. Serials start above the stored high-water mark after a restart, so 
 
 from __future__ import annotations
 
-from typing import Hashable, Iterable
+from collections.abc import Hashable, Iterable
 
 
 class ModTimes:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from twisted.internet import defer, protocol as twisted_protocol
+from twisted.internet import defer
+from twisted.internet import protocol as twisted_protocol
 from twisted.logger import Logger
 
 import protocol as tp
@@ -37,7 +38,7 @@ class TPConnection(twisted_protocol.Protocol):
         self.pending: deque[tp.Frame | ProtocolError] = deque()
         self.busy = False
         self.paused = False
-        self.closing = False      # the connection is going away: write nothing more
+        self.closing = False  # the connection is going away: write nothing more
         self.stop_reading = False  # an error ended the byte stream: read nothing more
 
     # -- Twisted -------------------------------------------------------------------------
@@ -89,9 +90,14 @@ class TPConnection(twisted_protocol.Protocol):
                 continue
             if self.session is None:
                 host = self.transport.getHost()
-                self.session = Session(self.directory, frame.version, self._push,
-                                       getattr(host, "host", ""), getattr(host, "port", 0),
-                                       close=self._close)
+                self.session = Session(
+                    self.directory,
+                    frame.version,
+                    self._push,
+                    getattr(host, "host", ""),
+                    getattr(host, "port", 0),
+                    close=self._close,
+                )
             try:
                 message = tp.decode(frame, order_descs=catalogue.ORDER_DESCS)
             except ProtocolError as error:
@@ -123,8 +129,11 @@ class TPConnection(twisted_protocol.Protocol):
         return self._internal_error(frame)
 
     def _internal_error(self, frame: tp.Frame) -> bytes:
-        return tp.encode(tp.Fail(FailCode.FRAME, "Internal server error; the request was not carried out"),
-                         frame.version, frame.sequence)
+        return tp.encode(
+            tp.Fail(FailCode.FRAME, "Internal server error; the request was not carried out"),
+            frame.version,
+            frame.sequence,
+        )
 
     def _close(self) -> None:
         self.closing = True

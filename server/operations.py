@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from twisted.internet import defer
 from twisted.internet.task import Clock, LoopingCall
@@ -59,8 +60,17 @@ class OperatorDesk:
     lease, which the CLI compares with its own clock.
     """
 
-    def __init__(self, store, directory: GameDirectory, clock, *, wallclock: Callable[[], float] = time.time,
-                 host: str | None = None, pid: int | None = None, poll_interval: float = POLL_INTERVAL_S):
+    def __init__(
+        self,
+        store,
+        directory: GameDirectory,
+        clock,
+        *,
+        wallclock: Callable[[], float] = time.time,
+        host: str | None = None,
+        pid: int | None = None,
+        poll_interval: float = POLL_INTERVAL_S,
+    ):
         from .database import lease
 
         self.store = store
@@ -103,8 +113,11 @@ class OperatorDesk:
             return
         self._deadlines[game.id] = key
         d = defer.maybeDeferred(self.store.set_deadline, game.id, *key)
-        d.addErrback(lambda failure: log.failure("game {game}: storing the turn deadline failed",
-                                                 failure, game=game.setup.name))
+        d.addErrback(
+            lambda failure: log.failure(
+                "game {game}: storing the turn deadline failed", failure, game=game.setup.name
+            )
+        )
 
     # -- polling ------------------------------------------------------------------------
 
@@ -135,8 +148,14 @@ class OperatorDesk:
                 return
             status, result = await self.apply(request)
             await self.store.finish_request(request.id, status, result)
-            log.info("operator request #{id} {kind} {payload}: {status}: {result}", id=request.id,
-                     kind=request.kind, payload=_public(request.payload), status=status, result=result)
+            log.info(
+                "operator request #{id} {kind} {payload}: {status}: {result}",
+                id=request.id,
+                kind=request.kind,
+                payload=_public(request.payload),
+                status=status,
+                result=result,
+            )
 
     async def stop(self) -> None:
         """Stop polling (a request being carried out is finished first) and give back the lease."""
@@ -193,8 +212,9 @@ class OperatorDesk:
         await game.end_turn()
         if game.state.turn < turn:
             raise OperationError(f"turn {turn} of game {game.setup.name!r} did not end (see the server log)")
-        return (f"turn {turn} of game {game.setup.name!r} ended"
-                + (" and the game is over" if game.state.phase is Phase.OVER else ""))
+        return f"turn {turn} of game {game.setup.name!r} ended" + (
+            " and the game is over" if game.state.phase is Phase.OVER else ""
+        )
 
     async def _apply_add_player(self, request) -> str:
         game = self._game(request.game_id)
@@ -231,8 +251,13 @@ async def add_player_to(game: Game, payload: dict[str, Any]) -> str:
         raise OperationError(f"game {game.setup.name!r} already has a player named {username!r}")
     await game.ready()
     player, problem = await game.create_account(
-        username, "", payload.get("email", ""), payload.get("comment", ""),
-        creation_setting_applies=False, password_hash=payload["password_hash"])
+        username,
+        "",
+        payload.get("email", ""),
+        payload.get("comment", ""),
+        creation_setting_applies=False,
+        password_hash=payload["password_hash"],
+    )
     if problem is not None:
         raise OperationError(f"cannot add {username!r} to game {game.setup.name!r}: {problem.message}")
     return f"player {username!r} added to game {game.setup.name!r} as player {player}"
@@ -273,8 +298,12 @@ def open_database(url: str, *, create: bool = False):
     except Exception:
         raise OperationError(f"database: {url!r} is not a database URL") from None
     shown = shown_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
-            and not create and not os.path.exists(parsed.database):
+    if (
+        parsed.get_backend_name() == "sqlite"
+        and parsed.database not in (None, "", ":memory:")
+        and not create
+        and not os.path.exists(parsed.database)
+    ):
         raise OperationError(f"database {shown}: no such file (start the server or create a game first)")
     try:
         db = SyncDatabase(url)
@@ -284,12 +313,15 @@ def open_database(url: str, *, create: bool = False):
         revision = db.current_revision()
         if revision is None:
             if not create:
-                raise OperationError(f"database {shown} has no games (no schema yet): start the server "
-                                     "or create a game first")
+                raise OperationError(
+                    f"database {shown} has no games (no schema yet): start the server or create a game first"
+                )
             db.upgrade()
         elif revision != head_revision():
-            raise OperationError(f"database {shown} is at schema revision {revision}, this program needs "
-                                 f"{head_revision()}: run `tae-server upgrade-db` first")
+            raise OperationError(
+                f"database {shown} is at schema revision {revision}, this program needs "
+                f"{head_revision()}: run `tae-server upgrade-db` first"
+            )
     except OperationError:
         db.close()
         raise
@@ -351,15 +383,15 @@ def _ask_server(db, request_id: int, wait: float, waiting: str) -> Outcome:
         raise OperationError(request.result)
     if server_holder(db) is None:
         return Outcome(f"queued as request #{request_id}: the server stopped; {waiting}", request_id, True)
-    raise OperationError(f"request #{request_id} is queued but the server has not answered in "
-                         f"{wait:g} s; {waiting}")
+    raise OperationError(
+        f"request #{request_id} is queued but the server has not answered in {wait:g} s; {waiting}"
+    )
 
 
 def create_game(db, setup: GameSetup, wait: float = DEFAULT_WAIT_S) -> Outcome:
     """Store a new game; a running server is asked to load it (a starting one loads it anyway)."""
-    from .database import ConflictError
+    from .database import ConflictError, lease
     from .database import games as q
-    from .database import lease
     from .database import operator_requests as requests_q
 
     def create(conn):
@@ -376,8 +408,13 @@ def create_game(db, setup: GameSetup, wait: float = DEFAULT_WAIT_S) -> Outcome:
     if request is None:
         return Outcome(text + "; no server is running: it is loaded when the server starts")
     answer = _ask_server(db, request, wait, "the game is loaded when the server starts")
-    return Outcome(text + "; " + (answer.text if not answer.queued else "no server is running: it is "
-                                  "loaded when the server starts"), request, answer.queued)
+    return Outcome(
+        text
+        + "; "
+        + (answer.text if not answer.queued else "no server is running: it is loaded when the server starts"),
+        request,
+        answer.queued,
+    )
 
 
 def list_games(db) -> list:
@@ -403,10 +440,14 @@ class GameStatus:
         data["board_size"] = list(data["board_size"])
         data["winners"] = list(data["winners"])
         now = time.time()
-        data.update(players=self.players, waiting_for=self.waiting_for,
-                    deadline=self.deadline,
-                    seconds_left=None if self.deadline is None else max(0, round(self.deadline - now)),
-                    server=self.server, final_scores=self.final_scores)
+        data.update(
+            players=self.players,
+            waiting_for=self.waiting_for,
+            deadline=self.deadline,
+            seconds_left=None if self.deadline is None else max(0, round(self.deadline - now)),
+            server=self.server,
+            final_scores=self.final_scores,
+        )
         return data
 
 
@@ -425,29 +466,43 @@ def game_status(db, name: str) -> GameStatus:
     players = []
     for account in sorted(stored.accounts, key=lambda a: a.player_id):
         pid = account.player_id
-        state = ("removed" if pid in game.removed_players else
-                 "finished" if pid in game.finished else
-                 "waiting" if pid in waiting else "not playing this turn")
+        state = (
+            "removed"
+            if pid in game.removed_players
+            else "finished"
+            if pid in game.finished
+            else "waiting"
+            if pid in waiting
+            else "not playing this turn"
+        )
         score = game.state.player(pid).scores if game.state.has_player(pid) else ()
         players.append({"id": pid, "name": account.username, "turn": state, "scores": list(score)})
     names = {p.id: p.name for p in game.state.players}
     deadline = None
-    if stored.deadline is not None and stored.deadline[0] == game.state.turn + 1 \
-            and game.state.phase is not Phase.OVER:
+    if (
+        stored.deadline is not None
+        and stored.deadline[0] == game.state.turn + 1
+        and game.state.phase is not Phase.OVER
+    ):
         deadline = stored.deadline[1]
     holder = server_holder(db)
     final = {}
     if game.state.result is not None:
         final = {names.get(pid, str(pid)): score for pid, score in game.state.result.final.items()}
-    return GameStatus(summary, players, [names[p] for p in sorted(waiting)], deadline,
-                      None if holder is None else holder.describe(time.time()), final)
+    return GameStatus(
+        summary,
+        players,
+        [names[p] for p in sorted(waiting)],
+        deadline,
+        None if holder is None else holder.describe(time.time()),
+        final,
+    )
 
 
 def _edit(db, name: str, kind: str, payload: dict[str, Any], offline: Callable[[Game], Any]):
     """Queue a request if a server is running, else change the game here; in one transaction."""
-    from .database import ConnectionStore
+    from .database import ConnectionStore, lease
     from .database import games as q
-    from .database import lease
     from .database import operator_requests as requests_q
 
     def edit(conn):
@@ -474,11 +529,22 @@ def _synchronously(coroutine) -> Any:
     return out[0]
 
 
-def add_player(db, name: str, username: str, password: str, email: str = "", comment: str = "",
-               wait: float = DEFAULT_WAIT_S) -> Outcome:
+def add_player(
+    db,
+    name: str,
+    username: str,
+    password: str,
+    email: str = "",
+    comment: str = "",
+    wait: float = DEFAULT_WAIT_S,
+) -> Outcome:
     """Add a player to a game (also when it takes no new accounts, but not beyond its size)."""
-    payload = {"username": username, "password_hash": hash_password(password),
-               "email": email, "comment": comment}
+    payload = {
+        "username": username,
+        "password_hash": hash_password(password),
+        "email": email,
+        "comment": comment,
+    }
     request, text = _edit(db, name, "add_player", payload, lambda game: add_player_to(game, payload))
     if request is None:
         return Outcome(text)
@@ -487,8 +553,9 @@ def add_player(db, name: str, username: str, password: str, email: str = "", com
 
 def remove_player(db, name: str, username: str, wait: float = DEFAULT_WAIT_S) -> Outcome:
     """Remove a player: no more logins or orders, and turns no longer wait for them."""
-    request, text = _edit(db, name, "remove_player", {"username": username},
-                          lambda game: remove_player_from(game, username))
+    request, text = _edit(
+        db, name, "remove_player", {"username": username}, lambda game: remove_player_from(game, username)
+    )
     if request is None:
         return Outcome(text)
     return _ask_server(db, request, wait, "the player is removed when the server starts")
@@ -510,6 +577,10 @@ def end_turn(db, name: str, wait: float = DEFAULT_WAIT_S) -> Outcome:
 
     request, turn = db.run(queue)
     if server_holder(db) is None:
-        return Outcome(f"queued as request #{request}: no server is running; turn {turn} of game "
-                       f"{name!r} ends when the server starts", request, True)
+        return Outcome(
+            f"queued as request #{request}: no server is running; turn {turn} of game "
+            f"{name!r} ends when the server starts",
+            request,
+            True,
+        )
     return _ask_server(db, request, wait, f"turn {turn} ends when the server gets to it")

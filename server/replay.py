@@ -33,9 +33,12 @@ def _initial_state(stored: StoredGame) -> GameState:
 
 def _join(state: GameState, stored: StoredGame, after_turn: int) -> GameState:
     for account in sorted(stored.accounts, key=lambda a: a.player_id):
-        if stored.join_turns.get(account.player_id, 0) == after_turn and account.player_id > len(state.players):
+        if stored.join_turns.get(account.player_id, 0) == after_turn and account.player_id > len(
+            state.players
+        ):
             state, _ = ruleset.add_player(
-                state, account.username, game_rng(stored.setup.seed, 0, f"join {account.player_id}"))
+                state, account.username, game_rng(stored.setup.seed, 0, f"join {account.player_id}")
+            )
     return state
 
 

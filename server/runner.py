@@ -23,13 +23,20 @@ def run(config: ServerConfig) -> int:
     def started(server):
         for port in server.ports:
             address = port.getHost()
-            log.info("listening on {host}:{port}", host=getattr(address, "host", "?"),
-                     port=getattr(address, "port", "?"))
+            log.info(
+                "listening on {host}:{port}",
+                host=getattr(address, "host", "?"),
+                port=getattr(address, "port", "?"),
+            )
         for game in server.directory.games.values():
-            log.info("game {name!r}: {players} players, turn {turn}. Connect a Thousand Parsec client to "
-                     "localhost:{port}, create an account and log in as <name>@{name}",
-                     name=game.setup.name, players=len(game.state.players), turn=game.state.turn,
-                     port=getattr(server.ports[0].getHost(), "port", 6923) if server.ports else 6923)
+            log.info(
+                "game {name!r}: {players} players, turn {turn}. Connect a Thousand Parsec client to "
+                "localhost:{port}, create an account and log in as <name>@{name}",
+                name=game.setup.name,
+                players=len(game.state.players),
+                turn=game.state.turn,
+                port=getattr(server.ports[0].getHost(), "port", 6923) if server.ports else 6923,
+            )
         reactor.addSystemEventTrigger("before", "shutdown", server.stop)
 
     def failed(failure):

@@ -10,7 +10,7 @@ resolving a turn, so after TimeRemaining(0) a client sees only the new turn.
 from __future__ import annotations
 
 import enum
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from twisted.internet import defer
 from twisted.logger import Logger
@@ -19,7 +19,8 @@ import protocol as tp
 from protocol import FailCode, FeatureId, ReferenceType, Version
 from protocol.records import GameConnection, GameParam, IdModtime, Reference
 from ruleset import Phase
-from ruleset.orders import NOT_ALLOWED, FailCode as RuleFailCode
+from ruleset.orders import NOT_ALLOWED
+from ruleset.orders import FailCode as RuleFailCode
 
 from . import catalogue, frames
 from .accounts import split_login
@@ -36,9 +37,9 @@ MAX_ID_LIST = 87378  # tpserver-cpp's MAX_ID_LIST_SIZE
 
 
 class State(enum.Enum):
-    NEW = "new"              # waiting for Connect
+    NEW = "new"  # waiting for Connect
     CONNECTED = "connected"  # Connect done, not logged in
-    PLAYING = "playing"      # logged in to a game
+    PLAYING = "playing"  # logged in to a game
 
 
 def fail(code: int, text: str, refs: Iterable[tuple[int, int]] = ()) -> tp.Fail:
@@ -48,9 +49,15 @@ def fail(code: int, text: str, refs: Iterable[tuple[int, int]] = ()) -> tp.Fail:
 class Session:
     """The protocol state of one connection."""
 
-    def __init__(self, directory: GameDirectory, version: Version,
-                 push: Callable[[bytes], None], host: str = "", port: int = 6923,
-                 close: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        directory: GameDirectory,
+        version: Version,
+        push: Callable[[bytes], None],
+        host: str = "",
+        port: int = 6923,
+        close: Callable[[], None] | None = None,
+    ):
         self.directory = directory
         self.version = version
         self.push = push
@@ -69,12 +76,15 @@ class Session:
         """Answer one decoded request: bytes, or a Deferred firing with bytes."""
         handler = _HANDLERS.get(type(message))
         if self.state is State.NEW and not isinstance(message, tp.Connect):
-            return self._one(fail(FailCode.PROTOCOL, "First frame wasn't Connect, please try again"), sequence)
+            return self._one(
+                fail(FailCode.PROTOCOL, "First frame wasn't Connect, please try again"), sequence
+            )
         if handler is None:
             return self._one(fail(FailCode.PROTOCOL, "Did not understand that frame type."), sequence)
         if self.state is not State.PLAYING and type(message) not in _BEFORE_LOGIN:
-            return self._one(fail(FailCode.FRAME, "Wrong type of frame in this state, please login first"),
-                             sequence)
+            return self._one(
+                fail(FailCode.FRAME, "Wrong type of frame in this state, please login first"), sequence
+            )
         game = self.game if self.state is State.PLAYING else None
         if game is not None and game.busy:
             d = game.ready()
@@ -88,16 +98,21 @@ class Session:
 
     def connection_lost(self) -> None:
         if self.game is not None:
-            for listeners, listener in ((self.game.listeners, self._time_listener),
-                                        (self.game.removal_listeners, self._player_removed)):
+            for listeners, listener in (
+                (self.game.listeners, self._time_listener),
+                (self.game.removal_listeners, self._player_removed),
+            ):
                 if listener in listeners:
                     listeners.remove(listener)
 
     def _player_removed(self, player: int) -> None:
         """An operator removed this connection's player: it may not stay logged in."""
         if player == self.player and self.close is not None:
-            log.info("game {game}: closing the connection of removed player {player}",
-                     game=self.game.setup.name, player=player)
+            log.info(
+                "game {game}: closing the connection of removed player {player}",
+                game=self.game.setup.name,
+                player=player,
+            )
             self.close()
 
     # -- reply helpers -------------------------------------------------------------------
@@ -127,8 +142,14 @@ class Session:
             return self._one(fail(FailCode.NO_SUCH_THING, "You didn't ask for any data, try again"), sequence)
         return self._sequence([one(i) for i in ids], sequence)
 
-    def _id_list(self, kind: str, request: tp.GetIDSequence, sequence: int, reply_cls,
-                 items: Callable[[], list[IdModtime]]) -> bytes:
+    def _id_list(
+        self,
+        kind: str,
+        request: tp.GetIDSequence,
+        sequence: int,
+        reply_cls,
+        items: Callable[[], list[IdModtime]],
+    ) -> bytes:
         """A Get…IDs request (§2.1, §6.3): key -1 takes a snapshot, later keys page through it."""
         if request.key == -1:
             self._next_key += 1
@@ -146,7 +167,7 @@ class Session:
         if amount < 0:
             return self._one(fail(FailCode.FRAME, "Amount must be -1 or positive"), sequence)
         amount = min(amount, total - request.start, MAX_ID_LIST)
-        batch = tuple(snapshot[request.start:request.start + amount])
+        batch = tuple(snapshot[request.start : request.start + amount])
         remaining = total - request.start - len(batch)
         return self._one(reply_cls(key, remaining, batch, request.since), sequence)
 
@@ -154,8 +175,9 @@ class Session:
 
     def on_connect(self, message: tp.Connect, sequence: int) -> bytes:
         self.state = State.CONNECTED if self.state is State.NEW else self.state
-        return self._one(tp.Okay(f"Protocol check ok, continue! Welcome to {SERVER_TYPE} {SERVER_VERSION}"),
-                         sequence)
+        return self._one(
+            tp.Okay(f"Protocol check ok, continue! Welcome to {SERVER_TYPE} {SERVER_VERSION}"), sequence
+        )
 
     def on_ping(self, message: tp.Ping, sequence: int) -> bytes:
         return self._one(tp.Okay("Pong"), sequence)
@@ -169,8 +191,9 @@ class Session:
 
     def on_set_filters(self, message: tp.SetFilters, sequence: int) -> bytes:
         if message.filters:
-            return self._one(fail(FailCode.UNAVAILABLE_PERMANENTLY, "Not all filters specified are available"),
-                             sequence)
+            return self._one(
+                fail(FailCode.UNAVAILABLE_PERMANENTLY, "Not all filters specified are available"), sequence
+            )
         return self._one(tp.Okay("No filters"), sequence)
 
     def on_get_games(self, message: tp.GetGames, sequence: int) -> bytes:
@@ -195,8 +218,19 @@ class Session:
             GameParam(P.PERIOD, "", game.setup.timer.turn_length),
         )
         connections = (GameConnection("tp", self.host, self.host, self.port),)
-        return tp.Game(game.setup.name, "", ("0.3", "0.4"), SERVER_VERSION, SERVER_TYPE, RULESET_NAME,
-                       RULESET_VERSION, connections, params, "", game.setup.ctime)
+        return tp.Game(
+            game.setup.name,
+            "",
+            ("0.3", "0.4"),
+            SERVER_VERSION,
+            SERVER_TYPE,
+            RULESET_NAME,
+            RULESET_VERSION,
+            connections,
+            params,
+            "",
+            game.setup.ctime,
+        )
 
     def on_get_time_remaining(self, message: tp.GetTimeRemaining, sequence: int) -> bytes:
         game = self.game or self.directory.default
@@ -232,8 +266,12 @@ class Session:
             player, problem = result
             if problem is not None:
                 return self._one(fail(problem.code, problem.message), sequence)
-            log.info("game {game}: account {user} created (player {player})", game=game.setup.name,
-                     user=username, player=player)
+            log.info(
+                "game {game}: account {user} created (player {player})",
+                game=game.setup.name,
+                user=username,
+                player=player,
+            )
             return self._one(tp.Okay("Account created."), sequence)
 
         return d.addCallback(created)
@@ -296,49 +334,79 @@ class Session:
         return found
 
     def on_get_objects_by_pos(self, message: tp.GetObjectsByPos, sequence: int) -> bytes:
-        return self._sequence([self._object_item(i) for i in self._objects_near(message.position, message.radius)],
-                              sequence)
+        return self._sequence(
+            [self._object_item(i) for i in self._objects_near(message.position, message.radius)], sequence
+        )
 
     def on_get_object_ids_by_pos(self, message: tp.GetObjectIDsByPos, sequence: int) -> bytes:
-        ids = tuple(IdModtime(i, self.game.modtimes.get(("object", i)) or 1)
-                    for i in self._objects_near(message.position, message.radius))
+        ids = tuple(
+            IdModtime(i, self.game.modtimes.get(("object", i)) or 1)
+            for i in self._objects_near(message.position, message.radius)
+        )
         return self._one(tp.ObjectIDs(0, 0, ids, -1), sequence)
 
     def on_get_object_ids_by_container(self, message: tp.GetObjectIDsByContainer, sequence: int) -> bytes:
         obj = self.game.universe().get(message.id)
         if obj is None:
-            return self._one(fail(FailCode.NO_SUCH_THING, "No such object", [(ReferenceType.OBJECT, message.id)]),
-                             sequence)
+            return self._one(
+                fail(FailCode.NO_SUCH_THING, "No such object", [(ReferenceType.OBJECT, message.id)]), sequence
+            )
         ids = tuple(IdModtime(i, self.game.modtimes.get(("object", i)) or 1) for i in obj.children)
         return self._one(tp.ObjectIDs(0, 0, ids, -1), sequence)
 
     def on_get_object_desc(self, message: tp.GetObjectDesc, sequence: int) -> bytes:
-        return self._each(message.ids, sequence, lambda i: catalogue.OBJECT_DESCS.get(i) or fail(
-            FailCode.NO_SUCH_THING, "No such object type", [(ReferenceType.OBJECT_TYPE, i)]))
+        return self._each(
+            message.ids,
+            sequence,
+            lambda i: (
+                catalogue.OBJECT_DESCS.get(i)
+                or fail(FailCode.NO_SUCH_THING, "No such object type", [(ReferenceType.OBJECT_TYPE, i)])
+            ),
+        )
 
     def on_get_object_desc_ids(self, message: tp.GetObjectDescIDs, sequence: int) -> bytes:
-        return self._id_list("objectdescs", message, sequence, tp.ObjectDescIDs, lambda: [
-            IdModtime(i, d.modtime) for i, d in sorted(catalogue.OBJECT_DESCS.items())])
+        return self._id_list(
+            "objectdescs",
+            message,
+            sequence,
+            tp.ObjectDescIDs,
+            lambda: [IdModtime(i, d.modtime) for i, d in sorted(catalogue.OBJECT_DESCS.items())],
+        )
 
     def on_modify_object(self, message, sequence: int) -> bytes:
-        return self._one(fail(FailCode.UNAVAILABLE_PERMANENTLY, "Objects cannot be modified in TaE"), sequence)
+        return self._one(
+            fail(FailCode.UNAVAILABLE_PERMANENTLY, "Objects cannot be modified in TaE"), sequence
+        )
 
     # -- orders --------------------------------------------------------------------------
 
     def on_get_order_desc(self, message: tp.GetOrderDesc, sequence: int) -> bytes:
-        return self._each(message.ids, sequence, lambda i: catalogue.ORDER_DESCS.get(i) or fail(
-            FailCode.NO_SUCH_THING, "No such order type", [(ReferenceType.ORDER_TYPE, i)]))
+        return self._each(
+            message.ids,
+            sequence,
+            lambda i: (
+                catalogue.ORDER_DESCS.get(i)
+                or fail(FailCode.NO_SUCH_THING, "No such order type", [(ReferenceType.ORDER_TYPE, i)])
+            ),
+        )
 
     def on_get_order_desc_ids(self, message: tp.GetOrderDescIDs, sequence: int) -> bytes:
-        return self._id_list("orderdescs", message, sequence, tp.OrderDescIDs, lambda: [
-            IdModtime(i, d.modtime) for i, d in sorted(catalogue.ORDER_DESCS.items())])
+        return self._id_list(
+            "orderdescs",
+            message,
+            sequence,
+            tp.OrderDescIDs,
+            lambda: [IdModtime(i, d.modtime) for i, d in sorted(catalogue.ORDER_DESCS.items())],
+        )
 
     def _queue_refused(self, queue_id: int, sequence: int) -> bytes | None:
         """A Fail unless this player may see the queue (TP03: the object's orders)."""
         if frames.can_see_queue(self.game, queue_id, self.player):
             return None
         name = "No such Object" if self.version == Version.TP03 else "No such OrderQueue"
-        return self._one(fail(FailCode.NO_SUCH_THING, name, [(ReferenceType.ORDER_QUEUE, queue_id)]), sequence)
+        return self._one(
+            fail(FailCode.NO_SUCH_THING, name, [(ReferenceType.ORDER_QUEUE, queue_id)]), sequence
+        )
 
     def on_get_order(self, message: tp.GetOrder, sequence: int) -> bytes:
         refused = self._queue_refused(message.id, sequence)
@@ -348,8 +416,11 @@ class Session:
 
         def one(slot: int):
             if not 0 <= slot < len(queue):
-                return fail(FailCode.UNAVAILABLE_TEMPORARILY, "Could not get Order",
-                            [(ReferenceType.ORDER_QUEUE, message.id), (ReferenceType.ORDER_INSTANCE, slot)])
+                return fail(
+                    FailCode.UNAVAILABLE_TEMPORARILY,
+                    "Could not get Order",
+                    [(ReferenceType.ORDER_QUEUE, message.id), (ReferenceType.ORDER_INSTANCE, slot)],
+                )
             order = queue[slot].order
             return frames.order_message(message.id, slot, order.type, order.target)
 
@@ -368,8 +439,9 @@ class Session:
         def inserted(result):
             slot, problem = result
             if problem is not None:
-                return self._one(fail(problem.code, problem.message,
-                                      [(ReferenceType.ORDER_QUEUE, message.id)]), sequence)
+                return self._one(
+                    fail(problem.code, problem.message, [(ReferenceType.ORDER_QUEUE, message.id)]), sequence
+                )
             if self.version == Version.TP03:
                 return self._one(tp.Okay("Order Added"), sequence)
             return self._one(frames.order_message(message.id, slot, message.type, target), sequence)
@@ -383,7 +455,10 @@ class Session:
             code = problem.code
             text = problem.message
             if problem is NOT_ALLOWED:  # tpserver-cpp's wording and code for a probe
-                code, text = RuleFailCode.UNAVAILABLE_PERMANENTLY, "The order to be probed is not allowed on this object"
+                code, text = (
+                    RuleFailCode.UNAVAILABLE_PERMANENTLY,
+                    "The order to be probed is not allowed on this object",
+                )
             return self._one(fail(code, text, [(ReferenceType.ORDER_QUEUE, message.id)]), sequence)
         return self._one(frames.order_message(message.id, message.slot, message.type, target), sequence)
 
@@ -396,27 +471,41 @@ class Session:
         d = self.game.remove_orders(self.player, message.id, message.slots)
 
         def removed(results):
-            return self._sequence([
-                tp.Okay("Order removed") if problem is None else
-                fail(FailCode.UNAVAILABLE_TEMPORARILY, "Could not remove Order",
-                     [(ReferenceType.ORDER_QUEUE, message.id), (ReferenceType.ORDER_INSTANCE, slot)])
-                for slot, problem in results], sequence)
+            return self._sequence(
+                [
+                    tp.Okay("Order removed")
+                    if problem is None
+                    else fail(
+                        FailCode.UNAVAILABLE_TEMPORARILY,
+                        "Could not remove Order",
+                        [(ReferenceType.ORDER_QUEUE, message.id), (ReferenceType.ORDER_INSTANCE, slot)],
+                    )
+                    for slot, problem in results
+                ],
+                sequence,
+            )
 
         return d.addCallback(removed)
 
     def _my_queues(self) -> list[int]:
         game = self.game
-        return [0] + [obj.id for obj in game.universe()
-                      if obj.has_queue and obj.owner == self.player]
+        return [0] + [obj.id for obj in game.universe() if obj.has_queue and obj.owner == self.player]
 
     def on_get_order_queue_ids(self, message: tp.GetOrderQueueIDs, sequence: int) -> bytes:
-        return self._id_list("orderqueues", message, sequence, tp.OrderQueueIDs, lambda: [
-            IdModtime(q, frames.queue_modtime(self.game, q)) for q in self._my_queues()])
+        return self._id_list(
+            "orderqueues",
+            message,
+            sequence,
+            tp.OrderQueueIDs,
+            lambda: [IdModtime(q, frames.queue_modtime(self.game, q)) for q in self._my_queues()],
+        )
 
     def on_get_order_queue(self, message: tp.GetOrderQueue, sequence: int) -> bytes:
         def one(queue_id: int):
             if not frames.can_see_queue(self.game, queue_id, self.player):
-                return fail(FailCode.NO_SUCH_THING, "No such OrderQueue", [(ReferenceType.ORDER_QUEUE, queue_id)])
+                return fail(
+                    FailCode.NO_SUCH_THING, "No such OrderQueue", [(ReferenceType.ORDER_QUEUE, queue_id)]
+                )
             return frames.order_queue_message(self.game, queue_id)
 
         return self._each(message.ids, sequence, one)
@@ -435,60 +524,87 @@ class Session:
         return None
 
     def on_get_board_ids(self, message: tp.GetBoardIDs, sequence: int) -> bytes:
-        return self._id_list("boards", message, sequence, tp.BoardIDs, lambda: [
-            IdModtime(self.player, frames.board_modtime(self.game, self.player))])
+        return self._id_list(
+            "boards",
+            message,
+            sequence,
+            tp.BoardIDs,
+            lambda: [IdModtime(self.player, frames.board_modtime(self.game, self.player))],
+        )
 
     def on_get_boards(self, message: tp.GetBoards, sequence: int) -> bytes:
         def one(board_id: int):
             if self._board_id(board_id) is None:
                 return fail(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, board_id)])
             name = self.game.state.player(self.player).name
-            return tp.Board(self.player, f"Messages for {name}", "Your personal message board",
-                            len(self.game.board(self.player)), frames.board_modtime(self.game, self.player))
+            return tp.Board(
+                self.player,
+                f"Messages for {name}",
+                "Your personal message board",
+                len(self.game.board(self.player)),
+                frames.board_modtime(self.game, self.player),
+            )
 
         return self._each(message.ids, sequence, one)
 
     def on_get_message(self, message: tp.GetMessage, sequence: int) -> bytes:
         if self._board_id(message.id) is None:
-            return self._one(fail(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, message.id)]),
-                             sequence)
+            return self._one(
+                fail(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, message.id)]), sequence
+            )
 
         def one(slot: int):
             frame = frames.board_message_frame(self.game, self.player, slot)
             if frame is None:
-                return fail(FailCode.NO_SUCH_THING, "No such message",
-                            [(ReferenceType.BOARD, message.id), (ReferenceType.MESSAGE, slot)])
+                return fail(
+                    FailCode.NO_SUCH_THING,
+                    "No such message",
+                    [(ReferenceType.BOARD, message.id), (ReferenceType.MESSAGE, slot)],
+                )
             return frame
 
         return self._each(message.slots, sequence, one)
 
     def on_remove_message(self, message: tp.RemoveMessage, sequence: int):
         if self._board_id(message.id) is None:
-            return self._one(fail(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, message.id)]),
-                             sequence)
+            return self._one(
+                fail(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, message.id)]), sequence
+            )
         if not message.slots:
             return self._one(fail(FailCode.NO_SUCH_THING, "You didn't ask for any data, try again"), sequence)
         results: list = []
         d = defer.succeed(None)
         for slot in message.slots:
             d.addCallback(lambda _, s=slot: self.game.remove_message(self.player, s))
-            d.addCallback(lambda ok, s=slot: results.append(
-                tp.Okay("Message removed") if ok else fail(FailCode.NO_SUCH_THING, "No such message")))
+            d.addCallback(
+                lambda ok, s=slot: results.append(
+                    tp.Okay("Message removed") if ok else fail(FailCode.NO_SUCH_THING, "No such message")
+                )
+            )
         return d.addCallback(lambda _: self._sequence(results, sequence))
 
     def on_post_message(self, message: tp.PostMessage, sequence: int) -> bytes:
-        return self._one(fail(FailCode.UNAVAILABLE_PERMANENTLY, "Posting messages is not supported by TaE"),
-                         sequence)
+        return self._one(
+            fail(FailCode.UNAVAILABLE_PERMANENTLY, "Posting messages is not supported by TaE"), sequence
+        )
 
     # -- catalogues ----------------------------------------------------------------------
 
     def _catalogue(self, kind: str, table: dict, message, sequence: int, reply_cls) -> bytes:
-        return self._id_list(kind, message, sequence, reply_cls,
-                             lambda: [IdModtime(i, item.modtime) for i, item in sorted(table.items())])
+        return self._id_list(
+            kind,
+            message,
+            sequence,
+            reply_cls,
+            lambda: [IdModtime(i, item.modtime) for i, item in sorted(table.items())],
+        )
 
     def _lookup(self, table: dict, ids, sequence: int, what: str, reftype: int) -> bytes:
-        return self._each(ids, sequence, lambda i: table.get(i) or fail(
-            FailCode.NO_SUCH_THING, f"No such {what}", [(reftype, i)]))
+        return self._each(
+            ids,
+            sequence,
+            lambda i: table.get(i) or fail(FailCode.NO_SUCH_THING, f"No such {what}", [(reftype, i)]),
+        )
 
     def on_get_resource_ids(self, message, sequence):
         return self._catalogue("resources", catalogue.RESOURCES, message, sequence, tp.ResourceIDs)
@@ -515,24 +631,41 @@ class Session:
         return self._lookup(catalogue.PROPERTIES, message.ids, sequence, "property", ReferenceType.PROPERTY)
 
     def on_refused_edit(self, message, sequence):
-        return self._one(fail(FailCode.UNAVAILABLE_PERMANENTLY, "Server does not support this frame type"),
-                         sequence)
+        return self._one(
+            fail(FailCode.UNAVAILABLE_PERMANENTLY, "Server does not support this frame type"), sequence
+        )
 
     def on_get_design_ids(self, message, sequence):
         game = self.game
-        return self._id_list("designs", message, sequence, tp.DesignIDs, lambda: [
-            IdModtime(fid, game.modtimes.get(("design", fid)) or 1) for fid in game.state.fleets])
+        return self._id_list(
+            "designs",
+            message,
+            sequence,
+            tp.DesignIDs,
+            lambda: [IdModtime(fid, game.modtimes.get(("design", fid)) or 1) for fid in game.state.fleets],
+        )
 
     def on_get_design(self, message, sequence):
-        return self._each(message.ids, sequence, lambda i: frames.design_message(self.game, i, self.player) or fail(
-            FailCode.NO_SUCH_THING, "No such design", [(ReferenceType.DESIGN, i)]))
+        return self._each(
+            message.ids,
+            sequence,
+            lambda i: (
+                frames.design_message(self.game, i, self.player)
+                or fail(FailCode.NO_SUCH_THING, "No such design", [(ReferenceType.DESIGN, i)])
+            ),
+        )
 
     # -- players -------------------------------------------------------------------------
 
     def on_get_player_ids(self, message, sequence):
         game = self.game
-        return self._id_list("players", message, sequence, tp.PlayerIDs, lambda: [
-            IdModtime(p.id, game.modtimes.get(("player", p.id)) or 1) for p in game.state.players])
+        return self._id_list(
+            "players",
+            message,
+            sequence,
+            tp.PlayerIDs,
+            lambda: [IdModtime(p.id, game.modtimes.get(("player", p.id)) or 1) for p in game.state.players],
+        )
 
     def on_get_player(self, message, sequence):
         def one(player_id: int):
@@ -594,5 +727,13 @@ _HANDLERS: dict[type, Callable] = {
     tp.GetPlayer: Session.on_get_player,
 }
 
-_BEFORE_LOGIN = {tp.Connect, tp.Login, tp.Ping, tp.GetFeatures, tp.SetFilters, tp.GetGames,
-                 tp.GetTimeRemaining, tp.CreateAccount}
+_BEFORE_LOGIN = {
+    tp.Connect,
+    tp.Login,
+    tp.Ping,
+    tp.GetFeatures,
+    tp.SetFilters,
+    tp.GetGames,
+    tp.GetTimeRemaining,
+    tp.CreateAccount,
+}

@@ -14,8 +14,9 @@ a later format bumps it and keeps a decoder for the old one.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 from ruleset import DEFAULT_BOARD, Board, Event, GameState, Message
 from ruleset.kinds import Kind, Role
@@ -63,20 +64,33 @@ def encode_state(state: GameState) -> dict[str, JSON]:
         "turn": state.turn,
         "phase": state.phase.value,
         "rotation": state.rotation,
-        "players": [[p.id, p.name, p.home_system, p.home_planet, list(p.scores)]
-                    for p in state.players],
-        "fleets": [[f.id, f.owner, int(f.role), None if f.kind is None else int(f.kind)]
-                   for f in state.fleets.values()],
+        "players": [[p.id, p.name, p.home_system, p.home_planet, list(p.scores)] for p in state.players],
+        "fleets": [
+            [f.id, f.owner, int(f.role), None if f.kind is None else int(f.kind)]
+            for f in state.fleets.values()
+        ],
         "leader_at": [[fleet, cell] for fleet, cell in state.leader_at.items()],
         "colonies": [[cell, int(kind)] for cell, kind in state.colonies.items()],
         "artifacts": sorted(state.artifacts),
         "destroyed": sorted(state.destroyed),
         "pool": list(state.pool),
-        "conflicts": [[c.internal, int(c.kind), c.attacker, c.defender, c.unification,
-                       c.attacker_strength, c.defender_strength] for c in state.conflicts],
+        "conflicts": [
+            [
+                c.internal,
+                int(c.kind),
+                c.attacker,
+                c.defender,
+                c.unification,
+                c.attacker_strength,
+                c.defender_strength,
+            ]
+            for c in state.conflicts
+        ],
         "removed": state.removed,
         "next_object_id": state.next_object_id,
-        "result": None if result is None else {
+        "result": None
+        if result is None
+        else {
             "final": [[pid, score] for pid, score in result.final.items()],
             "distributed": [[pid, list(values)] for pid, values in result.distributed.items()],
             "winners": list(result.winners),
@@ -89,27 +103,34 @@ def decode_state(data: dict[str, JSON]) -> GameState:
     try:
         version = data["v"]
         if version != STATE_VERSION:
-            raise CodecError(f"game state format {version!r} is not supported "
-                             f"(this server reads format {STATE_VERSION})")
+            raise CodecError(
+                f"game state format {version!r} is not supported (this server reads format {STATE_VERSION})"
+            )
         return GameState(
             board=_board(tuple(data["board"])),
             seed=data["seed"],
             turn=data["turn"],
             phase=Phase(data["phase"]),
             rotation=data["rotation"],
-            players=tuple(Player(pid, name, system, planet, tuple(scores))
-                          for pid, name, system, planet, scores in data["players"]),
-            fleets={fid: Fleet(fid, owner, _ROLE[role], _KIND_OR_NONE[kind])
-                    for fid, owner, role, kind in data["fleets"]},
+            players=tuple(
+                Player(pid, name, system, planet, tuple(scores))
+                for pid, name, system, planet, scores in data["players"]
+            ),
+            fleets={
+                fid: Fleet(fid, owner, _ROLE[role], _KIND_OR_NONE[kind])
+                for fid, owner, role, kind in data["fleets"]
+            },
             leader_at={fleet: cell for fleet, cell in data["leader_at"]},
             colonies={cell: _KIND[kind] for cell, kind in data["colonies"]},
             artifacts=frozenset(data["artifacts"]),
             destroyed=frozenset(data["destroyed"]),
             pool=tuple(data["pool"]),
-            conflicts=tuple(Conflict(bool(internal), _KIND[kind], attacker, defender, unification,
-                                     a_strength, d_strength)
-                            for internal, kind, attacker, defender, unification, a_strength,
-                            d_strength in data["conflicts"]),
+            conflicts=tuple(
+                Conflict(bool(internal), _KIND[kind], attacker, defender, unification, a_strength, d_strength)
+                for internal, kind, attacker, defender, unification, a_strength, d_strength in data[
+                    "conflicts"
+                ]
+            ),
             removed=data["removed"],
             next_object_id=data["next_object_id"],
             result=_decode_result(data["result"]),
@@ -175,10 +196,24 @@ def decode_events(data: list[JSON]) -> tuple[Event, ...]:
 
 # -- game set-up ---------------------------------------------------------------------------
 
-_TIMER_FIELDS = ("kind", "turn_length", "turn_players_min", "turn_player_threshold",
-                 "turn_length_over_threshold", "turn_length_under_threshold")
-_SETUP_FIELDS = ("name", "map_text", "seed", "max_players", "auto_add", "account_creation",
-                 "description", "ctime")
+_TIMER_FIELDS = (
+    "kind",
+    "turn_length",
+    "turn_players_min",
+    "turn_player_threshold",
+    "turn_length_over_threshold",
+    "turn_length_under_threshold",
+)
+_SETUP_FIELDS = (
+    "name",
+    "map_text",
+    "seed",
+    "max_players",
+    "auto_add",
+    "account_creation",
+    "description",
+    "ctime",
+)
 
 
 def encode_timer(timer: TimerSettings) -> dict[str, JSON]:

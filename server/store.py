@@ -79,8 +79,8 @@ class StoredGame:
     # player id -> the last played turn when they joined (a replay adds them after that turn)
     join_turns: dict[int, int] = field(default_factory=dict)
     removed_players: set[int] = field(default_factory=set)
-    finished: set[tuple[int, int]] = field(default_factory=set)   # (turn, player)
-    deadline: tuple[int, float] | None = None                     # (turn, Unix time)
+    finished: set[tuple[int, int]] = field(default_factory=set)  # (turn, player)
+    deadline: tuple[int, float] | None = None  # (turn, Unix time)
 
 
 class GameStore(Protocol):
@@ -91,6 +91,7 @@ class GameStore(Protocol):
     def remove_message(self, game_id: int, player: int, index: int) -> Any: ...
     def commit_turn(self, game_id: int, record: TurnRecord) -> Any: ...
     def load_games(self, game_ids=None, all_states: bool = True) -> Any: ...
+
     # Optional (the game service calls them when the store has them):
     # record_finished(game_id, turn, player), remove_player(game_id, player_id),
     # set_deadline(game_id, turn, deadline).

@@ -13,8 +13,8 @@ TimeRemaining frames pushed to every connection, and ``end_turn(reason)`` to run
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
@@ -44,11 +44,15 @@ class TimerSettings:
     turn_length_over_threshold: int = 0
     turn_length_under_threshold: int = 0
 
-    def validate(self) -> "TimerSettings":
+    def validate(self) -> TimerSettings:
         if self.kind not in TIMER_KINDS:
             raise TimerSettingsError(f"timer must be one of {', '.join(TIMER_KINDS)}, not {self.kind!r}")
-        for name in ("turn_length", "turn_players_min", "turn_length_over_threshold",
-                     "turn_length_under_threshold"):
+        for name in (
+            "turn_length",
+            "turn_players_min",
+            "turn_length_over_threshold",
+            "turn_length_under_threshold",
+        ):
             if getattr(self, name) < 0:
                 raise TimerSettingsError(f"{name} cannot be negative")
         if not 0 <= self.turn_player_threshold <= 100:
@@ -60,8 +64,13 @@ class TurnTimer:
     """One game's turn timer. Call `start_turn` at the start of every turn, `player_finished`
     whenever a player finishes, and `stop` when the game ends."""
 
-    def __init__(self, clock: IReactorTime, settings: TimerSettings,
-                 end_turn: Callable[[int], None], announce: Callable[[int, int], None]):
+    def __init__(
+        self,
+        clock: IReactorTime,
+        settings: TimerSettings,
+        end_turn: Callable[[int], None],
+        announce: Callable[[int, int], None],
+    ):
         self.clock = clock
         self.settings = settings.validate()
         self._end_turn = end_turn

@@ -10,8 +10,9 @@ see comes from `ruleset.visible_to` (R27).
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Hashable, Iterator
+from typing import TYPE_CHECKING
 
 from ruleset import Kind, Role, allowed_order_types
 from ruleset.board import UNINHABITABLE
@@ -46,11 +47,11 @@ class SpaceObject:
     position: tuple[int, int, int]
     parent: int
     children: tuple[int, ...]
-    turn: int = 0                          # Universe: the turn counter ("Year")
-    inhabitable: int = 0                   # Star system status
+    turn: int = 0  # Universe: the turn counter ("Year")
+    inhabitable: int = 0  # Star system status
     destroyed: int = 0
     region: int = 0
-    owner: int = 0                         # Planet / fleet owner (and its order queue's), 0 = nobody
+    owner: int = 0  # Planet / fleet owner (and its order queue's), 0 = nobody
     resources: tuple[tuple[int, int], ...] = ()
     has_queue: bool = False
     ships: tuple[tuple[int, int], ...] = ()  # (design id, count)
@@ -67,7 +68,7 @@ def home_position(player_id: int) -> tuple[int, int, int]:
 class Universe:
     """All objects of one game state, built once per state and shared by every session."""
 
-    def __init__(self, game: "Game"):
+    def __init__(self, game: Game):
         state = game.state
         board = state.board
         self.state = state
@@ -80,20 +81,28 @@ class Universe:
             if fleet.id not in state.leader_at:
                 at_home.setdefault(fleet.owner, []).append(fleet.id)
 
-        labels = region_of_each_member(board, state.colonies, state.leader_at.values(),
-                                       state.unification_cells)
+        labels = region_of_each_member(
+            board, state.colonies, state.leader_at.values(), state.unification_cells
+        )
         systems = [board.system_id(cell) for cell in range(board.size)]
         systems += [p.home_system for p in state.players]
-        objects[UNIVERSE_ID] = SpaceObject(UNIVERSE_ID, UNIVERSE, "The Universe", UNIVERSE_SIZE,
-                                           (0, 0, 0), 0, (GALAXY_ID,), turn=state.turn)
-        objects[GALAXY_ID] = SpaceObject(GALAXY_ID, GALAXY, "The Fertile Galaxy", GALAXY_SIZE,
-                                         (0, -6000, 0), UNIVERSE_ID, tuple(systems))
+        objects[UNIVERSE_ID] = SpaceObject(
+            UNIVERSE_ID, UNIVERSE, "The Universe", UNIVERSE_SIZE, (0, 0, 0), 0, (GALAXY_ID,), turn=state.turn
+        )
+        objects[GALAXY_ID] = SpaceObject(
+            GALAXY_ID, GALAXY, "The Fertile Galaxy", GALAXY_SIZE, (0, -6000, 0), UNIVERSE_ID, tuple(systems)
+        )
         for cell, (x, y) in enumerate(board.coords):
             system_id, planet_id = board.system_id(cell), board.planet_id(cell)
             position = board_position(x, y)
             label = labels.get(cell)
             objects[system_id] = SpaceObject(
-                system_id, STAR_SYSTEM, board.system_name(cell), SYSTEM_SIZE, position, GALAXY_ID,
+                system_id,
+                STAR_SYSTEM,
+                board.system_name(cell),
+                SYSTEM_SIZE,
+                position,
+                GALAXY_ID,
                 (planet_id, *sorted(leaders_on.get(cell, ()))),
                 inhabitable=0 if board.terrain[cell] == UNINHABITABLE else 1,
                 destroyed=1 if cell in state.destroyed else 0,
@@ -109,18 +118,41 @@ class Universe:
             kind = state.colonies.get(cell)
             if kind is not None:
                 resources.append((RES_COLONY[kind], 1))
-            objects[planet_id] = SpaceObject(planet_id, PLANET, board.planet_name(cell), PLANET_SIZE,
-                                             position, system_id, (), resources=tuple(resources),
-                                             has_queue=True)
+            objects[planet_id] = SpaceObject(
+                planet_id,
+                PLANET,
+                board.planet_name(cell),
+                PLANET_SIZE,
+                position,
+                system_id,
+                (),
+                resources=tuple(resources),
+                has_queue=True,
+            )
         for player in state.players:
             position = home_position(player.id)
             objects[player.home_system] = SpaceObject(
-                player.home_system, STAR_SYSTEM, f"{player.name}'s System", SYSTEM_SIZE, position,
-                GALAXY_ID, (player.home_planet,), inhabitable=1, destroyed=1)
+                player.home_system,
+                STAR_SYSTEM,
+                f"{player.name}'s System",
+                SYSTEM_SIZE,
+                position,
+                GALAXY_ID,
+                (player.home_planet,),
+                inhabitable=1,
+                destroyed=1,
+            )
             objects[player.home_planet] = SpaceObject(
-                player.home_planet, PLANET, f"{player.name}'s Home Planet", PLANET_SIZE, position,
-                player.home_system, tuple(sorted(at_home.get(player.id, ()))), owner=player.id,
-                has_queue=True)
+                player.home_planet,
+                PLANET,
+                f"{player.name}'s Home Planet",
+                PLANET_SIZE,
+                position,
+                player.home_system,
+                tuple(sorted(at_home.get(player.id, ()))),
+                owner=player.id,
+                has_queue=True,
+            )
         for fleet in state.fleets.values():
             cell = state.leader_at.get(fleet.id)
             if cell is None:
@@ -129,8 +161,18 @@ class Universe:
             else:
                 parent = board.system_id(cell)
                 position = board_position(*board.coords[cell])
-            objects[fleet.id] = SpaceObject(fleet.id, FLEET, fleet.name, FLEET_SIZE, position, parent, (),
-                                            owner=fleet.owner, has_queue=True, ships=((fleet.id, 1),))
+            objects[fleet.id] = SpaceObject(
+                fleet.id,
+                FLEET,
+                fleet.name,
+                FLEET_SIZE,
+                position,
+                parent,
+                (),
+                owner=fleet.owner,
+                has_queue=True,
+                ships=((fleet.id, 1),),
+            )
         self.objects = objects
         self.ids = sorted(objects)
 
@@ -141,13 +183,15 @@ class Universe:
         return self.objects.get(object_id)
 
 
-def queue_fingerprint(game: "Game", object_id: int) -> Hashable:
+def queue_fingerprint(game: Game, object_id: int) -> Hashable:
     queue = game.queues.get(object_id, ())
-    return (tuple((q.entry.seq, q.order.type, q.order.target) for q in queue),
-            _order_context(game, object_id))
+    return (
+        tuple((q.entry.seq, q.order.type, q.order.target) for q in queue),
+        _order_context(game, object_id),
+    )
 
 
-def _order_context(game: "Game", object_id: int) -> Hashable:
+def _order_context(game: Game, object_id: int) -> Hashable:
     """What decides the order types an object takes, without revealing a colonist's kind.
 
     A colonist's allowed orders depend on its kind (R27 hides it), so its fingerprint holds the
@@ -161,7 +205,7 @@ def _order_context(game: "Game", object_id: int) -> Hashable:
     return tuple(allowed_order_types(state, object_id))
 
 
-def object_fingerprint(game: "Game", object_id: int) -> Hashable:
+def object_fingerprint(game: Game, object_id: int) -> Hashable:
     universe = game.universe()
     obj = universe.get(object_id)
     if obj is None:
@@ -169,7 +213,7 @@ def object_fingerprint(game: "Game", object_id: int) -> Hashable:
     return (obj, queue_fingerprint(game, object_id) if obj.has_queue else None)
 
 
-def all_fingerprints(game: "Game") -> Iterator[tuple[Hashable, Hashable]]:
+def all_fingerprints(game: Game) -> Iterator[tuple[Hashable, Hashable]]:
     """Every item a client caches, with a fingerprint of what any player can see of it."""
     universe = game.universe()
     state = game.state

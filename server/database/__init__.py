@@ -18,8 +18,20 @@ from .store import ConnectionStore, DatabaseStore, SyncDatabase, in_transaction
 from .threads import DatabaseThread, DatabaseThreadClosed, SynchronousDatabaseThread
 
 __all__ = [
-    "ConflictError", "ConnectionStore", "DEFAULT_URL", "DatabaseStore", "DatabaseThread", "DatabaseThreadClosed",
-    "NotFoundError", "StoreError", "SyncDatabase", "SynchronousDatabaseThread",
-    "create_engine", "current_revision", "head_revision", "in_transaction", "is_up_to_date",
+    "ConflictError",
+    "ConnectionStore",
+    "DEFAULT_URL",
+    "DatabaseStore",
+    "DatabaseThread",
+    "DatabaseThreadClosed",
+    "NotFoundError",
+    "StoreError",
+    "SyncDatabase",
+    "SynchronousDatabaseThread",
+    "create_engine",
+    "current_revision",
+    "head_revision",
+    "in_transaction",
+    "is_up_to_date",
     "upgrade",
 ]

@@ -8,8 +8,8 @@ so that CPU work stays off the reactor thread.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
@@ -22,7 +22,7 @@ from ..store import Account, GameSetup, OrderEntry, StoredGame, TurnRecord
 from ..turn_timer import TimerSettings
 from .schema import accounts, finished_turns, games, join_messages, orders, removed_messages, turns
 
-INT64 = range(-(2 ** 63), 2 ** 63)
+INT64 = range(-(2**63), 2**63)
 
 
 class StoreError(Exception):
@@ -106,27 +106,45 @@ def _require_game(conn: Connection, game_id: int, *, lock: bool = False) -> Row:
 # -- accounts ------------------------------------------------------------------------------
 
 
-def thd_add_account(conn: Connection, game_id: int, account: Account,
-                    messages: Iterable[Message]) -> None:
+def thd_add_account(conn: Connection, game_id: int, account: Account, messages: Iterable[Message]) -> None:
     """Store an account and the board messages its joining posted, in one transaction.
 
     The player joins the game as it is after its last stored turn: that turn is the join turn.
     """
     game = _require_game(conn, game_id)
-    conn.execute(accounts.insert().values(
-        game_id=game_id, player_id=account.player_id, username=account.username,
-        password_hash=account.password_hash, email=account.email, comment=account.comment,
-        joined_turn=game.last_turn))
+    conn.execute(
+        accounts.insert().values(
+            game_id=game_id,
+            player_id=account.player_id,
+            username=account.username,
+            password_hash=account.password_hash,
+            email=account.email,
+            comment=account.comment,
+            joined_turn=game.last_turn,
+        )
+    )
     messages = list(messages)
     if not messages:
         return
-    last = conn.execute(sa.select(sa.func.max(join_messages.c.seq))
-                        .where(join_messages.c.game_id == game_id)).scalar()
+    last = conn.execute(
+        sa.select(sa.func.max(join_messages.c.seq)).where(join_messages.c.game_id == game_id)
+    ).scalar()
     first = (last or 0) + 1
-    conn.execute(join_messages.insert(), [
-        {"game_id": game_id, "seq": first + i, "joined_player": account.player_id,
-         "player": m.player, "turn": m.turn, "subject": m.subject, "body": m.body}
-        for i, m in enumerate(messages)])
+    conn.execute(
+        join_messages.insert(),
+        [
+            {
+                "game_id": game_id,
+                "seq": first + i,
+                "joined_player": account.player_id,
+                "player": m.player,
+                "turn": m.turn,
+                "subject": m.subject,
+                "body": m.body,
+            }
+            for i, m in enumerate(messages)
+        ],
+    )
 
 
 # -- orders and board messages -------------------------------------------------------------
@@ -134,16 +152,25 @@ def thd_add_account(conn: Connection, game_id: int, account: Account,
 
 def thd_record_order(conn: Connection, game_id: int, entry: OrderEntry) -> None:
     """Store an accepted order. ConflictError when its seq is used (or the game is unknown)."""
-    conn.execute(orders.insert().values(
-        game_id=game_id, seq=entry.seq, turn=entry.turn, player=entry.player,
-        object_id=entry.object_id, slot=entry.slot, type=entry.type, target=entry.target))
+    conn.execute(
+        orders.insert().values(
+            game_id=game_id,
+            seq=entry.seq,
+            turn=entry.turn,
+            player=entry.player,
+            object_id=entry.object_id,
+            slot=entry.slot,
+            type=entry.type,
+            target=entry.target,
+        )
+    )
 
 
 def thd_remove_order(conn: Connection, game_id: int, seq: int) -> None:
     """Mark an order as taken back; it stays in the order log. NotFoundError if never stored."""
-    result = conn.execute(orders.update()
-                          .where(orders.c.game_id == game_id, orders.c.seq == seq)
-                          .values(removed=True))
+    result = conn.execute(
+        orders.update().where(orders.c.game_id == game_id, orders.c.seq == seq).values(removed=True)
+    )
     if result.rowcount == 0:
         raise NotFoundError(f"game {game_id} has no order {seq}")
 
@@ -151,11 +178,13 @@ def thd_remove_order(conn: Connection, game_id: int, seq: int) -> None:
 def thd_remove_message(conn: Connection, game_id: int, player: int, index: int) -> None:
     """Remember that `player` removed the message posted `index`-th to their board (idempotent)."""
     _require_game(conn, game_id)
-    key = (removed_messages.c.game_id == game_id, removed_messages.c.player == player,
-           removed_messages.c.message_index == index)
+    key = (
+        removed_messages.c.game_id == game_id,
+        removed_messages.c.player == player,
+        removed_messages.c.message_index == index,
+    )
     if conn.execute(sa.select(removed_messages.c.player).where(*key)).first() is None:
-        conn.execute(removed_messages.insert().values(game_id=game_id, player=player,
-                                                      message_index=index))
+        conn.execute(removed_messages.insert().values(game_id=game_id, player=player, message_index=index))
 
 
 # -- turns ---------------------------------------------------------------------------------
@@ -175,18 +204,31 @@ def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> None:
     messages = codec.encode_messages(record.messages)
     events = codec.encode_events(record.events)
     if record.turn <= game.last_turn:
-        stored = conn.execute(sa.select(turns.c.state, turns.c.messages, turns.c.events)
-                              .where(turns.c.game_id == game_id, turns.c.turn == record.turn)).first()
+        stored = conn.execute(
+            sa.select(turns.c.state, turns.c.messages, turns.c.events).where(
+                turns.c.game_id == game_id, turns.c.turn == record.turn
+            )
+        ).first()
         if stored is not None and (stored.state, stored.messages, stored.events) == (state, messages, events):
             return
         raise ConflictError(f"game {game_id} already has a different turn {record.turn}")
     if record.turn != game.last_turn + 1:
         raise ConflictError(f"game {game_id}: turn {record.turn} cannot follow turn {game.last_turn}")
-    conn.execute(turns.insert().values(game_id=game_id, turn=record.turn, state=state,
-                                       messages=messages, events=events,
-                                       modtime_serial=record.modtime_serial))
-    conn.execute(games.update().where(games.c.id == game_id)
-                 .values(last_turn=record.turn, last_modtime_serial=record.modtime_serial))
+    conn.execute(
+        turns.insert().values(
+            game_id=game_id,
+            turn=record.turn,
+            state=state,
+            messages=messages,
+            events=events,
+            modtime_serial=record.modtime_serial,
+        )
+    )
+    conn.execute(
+        games.update()
+        .where(games.c.id == game_id)
+        .values(last_turn=record.turn, last_modtime_serial=record.modtime_serial)
+    )
 
 
 # -- players' turn state and the deadline --------------------------------------------------
@@ -194,25 +236,33 @@ def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> None:
 
 def thd_record_finished(conn: Connection, game_id: int, turn: int, player: int) -> None:
     """Remember that `player` finished `turn` (idempotent)."""
-    key = (finished_turns.c.game_id == game_id, finished_turns.c.turn == turn,
-           finished_turns.c.player == player)
+    key = (
+        finished_turns.c.game_id == game_id,
+        finished_turns.c.turn == turn,
+        finished_turns.c.player == player,
+    )
     if conn.execute(sa.select(finished_turns.c.player).where(*key)).first() is None:
         conn.execute(finished_turns.insert().values(game_id=game_id, turn=turn, player=player))
 
 
 def thd_remove_player(conn: Connection, game_id: int, player_id: int) -> None:
     """Mark a player removed by an operator (idempotent). NotFoundError for an unknown player."""
-    result = conn.execute(accounts.update()
-                          .where(accounts.c.game_id == game_id, accounts.c.player_id == player_id)
-                          .values(removed=True))
+    result = conn.execute(
+        accounts.update()
+        .where(accounts.c.game_id == game_id, accounts.c.player_id == player_id)
+        .values(removed=True)
+    )
     if result.rowcount == 0:
         raise NotFoundError(f"game {game_id} has no player {player_id}")
 
 
 def thd_set_deadline(conn: Connection, game_id: int, turn: int, deadline: float | None) -> None:
     """The end-of-turn deadline (Unix time) of `turn`, None for none."""
-    conn.execute(games.update().where(games.c.id == game_id)
-                 .values(deadline_turn=None if deadline is None else turn, deadline=deadline))
+    conn.execute(
+        games.update()
+        .where(games.c.id == game_id)
+        .values(deadline_turn=None if deadline is None else turn, deadline=deadline)
+    )
 
 
 # -- summaries for operators ---------------------------------------------------------------
@@ -226,17 +276,17 @@ class GameSummary:
     name: str
     seed: int
     custom_map: bool
-    board_size: tuple[int, int]        # columns, rows
-    turn: int                          # turns played
-    phase: str                         # normal | combat | over
-    players: int                       # who can play (removed players left out)
+    board_size: tuple[int, int]  # columns, rows
+    turn: int  # turns played
+    phase: str  # normal | combat | over
+    players: int  # who can play (removed players left out)
     removed: int
     max_players: int
     timer: str
     turn_length: int
     account_creation: bool
     auto_add: bool
-    winners: tuple[str, ...]           # when the game is over
+    winners: tuple[str, ...]  # when the game is over
 
 
 def thd_game_summaries(conn: Connection, name: str | None = None) -> list[GameSummary]:
@@ -247,34 +297,56 @@ def thd_game_summaries(conn: Connection, name: str | None = None) -> list[GameSu
     rows = conn.execute(query).all()
     summaries = []
     for row in rows:
-        counts = conn.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(
-            sa.case((accounts.c.removed, 1), else_=0)), 0)).where(accounts.c.game_id == row.id)).one()
+        counts = conn.execute(
+            sa.select(
+                sa.func.count(), sa.func.coalesce(sa.func.sum(sa.case((accounts.c.removed, 1), else_=0)), 0)
+            ).where(accounts.c.game_id == row.id)
+        ).one()
         state = None
         if row.last_turn:
-            data = conn.execute(sa.select(turns.c.state).where(
-                turns.c.game_id == row.id, turns.c.turn == row.last_turn)).scalar()
+            data = conn.execute(
+                sa.select(turns.c.state).where(turns.c.game_id == row.id, turns.c.turn == row.last_turn)
+            ).scalar()
             state = codec.decode_state(data)
-        board = state.board if state is not None else (
-            ruleset.parse_map(row.map_text) if row.map_text else ruleset.DEFAULT_BOARD)
+        board = (
+            state.board
+            if state is not None
+            else (ruleset.parse_map(row.map_text) if row.map_text else ruleset.DEFAULT_BOARD)
+        )
         names = {p.id: p.name for p in state.players} if state is not None else {}
-        winners = tuple(names.get(w, str(w)) for w in state.result.winners) \
-            if state is not None and state.result is not None else ()
-        summaries.append(GameSummary(
-            id=row.id, name=row.name, seed=row.seed, custom_map=row.map_text is not None,
-            board_size=(max(len(r) for r in board.rows), len(board.rows)), turn=row.last_turn,
-            phase=state.phase.value if state is not None else ruleset.Phase.NORMAL.value,
-            players=int(counts[0]) - int(counts[1]), removed=int(counts[1]),
-            max_players=row.max_players, timer=row.timer_kind, turn_length=row.turn_length,
-            account_creation=bool(row.account_creation), auto_add=bool(row.auto_add),
-            winners=winners))
+        winners = (
+            tuple(names.get(w, str(w)) for w in state.result.winners)
+            if state is not None and state.result is not None
+            else ()
+        )
+        summaries.append(
+            GameSummary(
+                id=row.id,
+                name=row.name,
+                seed=row.seed,
+                custom_map=row.map_text is not None,
+                board_size=(max(len(r) for r in board.rows), len(board.rows)),
+                turn=row.last_turn,
+                phase=state.phase.value if state is not None else ruleset.Phase.NORMAL.value,
+                players=int(counts[0]) - int(counts[1]),
+                removed=int(counts[1]),
+                max_players=row.max_players,
+                timer=row.timer_kind,
+                turn_length=row.turn_length,
+                account_creation=bool(row.account_creation),
+                auto_add=bool(row.auto_add),
+                winners=winners,
+            )
+        )
     return summaries
 
 
 # -- loading -------------------------------------------------------------------------------
 
 
-def thd_load_games(conn: Connection, game_ids: Iterable[int] | None = None,
-                   all_states: bool = True) -> list[StoredGame]:
+def thd_load_games(
+    conn: Connection, game_ids: Iterable[int] | None = None, all_states: bool = True
+) -> list[StoredGame]:
     """Every stored game (or those of `game_ids`) in id order, with everything `Game.restore`
     needs: accounts by player id, join messages, orders (removed ones too) and removals in the
     order they were stored, turns in order with decoded states.
@@ -294,42 +366,65 @@ def thd_load_games(conn: Connection, game_ids: Iterable[int] | None = None,
     if not stored:
         return []
 
-    for row in conn.execute(sa.select(games.c.id, games.c.deadline_turn, games.c.deadline)
-                            .where(games.c.id.in_(list(stored)), games.c.deadline.is_not(None))):
+    for row in conn.execute(
+        sa.select(games.c.id, games.c.deadline_turn, games.c.deadline).where(
+            games.c.id.in_(list(stored)), games.c.deadline.is_not(None)
+        )
+    ):
         stored[row.id].deadline = (row.deadline_turn, row.deadline)
-    for row in conn.execute(sa.select(accounts).where(*where(accounts))
-                            .order_by(accounts.c.game_id, accounts.c.player_id)):
+    for row in conn.execute(
+        sa.select(accounts).where(*where(accounts)).order_by(accounts.c.game_id, accounts.c.player_id)
+    ):
         game = stored[row.game_id]
-        game.accounts.append(
-            Account(row.username, row.password_hash, row.player_id, row.email, row.comment))
+        game.accounts.append(Account(row.username, row.password_hash, row.player_id, row.email, row.comment))
         game.join_turns[row.player_id] = row.joined_turn
         if row.removed:
             game.removed_players.add(row.player_id)
     for row in conn.execute(sa.select(finished_turns).where(*where(finished_turns))):
         stored[row.game_id].finished.add((row.turn, row.player))
-    for row in conn.execute(sa.select(join_messages).where(*where(join_messages))
-                            .order_by(join_messages.c.game_id, join_messages.c.seq)):
+    for row in conn.execute(
+        sa.select(join_messages)
+        .where(*where(join_messages))
+        .order_by(join_messages.c.game_id, join_messages.c.seq)
+    ):
         stored[row.game_id].join_messages.append(Message(row.player, row.turn, row.subject, row.body))
-    for row in conn.execute(sa.select(orders).where(*where(orders))
-                            .order_by(orders.c.game_id, orders.c.seq)):
+    for row in conn.execute(sa.select(orders).where(*where(orders)).order_by(orders.c.game_id, orders.c.seq)):
         game = stored[row.game_id]
-        game.orders.append(OrderEntry(row.seq, row.turn, row.player, row.object_id, row.slot,
-                                      row.type, row.target))
+        game.orders.append(
+            OrderEntry(row.seq, row.turn, row.player, row.object_id, row.slot, row.type, row.target)
+        )
         if row.removed:
             game.removed_orders.add(row.seq)
     for row in conn.execute(sa.select(removed_messages).where(*where(removed_messages))):
         stored[row.game_id].removed_messages.add((row.player, row.message_index))
     last_turn: dict[int, int] = {}
     if not all_states:
-        for row in conn.execute(sa.select(turns.c.game_id, sa.func.max(turns.c.turn).label("last"))
-                                .where(*where(turns)).group_by(turns.c.game_id)):
+        for row in conn.execute(
+            sa.select(turns.c.game_id, sa.func.max(turns.c.turn).label("last"))
+            .where(*where(turns))
+            .group_by(turns.c.game_id)
+        ):
             last_turn[row.game_id] = row.last
-    for row in conn.execute(sa.select(turns.c.game_id, turns.c.turn, turns.c.state, turns.c.messages,
-                                      turns.c.events, turns.c.modtime_serial)
-                            .where(*where(turns)).order_by(turns.c.game_id, turns.c.turn)):
+    for row in conn.execute(
+        sa.select(
+            turns.c.game_id,
+            turns.c.turn,
+            turns.c.state,
+            turns.c.messages,
+            turns.c.events,
+            turns.c.modtime_serial,
+        )
+        .where(*where(turns))
+        .order_by(turns.c.game_id, turns.c.turn)
+    ):
         full = all_states or last_turn.get(row.game_id) == row.turn
-        stored[row.game_id].turns.append(TurnRecord(
-            row.turn, codec.decode_state(row.state) if full else None,
-            codec.decode_messages(row.messages),
-            codec.decode_events(row.events) if full else (), row.modtime_serial))
+        stored[row.game_id].turns.append(
+            TurnRecord(
+                row.turn,
+                codec.decode_state(row.state) if full else None,
+                codec.decode_messages(row.messages),
+                codec.decode_events(row.events) if full else (),
+                row.modtime_serial,
+            )
+        )
     return list(stored.values())

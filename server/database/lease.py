@@ -85,22 +85,27 @@ def thd_take_lease(conn: Connection, host: str, pid: int, now: float) -> LeaseHo
     holder = _alive(row, now)
     if holder is not None and (holder.host, holder.pid) != (host, pid):
         return holder
-    conn.execute(server_lease.update().where(server_lease.c.id == LEASE_ID)
-                 .values(host=host, pid=pid, started_at=now, heartbeat_at=now))
+    conn.execute(
+        server_lease.update()
+        .where(server_lease.c.id == LEASE_ID)
+        .values(host=host, pid=pid, started_at=now, heartbeat_at=now)
+    )
     return None
 
 
 def thd_heartbeat(conn: Connection, host: str, pid: int, now: float) -> bool:
     """Refresh the heartbeat; False if the lease is no longer ours."""
-    result = conn.execute(server_lease.update()
-                          .where(server_lease.c.id == LEASE_ID, server_lease.c.host == host,
-                                 server_lease.c.pid == pid)
-                          .values(heartbeat_at=now))
+    result = conn.execute(
+        server_lease.update()
+        .where(server_lease.c.id == LEASE_ID, server_lease.c.host == host, server_lease.c.pid == pid)
+        .values(heartbeat_at=now)
+    )
     return result.rowcount == 1
 
 
 def thd_release_lease(conn: Connection, host: str, pid: int) -> None:
-    conn.execute(server_lease.update()
-                 .where(server_lease.c.id == LEASE_ID, server_lease.c.host == host,
-                        server_lease.c.pid == pid)
-                 .values(pid=None, heartbeat_at=None))
+    conn.execute(
+        server_lease.update()
+        .where(server_lease.c.id == LEASE_ID, server_lease.c.host == host, server_lease.c.pid == pid)
+        .values(pid=None, heartbeat_at=None)
+    )

@@ -9,8 +9,8 @@ upgrade leaves the database as it was.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from alembic import command
 from alembic.config import Config

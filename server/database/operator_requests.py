@@ -40,22 +40,30 @@ def thd_queue_request(conn: Connection, game_id: int, kind: str, payload: dict[s
     """Add a pending request; its id."""
     if kind not in KINDS:
         raise ValueError(f"unknown operator request {kind!r}")
-    result = conn.execute(operator_requests.insert().values(
-        game_id=game_id, kind=kind, payload=payload, status=PENDING, result=""))
+    result = conn.execute(
+        operator_requests.insert().values(
+            game_id=game_id, kind=kind, payload=payload, status=PENDING, result=""
+        )
+    )
     return int(result.inserted_primary_key[0])
 
 
 def thd_pending_requests(conn: Connection, after: int = 0) -> list[OperatorRequest]:
     """The pending requests with an id above `after`, oldest first."""
-    rows = conn.execute(sa.select(operator_requests)
-                        .where(operator_requests.c.status == PENDING, operator_requests.c.id > after)
-                        .order_by(operator_requests.c.id))
+    rows = conn.execute(
+        sa.select(operator_requests)
+        .where(operator_requests.c.status == PENDING, operator_requests.c.id > after)
+        .order_by(operator_requests.c.id)
+    )
     return [_request(row) for row in rows]
 
 
 def thd_finish_request(conn: Connection, request_id: int, status: str, result: str) -> None:
-    conn.execute(operator_requests.update().where(operator_requests.c.id == request_id)
-                 .values(status=status, result=result[:2000], done_at=sa.func.current_timestamp()))
+    conn.execute(
+        operator_requests.update()
+        .where(operator_requests.c.id == request_id)
+        .values(status=status, result=result[:2000], done_at=sa.func.current_timestamp())
+    )
 
 
 def thd_request(conn: Connection, request_id: int) -> OperatorRequest | None:

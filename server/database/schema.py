@@ -43,12 +43,12 @@ NOW = sa.text("CURRENT_TIMESTAMP")
 
 
 def _game_fk() -> sa.Column:
-    return sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"),
-                     nullable=False)
+    return sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"), nullable=False)
 
 
 games = sa.Table(
-    "games", metadata,
+    "games",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(200), nullable=False, unique=True),
     sa.Column("map_text", sa.Text, nullable=True),
@@ -72,7 +72,8 @@ games = sa.Table(
 )
 
 accounts = sa.Table(
-    "accounts", metadata,
+    "accounts",
+    metadata,
     _game_fk(),
     sa.Column("player_id", sa.Integer, nullable=False),
     sa.Column("username", sa.String(64), nullable=False),
@@ -87,7 +88,8 @@ accounts = sa.Table(
 )
 
 join_messages = sa.Table(
-    "join_messages", metadata,
+    "join_messages",
+    metadata,
     _game_fk(),
     sa.Column("seq", sa.Integer, nullable=False),
     sa.Column("joined_player", sa.Integer, nullable=False),
@@ -96,12 +98,14 @@ join_messages = sa.Table(
     sa.Column("subject", sa.Text, nullable=False),
     sa.Column("body", sa.Text, nullable=False),
     sa.PrimaryKeyConstraint("game_id", "seq"),
-    sa.ForeignKeyConstraint(["game_id", "joined_player"],
-                            ["accounts.game_id", "accounts.player_id"], ondelete="CASCADE"),
+    sa.ForeignKeyConstraint(
+        ["game_id", "joined_player"], ["accounts.game_id", "accounts.player_id"], ondelete="CASCADE"
+    ),
 )
 
 orders = sa.Table(
-    "orders", metadata,
+    "orders",
+    metadata,
     _game_fk(),
     sa.Column("seq", sa.Integer, nullable=False),
     sa.Column("turn", sa.Integer, nullable=False),
@@ -116,7 +120,8 @@ orders = sa.Table(
 )
 
 removed_messages = sa.Table(
-    "removed_messages", metadata,
+    "removed_messages",
+    metadata,
     _game_fk(),
     sa.Column("player", sa.Integer, nullable=False),
     sa.Column("message_index", sa.Integer, nullable=False),
@@ -124,7 +129,8 @@ removed_messages = sa.Table(
 )
 
 turns = sa.Table(
-    "turns", metadata,
+    "turns",
+    metadata,
     _game_fk(),
     sa.Column("turn", sa.Integer, nullable=False),
     sa.Column("state", sa.JSON, nullable=False),
@@ -136,7 +142,8 @@ turns = sa.Table(
 )
 
 finished_turns = sa.Table(
-    "finished_turns", metadata,
+    "finished_turns",
+    metadata,
     _game_fk(),
     sa.Column("turn", sa.Integer, nullable=False),
     sa.Column("player", sa.Integer, nullable=False),
@@ -144,7 +151,8 @@ finished_turns = sa.Table(
 )
 
 operator_requests = sa.Table(
-    "operator_requests", metadata,
+    "operator_requests",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     _game_fk(),
     sa.Column("kind", sa.String(32), nullable=False),
@@ -157,7 +165,8 @@ operator_requests = sa.Table(
 )
 
 server_lease = sa.Table(
-    "server_lease", metadata,
+    "server_lease",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("host", sa.String(255), nullable=True),
     sa.Column("pid", sa.Integer, nullable=True),

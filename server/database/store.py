@@ -8,7 +8,8 @@ promise "stored before answered". `SyncDatabase` runs them in the calling thread
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine
@@ -185,7 +186,7 @@ class SyncDatabase(_Games):
         if self._owns_engine:
             self.engine.dispose()
 
-    def __enter__(self) -> "SyncDatabase":
+    def __enter__(self) -> SyncDatabase:
         return self
 
     def __exit__(self, *exc_info) -> None:

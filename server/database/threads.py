@@ -8,7 +8,8 @@ returns a Deferred fired (on the reactor thread) with fn's result once fn has re
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from twisted.internet import defer
 from twisted.internet.threads import deferToThreadPool
@@ -25,7 +26,7 @@ class DatabaseThread:
 
     def __init__(self, reactor=None, name: str = "tae-database"):
         if reactor is None:
-            from twisted.internet import reactor  # noqa: PLC0415 - the global reactor, on demand
+            from twisted.internet import reactor
         self.reactor = reactor
         self.pool = ThreadPool(minthreads=1, maxthreads=1, name=name)
         self.pool.start()

@@ -17,8 +17,7 @@ config = context.config
 
 def run_offline() -> None:
     url = os.environ.get("TAE_DATABASE_URL") or config.get_main_option("sqlalchemy.url")
-    context.configure(url=url, target_metadata=metadata, literal_binds=True,
-                      render_as_batch=True)
+    context.configure(url=url, target_metadata=metadata, literal_binds=True, render_as_batch=True)
     with context.begin_transaction():
         context.run_migrations()
 

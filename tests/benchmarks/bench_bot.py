@@ -104,8 +104,9 @@ def loopback_client(directory: GameDirectory, version: Version = Version.TP04) -
 
 def make_game(seed: int, map_text: str | None = None, name: str = "tae") -> tuple[GameDirectory, Game]:
     store = MemoryStore()
-    setup = GameSetup(name, map_text=map_text, seed=seed, timer=TimerSettings(turn_length=0),
-                      ctime=1_700_000_000)
+    setup = GameSetup(
+        name, map_text=map_text, seed=seed, timer=TimerSettings(turn_length=0), ctime=1_700_000_000
+    )
     game_id = store.create_game(setup)
     game = Game(game_id, setup, Game.initial_state(setup), store, Clock())
     directory = GameDirectory()
@@ -124,18 +125,24 @@ class InProcessGame:
     seed: int
     ended: bool
     turns: int
-    bots: dict[int, BotResult]                  # player id -> the bot's own account of it
-    final: dict[int, int] = field(default_factory=dict)     # player id -> final score (server)
+    bots: dict[int, BotResult]  # player id -> the bot's own account of it
+    final: dict[int, int] = field(default_factory=dict)  # player id -> final score (server)
     winners: tuple[int, ...] = ()
-    kinds: dict[int, str] = field(default_factory=dict)     # player id -> "bot" / "random"
+    kinds: dict[int, str] = field(default_factory=dict)  # player id -> "bot" / "random"
     clients: dict[int, tuple[Bot, BlockingClient]] = field(default_factory=dict)  # keep_clients
 
 
-def play_in_process(seed: int, seats: list[str], *, map_text: str | None = None,
-                    version: Version = Version.TP04, max_turns: int = MAX_TURNS,
-                    strategy: Callable[[], Strategy] | None = None,
-                    random_player: RandomPlayer | None = None,
-                    keep_clients: bool = False) -> InProcessGame:
+def play_in_process(
+    seed: int,
+    seats: list[str],
+    *,
+    map_text: str | None = None,
+    version: Version = Version.TP04,
+    max_turns: int = MAX_TURNS,
+    strategy: Callable[[], Strategy] | None = None,
+    random_player: RandomPlayer | None = None,
+    keep_clients: bool = False,
+) -> InProcessGame:
     """Play one game; ``seats`` lists "bot" or "random" in joining order (player 1 first)."""
     directory, game = make_game(seed, map_text)
     random_player = random_player or RandomPlayer()
@@ -164,7 +171,7 @@ def play_in_process(seed: int, seats: list[str], *, map_text: str | None = None,
                 game.finish_turn(pid)
         if game.state.turn != turn:
             continue
-        for pid, (bot, client) in bots.items():
+        for bot, client in bots.values():
             if game.state.turn != turn:
                 break
             client.run(bot.turn_plan(client.game))
@@ -177,9 +184,12 @@ def play_in_process(seed: int, seats: list[str], *, map_text: str | None = None,
             client.close()
     result = game.state.result
     return InProcessGame(
-        seed=seed, ended=game.state.phase is Phase.OVER, turns=game.state.turn,
+        seed=seed,
+        ended=game.state.phase is Phase.OVER,
+        turns=game.state.turn,
         bots={pid: bot.result for pid, (bot, _c) in bots.items()},
-        final=dict(result.final) if result else {}, winners=result.winners if result else (),
+        final=dict(result.final) if result else {},
+        winners=result.winners if result else (),
         kinds={pid: ("bot" if pid in bots else "random") for pid in range(1, len(seats) + 1)},
         clients=bots if keep_clients else {},
     )
@@ -214,14 +224,18 @@ def cheap_passwords():
 # ------------------------------------------------------------------------------------------
 
 
-def bot_vs_random(games: int, players: int = 2, map_text: str | None = None,
-                  version: Version = Version.TP04, quiet: bool = False) -> dict:
+def bot_vs_random(
+    games: int,
+    players: int = 2,
+    map_text: str | None = None,
+    version: Version = Version.TP04,
+    quiet: bool = False,
+) -> dict:
     with cheap_passwords():
         return _bot_vs_random(games, players, map_text, version, quiet)
 
 
-def _bot_vs_random(games: int, players: int, map_text: str | None, version: Version,
-                   quiet: bool) -> dict:
+def _bot_vs_random(games: int, players: int, map_text: str | None, version: Version, quiet: bool) -> dict:
     wins = shared = losses = unfinished = 0
     bot_scores, random_scores, turns = [], [], []
     refused = 0
@@ -248,20 +262,34 @@ def _bot_vs_random(games: int, players: int, map_text: str | None, version: Vers
             losses += 1
     elapsed = time.perf_counter() - start
     mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
-    figures = dict(games=games, players=players, wins=wins, shared=shared, losses=losses,
-                   unfinished=unfinished, bot_mean=mean(bot_scores), random_mean=mean(random_scores),
-                   turns_mean=mean(turns), refused=refused, seconds=elapsed)
+    figures = dict(
+        games=games,
+        players=players,
+        wins=wins,
+        shared=shared,
+        losses=losses,
+        unfinished=unfinished,
+        bot_mean=mean(bot_scores),
+        random_mean=mean(random_scores),
+        turns_mean=mean(turns),
+        refused=refused,
+        seconds=elapsed,
+    )
     if not quiet:
         finished = games - unfinished
         board = "default map" if map_text is None else "custom map"
-        print(f"bot vs random-orders player: {games} games of {players} players "
-              f"(1 bot, {players - 1} random; {board}; in-process server, loopback wire)")
+        print(
+            f"bot vs random-orders player: {games} games of {players} players "
+            f"(1 bot, {players - 1} random; {board}; in-process server, loopback wire)"
+        )
         print(f"  bot wins      {wins:4d}  ({100 * wins / max(finished, 1):5.1f} % of finished games)")
         print(f"  shared wins   {shared:4d}")
         print(f"  bot losses    {losses:4d}")
         print(f"  did not end   {unfinished:4d}")
-        print(f"  mean final score: bot {figures['bot_mean']:.2f}, random {figures['random_mean']:.2f}; "
-              f"mean game length {figures['turns_mean']:.1f} turns; orders refused {refused}")
+        print(
+            f"  mean final score: bot {figures['bot_mean']:.2f}, random {figures['random_mean']:.2f}; "
+            f"mean game length {figures['turns_mean']:.1f} turns; orders refused {refused}"
+        )
         print(f"  {elapsed:.1f} s, {games / elapsed:.2f} games/s")
     return figures
 
@@ -272,16 +300,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(directory: Path, port: int, map_path: Path | None = None,
-                 seed: int = 1) -> subprocess.Popen:
-    command = [sys.executable, "-m", "server.cli", "serve", "--listen",
-               f"tcp:{port}:interface=127.0.0.1", "--turn-length", "0", "--seed", str(seed),
-               "--database", f"sqlite:///{directory / 'bench.db'}"]
+def start_server(directory: Path, port: int, map_path: Path | None = None, seed: int = 1) -> subprocess.Popen:
+    command = [
+        sys.executable,
+        "-m",
+        "server.cli",
+        "serve",
+        "--listen",
+        f"tcp:{port}:interface=127.0.0.1",
+        "--turn-length",
+        "0",
+        "--seed",
+        str(seed),
+        "--database",
+        f"sqlite:///{directory / 'bench.db'}",
+    ]
     if map_path is not None:
         command += ["--map", str(map_path)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    process = subprocess.Popen(command, cwd=directory, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command, cwd=directory, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+    )
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -290,7 +329,7 @@ def start_server(directory: Path, port: int, map_path: Path | None = None,
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                raise RuntimeError("the server did not start")
+                raise RuntimeError("the server did not start") from None
             time.sleep(0.05)
 
 
@@ -300,8 +339,16 @@ def tcp_game(version: Version = Version.TP04, map_path: Path | None = None) -> t
         process = start_server(Path(tmp), port, map_path)
         try:
             start = time.perf_counter()
-            results = run_bots("127.0.0.1", port, ["ann", "bob", "cid", "dee"], "pw", version,
-                               timeout=30, turn_timeout=60, deadline=600)
+            results = run_bots(
+                "127.0.0.1",
+                port,
+                ["ann", "bob", "cid", "dee"],
+                "pw",
+                version,
+                timeout=30,
+                turn_timeout=60,
+                deadline=600,
+            )
             return time.perf_counter() - start, results
         finally:
             process.terminate()
@@ -326,9 +373,11 @@ def main(argv: list[str] | None = None) -> None:
         turns = max((r.turn or 0) for r in results)
         finals = ", ".join(f"{r.name} {r.final_score}" for r in results)
         board = "default map" if args.map is None else args.map.name
-        print(f"4-bot game over TCP (TP04, {board}, server subprocess, SQLite): "
-              f"{elapsed:.1f} s, {turns} turns, {'all reached GAME OVER' if ok else 'NOT all ended'}"
-              f"; final scores {finals}")
+        print(
+            f"4-bot game over TCP (TP04, {board}, server subprocess, SQLite): "
+            f"{elapsed:.1f} s, {turns} turns, {'all reached GAME OVER' if ok else 'NOT all ended'}"
+            f"; final scores {finals}"
+        )
         if not ok:
             for r in results:
                 if r.error:

@@ -62,9 +62,7 @@ def main() -> None:
     reply = encode_reply(objects, version, 9)
 
     def decode_reply() -> None:
-        decoded = [
-            decode(each, object_descs=OBJECT_DESCS) for each in Deframer().frames(reply)
-        ]
+        decoded = [decode(each, object_descs=OBJECT_DESCS) for each in Deframer().frames(reply)]
         assert len(decoded) == 401
 
     decode_reply()

@@ -17,9 +17,9 @@ from ruleset import DEFAULT_BOARD, parse_map, resolve_turn
 from ruleset.board import grid_map_text
 from ruleset.simulator import play_game
 
-GAMES_FOR_RATE = 300          # complete 4-player games on the default map
-GAMES_FOR_TURNS = 150         # games whose resolve_turn calls are timed
-BIG_MAP_GAMES = 100           # 16-player games on the 64×64 map
+GAMES_FOR_RATE = 300  # complete 4-player games on the default map
+GAMES_FOR_TURNS = 150  # games whose resolve_turn calls are timed
+BIG_MAP_GAMES = 100  # 16-player games on the 64×64 map
 GAME_TARGET_MS = 20.0
 
 
@@ -46,11 +46,15 @@ def _turn_figures(label: str, timer: TimedResolver) -> None:
     normal, combat = timer.durations, timer.combat
     everything = normal + combat
     print(f"{label}: {len(everything)} turns resolved ({len(combat)} combat turns)")
-    print(f"    median {_ms(statistics.median(everything))}, worst {_ms(max(everything))}, "
-          f"95th percentile {_ms(statistics.quantiles(everything, n=20)[-1])}")
+    print(
+        f"    median {_ms(statistics.median(everything))}, worst {_ms(max(everything))}, "
+        f"95th percentile {_ms(statistics.quantiles(everything, n=20)[-1])}"
+    )
     if combat:
-        print(f"    normal turns median {_ms(statistics.median(normal))}, "
-              f"combat turns median {_ms(statistics.median(combat))}")
+        print(
+            f"    normal turns median {_ms(statistics.median(normal))}, "
+            f"combat turns median {_ms(statistics.median(combat))}"
+        )
 
 
 def games_per_second() -> None:
@@ -64,11 +68,15 @@ def games_per_second() -> None:
         turns += record.turns
     total = time.perf_counter() - start
     median = statistics.median(durations)
-    print(f"4 players, default map: {GAMES_FOR_RATE} complete games in {total:.2f} s = "
-          f"{GAMES_FOR_RATE / total:.1f} games/s ({turns / GAMES_FOR_RATE:.1f} turns per game)")
+    print(
+        f"4 players, default map: {GAMES_FOR_RATE} complete games in {total:.2f} s = "
+        f"{GAMES_FOR_RATE / total:.1f} games/s ({turns / GAMES_FOR_RATE:.1f} turns per game)"
+    )
     verdict = "within" if median * 1000 < GAME_TARGET_MS else "OVER"
-    print(f"    full game: median {_ms(median)}, worst {_ms(max(durations))} "
-          f"({verdict} the {GAME_TARGET_MS:.0f} ms target)")
+    print(
+        f"    full game: median {_ms(median)}, worst {_ms(max(durations))} "
+        f"({verdict} the {GAME_TARGET_MS:.0f} ms target)"
+    )
 
 
 def turn_times_default_map() -> None:
@@ -86,8 +94,11 @@ def turn_times_big_map() -> None:
     for seed in range(BIG_MAP_GAMES):
         turns += play_game(16, board, seed, resolver=timer).turns
     total = time.perf_counter() - start
-    _turn_figures(f"resolve_turn, 16 players, 64x64 map ({board.size} systems, "
-                  f"{len(board.artifact_cells())} artifacts), {BIG_MAP_GAMES} games", timer)
+    _turn_figures(
+        f"resolve_turn, 16 players, 64x64 map ({board.size} systems, "
+        f"{len(board.artifact_cells())} artifacts), {BIG_MAP_GAMES} games",
+        timer,
+    )
     print(f"    full game: mean {_ms(total / BIG_MAP_GAMES)} ({turns / BIG_MAP_GAMES:.1f} turns per game)")
 
 

@@ -113,9 +113,21 @@ def main() -> None:
     env = dict(os.environ)
     with tempfile.TemporaryDirectory() as workdir:
         server = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--listen", f"tcp:{port}:interface=127.0.0.1",
-             "--turn-length", "0"],
-            cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "serve",
+                "--listen",
+                f"tcp:{port}:interface=127.0.0.1",
+                "--turn-length",
+                "0",
+            ],
+            cwd=workdir,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             deadline = time.time() + 20
             while True:
@@ -128,8 +140,11 @@ def main() -> None:
                     time.sleep(0.1)
             for clients in (1, 16):
                 fetches, frames, median, objects = measure(port, clients)
-                print(f"{clients:2d} TP04 client(s), {objects} objects: {fetches:8.1f} full-universe fetches/s, "
-                      f"{frames:10.0f} object frames/s, median fetch latency {median:7.2f} ms")
+                print(
+                    f"{clients:2d} TP04 client(s), {objects} objects: "
+                    f"{fetches:8.1f} full-universe fetches/s, "
+                    f"{frames:10.0f} object frames/s, median fetch latency {median:7.2f} ms"
+                )
         finally:
             server.terminate()
             server.wait(timeout=10)

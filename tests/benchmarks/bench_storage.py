@@ -32,10 +32,10 @@ from ruleset.simulator import RandomPlayer
 from server.database import DatabaseStore, SyncDatabase, create_engine
 from server.database import games as q
 from server.game import Game
-from server.state_codec import encode_state, dumps
+from server.state_codec import dumps, encode_state
 from server.store import Account, GameSetup, OrderEntry, TurnRecord
 
-TURN_GAMES = 6            # complete games whose every turn is timed (about 160 turns)
+TURN_GAMES = 6  # complete games whose every turn is timed (about 160 turns)
 LOAD_GAMES = 100
 PLAYERS = 4
 LOCAL_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -94,7 +94,9 @@ def time_turns(url) -> tuple[list[float], list[float]]:
     try:
         reactor.wait(store.upgrade())
         for seed in range(TURN_GAMES):
-            game_id = reactor.wait(store.create_game(GameSetup(f"turns {seed} {secrets.token_hex(3)}", seed=seed)))
+            game_id = reactor.wait(
+                store.create_game(GameSetup(f"turns {seed} {secrets.token_hex(3)}", seed=seed))
+            )
             state, accounts = joined(seed)
             for account, messages in accounts:
                 reactor.wait(store.add_account(game_id, account, messages))
@@ -105,7 +107,9 @@ def time_turns(url) -> tuple[list[float], list[float]]:
                 outcome = resolve_turn(state, orders, game_rng(seed, state.turn + 1))
                 resolving.append(time.perf_counter() - start)
                 serial += 1
-                record = TurnRecord(outcome.state.turn, outcome.state, outcome.messages, outcome.events, serial)
+                record = TurnRecord(
+                    outcome.state.turn, outcome.state, outcome.messages, outcome.events, serial
+                )
                 reactor.wait(store.commit_turn(game_id, record))
                 durations.append(time.perf_counter() - start)
                 state = outcome.state
@@ -135,10 +139,14 @@ def populate(db: SyncDatabase, games: int) -> int:
             for turn, orders, outcome in steps:
                 for order in orders:
                     seq += 1
-                    q.thd_record_order(conn, game_id, OrderEntry(seq, turn, order.player, order.fleet,
-                                                                 0, order.type, order.target))
-                q.thd_commit_turn(conn, game_id, TurnRecord(turn, outcome.state, outcome.messages,
-                                                            outcome.events, turn))
+                    q.thd_record_order(
+                        conn,
+                        game_id,
+                        OrderEntry(seq, turn, order.player, order.fleet, 0, order.type, order.target),
+                    )
+                q.thd_commit_turn(
+                    conn, game_id, TurnRecord(turn, outcome.state, outcome.messages, outcome.events, turn)
+                )
 
         db.run(store_game)
     return stored_turns
@@ -165,16 +173,20 @@ def report(label: str, databases) -> None:
         durations, resolving = time_turns(url)
     ms = sorted(d * 1000 for d in durations)
     p95 = ms[int(0.95 * (len(ms) - 1))]
-    print(f"{label}: end of turn (resolve_turn + commit_turn), {len(ms)} turns of {TURN_GAMES} "
-          f"4-player games: median {statistics.median(ms):.2f} ms, p95 {p95:.2f} ms, max {ms[-1]:.2f} ms "
-          f"(resolve_turn alone: median {statistics.median(resolving) * 1000:.2f} ms)",
-          flush=True)
+    print(
+        f"{label}: end of turn (resolve_turn + commit_turn), {len(ms)} turns of {TURN_GAMES} "
+        f"4-player games: median {statistics.median(ms):.2f} ms, p95 {p95:.2f} ms, max {ms[-1]:.2f} ms "
+        f"(resolve_turn alone: median {statistics.median(resolving) * 1000:.2f} ms)",
+        flush=True,
+    )
     with databases() as url:
         load_s, restore_s, turns = time_load(url)
-    print(f"{label}: start-up with {LOAD_GAMES} stored games ({turns} turns): load_games "
-          f"{load_s * 1000:.0f} ms + Game.restore {restore_s * 1000:.0f} ms = "
-          f"{(load_s + restore_s) * 1000:.0f} ms ({(load_s + restore_s) * 1000 / LOAD_GAMES:.2f} ms per game)",
-          flush=True)
+    print(
+        f"{label}: start-up with {LOAD_GAMES} stored games ({turns} turns): load_games "
+        f"{load_s * 1000:.0f} ms + Game.restore {restore_s * 1000:.0f} ms = "
+        f"{(load_s + restore_s) * 1000:.0f} ms ({(load_s + restore_s) * 1000 / LOAD_GAMES:.2f} ms per game)",
+        flush=True,
+    )
 
 
 @contextlib.contextmanager
@@ -193,7 +205,7 @@ def postgres_databases():
         admin = create_engine(base_url, connect_args={"connect_timeout": 3})
         with admin.connect() as conn:
             conn.exec_driver_sql("SELECT 1")
-    except Exception as exc:  # noqa: BLE001 - any failure to connect means "skipped"
+    except Exception as exc:
         return None, f"{base} does not connect ({type(exc).__name__})"
 
     @contextlib.contextmanager

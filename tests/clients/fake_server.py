@@ -14,7 +14,6 @@ socket to ``BlockingConnection``; ``ThreadedFakeServer`` serves real loopback TC
 
 from __future__ import annotations
 
-import socket
 import socketserver
 import threading
 from dataclasses import dataclass, field
@@ -85,7 +84,6 @@ from protocol import (
     encode_error,
     encode_reply,
 )
-
 from tests.protocol.tae import OBJECT_DESCS, ORDER_DESCS
 
 UNIVERSE, GALAXY, STAR_SYSTEM, PLANET, FLEET = range(5)
@@ -195,7 +193,11 @@ class FakeWorld:
         hidden = name == "Colonist Fleet"
         design_id = self.add_design(design, owner, hidden).id
         fleet = self.add_object(
-            FLEET, name, parent, owner=owner, ships=[(design_id, 1)],
+            FLEET,
+            name,
+            parent,
+            owner=owner,
+            ships=[(design_id, 1)],
             position=self.objects[parent].position,
         )
         self.add_queue(fleet, owner, tuple(order_types))
@@ -217,8 +219,9 @@ class FakeWorld:
         return None
 
     def planet_of(self, system: FakeObject) -> FakeObject | None:
-        return next((self.objects[c] for c in self.contains(system.id)
-                     if self.objects[c].type == PLANET), None)
+        return next(
+            (self.objects[c] for c in self.contains(system.id) if self.objects[c].type == PLANET), None
+        )
 
     def regions(self) -> dict[int, int]:
         """Flood fill of colonized or leader-held undestroyed board systems (R5)."""
@@ -301,7 +304,11 @@ def tae_world(rows: tuple[str, ...] = DEFAULT_MAP) -> FakeWorld:
         for x, letter in enumerate(row):
             position = (1 + SPACING * x, 1 + SPACING * (y + 1), 0)
             system = world.add_object(
-                STAR_SYSTEM, f"{x}, {y}", 1, position=position, size=60000,
+                STAR_SYSTEM,
+                f"{x}, {y}",
+                1,
+                position=position,
+                size=60000,
                 inhabitable=0 if letter == "M" else 1,
             )
             planet = world.add_object(PLANET, f"Planet {x}, {y}", system.id, position=position)
@@ -315,11 +322,15 @@ def tae_world(rows: tuple[str, ...] = DEFAULT_MAP) -> FakeWorld:
     for name, password in (("alice", "secret"), ("bob", "hunter2")):
         player = world.add_player(name, password)
         home = world.add_object(
-            STAR_SYSTEM, f"{name}'s System", 1, position=(1 + SPACING * player.id, 1, 0),
+            STAR_SYSTEM,
+            f"{name}'s System",
+            1,
+            position=(1 + SPACING * player.id, 1, 0),
             destroyed=1,
         )
-        planet = world.add_object(PLANET, f"{name}'s Home Planet", home.id, owner=player.id,
-                                  position=home.position)
+        planet = world.add_object(
+            PLANET, f"{name}'s Home Planet", home.id, owner=player.id, position=home.position
+        )
         world.add_queue(planet, player.id, ())
         world.add_fleet(player.id, "Colonist Fleet", planet.id, "MerchantShip", [COLONIZE])
         world.add_fleet(player.id, "Colonist Fleet", planet.id, "MiningShip", [COLONIZE_MINING])
@@ -329,8 +340,7 @@ def tae_world(rows: tuple[str, ...] = DEFAULT_MAP) -> FakeWorld:
         world.post(player.id, "Welcome", "Welcome to Thousand Parsec!")
     colony = world.planet_of(world.system_at(1, 0))
     colony.resources[4] = 1
-    alice_scientist = next(o for o in world.objects.values()
-                           if o.name == "Scientist Leader" and o.owner == 1)
+    alice_scientist = next(o for o in world.objects.values() if o.name == "Scientist Leader" and o.owner == 1)
     target = world.system_at(2, 1)
     alice_scientist.parent = target.id
     alice_scientist.position = target.position
@@ -364,10 +374,16 @@ def object_view(world: FakeWorld, obj: FakeObject, version: Version, viewer: int
         else:
             extra = FleetExtra(obj.owner or -1, tuple(ShipCount(d, n) for d, n in obj.ships), 0)
         return Tp03Object(
-            id=obj.id, name=obj.name, size=obj.size, position=Vec3(*obj.position),
-            velocity=Vec3(0, 0, 0), contains=contains,
+            id=obj.id,
+            name=obj.name,
+            size=obj.size,
+            position=Vec3(*obj.position),
+            velocity=Vec3(0, 0, 0),
+            contains=contains,
             order_types=queue.order_types if mine else (),
-            orders=len(queue.orders) if mine else 0, modtime=obj.modtime, extra=extra,
+            orders=len(queue.orders) if mine else 0,
+            modtime=obj.modtime,
+            extra=extra,
         )
     positional = (PositionParam(*obj.position), VelocityParam(0, 0, 0), SizeParam(obj.size))
     if obj.type == UNIVERSE:
@@ -376,23 +392,28 @@ def object_view(world: FakeWorld, obj: FakeObject, version: Version, viewer: int
         groups = (positional,)
     elif obj.type == STAR_SYSTEM:
         region = world.regions().get(obj.id, 0)
-        groups = (positional, (IntegerParam(obj.inhabitable), IntegerParam(obj.destroyed),
-                               IntegerParam(region)))
+        groups = (
+            positional,
+            (IntegerParam(obj.inhabitable), IntegerParam(obj.destroyed), IntegerParam(region)),
+        )
     else:
         owner = (ReferenceParam(ReferenceType.PLAYER, obj.owner),)
         orders = (OrderQueueParam(obj.queue if mine else 0),)
         if obj.type == PLANET:
-            resources = tuple(
-                ResourceAmount(r, n, 0, 0) for r, n in sorted(obj.resources.items())
-            )
+            resources = tuple(ResourceAmount(r, n, 0, 0) for r, n in sorted(obj.resources.items()))
             groups = (positional, owner, orders, (ResourceListParam(resources),))
         else:
             ships = tuple(ReferenceQuantity(ReferenceType.DESIGN, d, n) for d, n in obj.ships)
-            groups = (positional, owner, orders,
-                      (ReferenceQuantityListParam(ships), IntegerParam(0)))
+            groups = (positional, owner, orders, (ReferenceQuantityListParam(ships), IntegerParam(0)))
     return Tp04Object(
-        id=obj.id, type=obj.type, name=obj.name, description="", parent=obj.parent,
-        contains=contains, modtime=obj.modtime, groups=groups,
+        id=obj.id,
+        type=obj.type,
+        name=obj.name,
+        description="",
+        parent=obj.parent,
+        contains=contains,
+        modtime=obj.modtime,
+        groups=groups,
     )
 
 
@@ -403,8 +424,13 @@ def design_view(design: FakeDesign, viewer: int) -> Design:
 
 
 RESOURCES = {
-    1: "Uninhabitable planet", 2: "Destroyed Star System", 3: "Alien Artifact",
-    4: "Monetary Asset", 5: "Technological Advancement", 6: "Team of People", 7: "Raw Material",
+    1: "Uninhabitable planet",
+    2: "Destroyed Star System",
+    3: "Alien Artifact",
+    4: "Monetary Asset",
+    5: "Technological Advancement",
+    6: "Team of People",
+    7: "Raw Material",
 }
 
 
@@ -506,8 +532,19 @@ class FakeConnection:
         if cls is Ping:
             return self._one(Okay("pong"), sequence)
         if cls is GetGames:
-            game = Game("fake", "", ("0.3", "0.4"), "0.1", "fake", "TaE", "0.01", (),
-                        (GameParam(9, "", world.turn),), "", 1234)
+            game = Game(
+                "fake",
+                "",
+                ("0.3", "0.4"),
+                "0.1",
+                "fake",
+                "TaE",
+                "0.01",
+                (),
+                (GameParam(9, "", world.turn),),
+                "",
+                1234,
+            )
             return self._one(game, sequence)
         if cls is GetTimeRemaining:
             return self._one(TimeRemaining(world.time_left, 0, world.turn, "", ()), sequence)
@@ -627,8 +664,7 @@ class FakeConnection:
             queue = self.world.queues.get(queue_id)
             if queue is None or (queue.id != 0 and queue.owner != self.player):
                 return None
-            return OrderQueue(queue.id, queue.modtime, 0xFFFFFFFF, len(queue.orders),
-                              queue.order_types)
+            return OrderQueue(queue.id, queue.modtime, 0xFFFFFFFF, len(queue.orders), queue.order_types)
 
         return self._items(message.ids, make, sequence, "order queue", 13)
 
@@ -637,8 +673,13 @@ class FakeConnection:
             board_id = board_id or self.player
             if board_id != self.player:
                 return None
-            return Board(board_id, "Messages", "Your board", len(self.world.messages[board_id]),
-                         self.world.board_modtimes[board_id])
+            return Board(
+                board_id,
+                "Messages",
+                "Your board",
+                len(self.world.messages[board_id]),
+                self.world.board_modtimes[board_id],
+            )
 
         return self._items(message.ids, make, sequence, "board", 4)
 
@@ -679,8 +720,11 @@ class FakeConnection:
 
     def _on_GetCategory(self, message, sequence):
         return self._items(
-            message.ids, lambda i: Category(1, 1, "Ships", "") if i == 1 else None,
-            sequence, "category", 8,
+            message.ids,
+            lambda i: Category(1, 1, "Ships", "") if i == 1 else None,
+            sequence,
+            "category",
+            8,
         )
 
     def _on_GetComponent(self, message, sequence):
@@ -726,8 +770,7 @@ class FakeConnection:
     def _check_order(self, message, sequence, probe: bool):
         queue = self._queue_for(message.id)
         if queue is None:
-            return None, self._fail(FailCode.NO_SUCH_THING, "No such Object Order Queue",
-                                    sequence)
+            return None, self._fail(FailCode.NO_SUCH_THING, "No such Object Order Queue", sequence)
         if message.type not in queue.order_types:
             code = FailCode.UNAVAILABLE_PERMANENTLY if probe else FailCode.UNAVAILABLE_TEMPORARILY
             return None, self._fail(code, "Not allowed to add that order type.", sequence)
@@ -770,8 +813,7 @@ class FakeConnection:
 
     def _on_FinishedTurn(self, message, sequence):
         self.world.finished.add(self.player)
-        return self._one(Okay("Thanks for letting me know you have finished your turn."),
-                         sequence)
+        return self._one(Okay("Thanks for letting me know you have finished your turn."), sequence)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -802,7 +844,7 @@ class FakeSocket:
         if not self.inbox:
             if self.closed:
                 return b""
-            raise socket.timeout("nothing to read")
+            raise TimeoutError("nothing to read")
         size = min(size, self.chunk)
         data = bytes(self.inbox[:size])
         del self.inbox[:size]

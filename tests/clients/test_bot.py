@@ -14,6 +14,8 @@ from clients.bot_strategy import MOVE, BotStrategy, Intent, RandomStrategy, Stra
 from clients.game_api import FleetKind
 from tests.benchmarks.bench_bot import (
     cheap_passwords as cheap_password_hashing,
+)
+from tests.benchmarks.bench_bot import (
     loopback_client,
     make_game,
     play_in_process,
@@ -105,10 +107,15 @@ def test_game_over_stops_the_bot():
 
 
 def test_parse_game_over():
-    body = "ann has won the game with a score of 7!  Your final score after distributing your alien artifacts was: 3"
+    body = (
+        "ann has won the game with a score of 7!  "
+        "Your final score after distributing your alien artifacts was: 3"
+    )
     assert parse_game_over(body) == (("ann",), 7, 3)
-    body = ("ann, bob and cid have won the game with a score of 4!  Your final score after "
-            "distributing your alien artifacts was: 4")
+    body = (
+        "ann, bob and cid have won the game with a score of 4!  Your final score after "
+        "distributing your alien artifacts was: 4"
+    )
     assert parse_game_over(body) == (("ann", "bob", "cid"), 4, 4)
     assert parse_game_over("nonsense") == ((), None, None)
 
@@ -144,15 +151,24 @@ def test_command_line(capsys):
 
 
 def test_format_results():
-    done = BotResult("ann", player_id=1, game_over=True, turn=30, final_score=4, won=True,
-                     winners=("ann",), scores=(4, 5, 6, 7, 1))
+    done = BotResult(
+        "ann",
+        player_id=1,
+        game_over=True,
+        turn=30,
+        final_score=4,
+        won=True,
+        winners=("ann",),
+        scores=(4, 5, 6, 7, 1),
+    )
     text = format_results([done, BotResult("bob", error="ConnectFailed: no")], 1.5)
     assert "WON" in text and "ERROR ConnectFailed" in text and "2 bots in 1.5 s" in text
 
 
 def test_random_strategy_plays_a_game_in_process():
-    outcome = play_in_process(6, ["bot", "bot"], map_text=SMALL_MAP, strategy=lambda: RandomStrategy(6),
-                              max_turns=150)
+    outcome = play_in_process(
+        6, ["bot", "bot"], map_text=SMALL_MAP, strategy=lambda: RandomStrategy(6), max_turns=150
+    )
     for result in outcome.bots.values():
         assert result.error is None and result.orders_refused == 0
 
@@ -163,7 +179,8 @@ def test_turn_plan_runs_on_the_twisted_transport():
     from twisted.test.iosim import connectedServerAndClient
 
     from clients.twisted_transport import TPClientProtocol, TwistedClient
-    from protocol import Connect, Version as V
+    from protocol import Connect
+    from protocol import Version as V
     from server.network import TPConnection
 
     directory, game = make_game(7, SMALL_MAP)
@@ -171,7 +188,8 @@ def test_turn_plan_runs_on_the_twisted_transport():
     other.login("other", "pw", create=True)
     clock = Clock()
     protocol, _server, pump = connectedServerAndClient(
-        lambda: TPConnection(directory), lambda: TPClientProtocol(V.TP04, clock=clock, timeout=5))
+        lambda: TPConnection(directory), lambda: TPClientProtocol(V.TP04, clock=clock, timeout=5)
+    )
     client = TwistedClient(protocol, clock=clock)
 
     def wait(deferred):

@@ -51,8 +51,17 @@ ME, THEM = 1, 2
 # ------------------------------------------------------------------------------------------
 
 
-def make_view(rows: list[str], *, colonies: dict | None = None, leaders=(), fleets=(),
-              destroyed=(), scores=(0, 0, 0, 0, 0), hands=None, **extra) -> View:
+def make_view(
+    rows: list[str],
+    *,
+    colonies: dict | None = None,
+    leaders=(),
+    fleets=(),
+    destroyed=(),
+    scores=(0, 0, 0, 0, 0),
+    hands=None,
+    **extra,
+) -> View:
     """A view of a map written like a map file (first line = highest row): '.' habitable,
     'M' uninhabitable, 'A' artifact system. Regions are computed as the server would."""
     height = len(rows)
@@ -61,7 +70,7 @@ def make_view(rows: list[str], *, colonies: dict | None = None, leaders=(), flee
     for line, row in enumerate(rows):
         y = height - 1 - line
         for x, char in enumerate(row):
-            squares[(x, y)] = (char, )
+            squares[(x, y)] = (char,)
     for (x, y), (char,) in list(squares.items()):
         if char == "A":
             colonies.setdefault((x, y), S)
@@ -86,14 +95,31 @@ def make_view(rows: list[str], *, colonies: dict | None = None, leaders=(), flee
         for p in component:
             region[p] = label
     view_squares = {
-        p: Square(p[0], p[1], system_id[p], "M" if char == "M" else ".", colonies.get(p),
-                  char == "A", p in destroyed, region.get(p, 0))
+        p: Square(
+            p[0],
+            p[1],
+            system_id[p],
+            "M" if char == "M" else ".",
+            colonies.get(p),
+            char == "A",
+            p in destroyed,
+            region.get(p, 0),
+        )
         for p, (char,) in squares.items()
     }
     if hands is None:
         hands = {ME: sum(1 for f in fleets if f.role is COLONIST), THEM: 6}
-    return View(me=ME, squares=view_squares, leaders=tuple(leaders), fleets=tuple(fleets),
-                scores=scores, hands=hands, name="me", players={ME: "me", THEM: "them"}, **extra)
+    return View(
+        me=ME,
+        squares=view_squares,
+        leaders=tuple(leaders),
+        fleets=tuple(fleets),
+        scores=scores,
+        hands=hands,
+        name="me",
+        players={ME: "me", THEM: "them"},
+        **extra,
+    )
 
 
 def colonist(fid: int, kind: ColonyKind) -> MyFleet:
@@ -140,8 +166,12 @@ def test_opening_moves_two_leaders_next_to_the_artifact():
 def test_colonies_go_where_they_score_for_our_leaders():
     # Our settler leader sits next to the artifact: any non-settler colony joining that region
     # scores for us (R13); a merchant colonist far away would score for nobody.
-    leaders = [LeaderInfo(20, ME, P, (3, 1)), LeaderInfo(21, ME, S), LeaderInfo(22, ME, M),
-               LeaderInfo(23, ME, R)]
+    leaders = [
+        LeaderInfo(20, ME, P, (3, 1)),
+        LeaderInfo(21, ME, S),
+        LeaderInfo(22, ME, M),
+        LeaderInfo(23, ME, R),
+    ]
     fleets = [colonist(10, M), colonist(11, R)]
     view = make_view(MAP, fleets=fleets, leaders=leaders, scores=(0, 1, 1, 1, 0))
     orders = chosen(BotStrategy().decide(view))
@@ -193,10 +223,15 @@ def test_only_legal_targets_terrain_occupied_and_destroyed():
         "M.MM",
     ]
     leaders = [LeaderInfo(20, ME, R, (0, 1)), LeaderInfo(21, ME, P, (2, 1))]
-    fleets = [colonist(10, R), colonist(11, R), colonist(12, S), leader(20, R, (0, 1)),
-              leader(21, P, (2, 1)), bomber(30)]
-    view = make_view(rows, colonies={(3, 1): M}, fleets=fleets, leaders=leaders,
-                     destroyed={(0, 2)})
+    fleets = [
+        colonist(10, R),
+        colonist(11, R),
+        colonist(12, S),
+        leader(20, R, (0, 1)),
+        leader(21, P, (2, 1)),
+        bomber(30),
+    ]
+    view = make_view(rows, colonies={(3, 1): M}, fleets=fleets, leaders=leaders, destroyed={(0, 2)})
     intents = BotStrategy().decide(view)
     assert intents
     for intent in intents:
@@ -246,8 +281,9 @@ def test_game_over_means_no_orders():
 def reinforcing_view(combat: CombatInfo | None, eligible: int, other: int = 2, their_hand: int = 6):
     fleets = [MyFleet(10 + i, COLONIST, S, None, frozenset({REINFORCE})) for i in range(eligible)]
     fleets += [MyFleet(30 + i, COLONIST, M, None, frozenset()) for i in range(other)]
-    return make_view(MAP, fleets=fleets, combat=combat, combat_turn=True,
-                     hands={ME: eligible + other, THEM: their_hand})
+    return make_view(
+        MAP, fleets=fleets, combat=combat, combat_turn=True, hands={ME: eligible + other, THEM: their_hand}
+    )
 
 
 def test_combatant_reinforces_just_enough_for_a_sure_win():
@@ -287,8 +323,10 @@ def test_bystander_sends_nothing_and_is_recognised():
 
 
 def test_parse_combat():
-    body = ("The next turn is an EXTERNAL combat turn! Combatants are:  bob with an initial "
-            "strength of 3 and ann with an initial strength of 1")
+    body = (
+        "The next turn is an EXTERNAL combat turn! Combatants are:  bob with an initial "
+        "strength of 3 and ann with an initial strength of 1"
+    )
     assert parse_combat(body) == CombatInfo(False, "bob", 3, "ann", 1)
     assert parse_combat("something else") is None
 
@@ -304,12 +342,22 @@ def test_revolt_only_when_it_can_be_won():
     ]
     them = LeaderInfo(40, THEM, S, (3, 0))
     fleets = [leader(21, S)] + [colonist(10 + i, S) for i in range(3)]
-    view = make_view(rows, colonies={(3, 2): S}, fleets=fleets,
-                     leaders=[LeaderInfo(21, ME, S), them], hands={ME: 3, THEM: 0})
+    view = make_view(
+        rows,
+        colonies={(3, 2): S},
+        fleets=fleets,
+        leaders=[LeaderInfo(21, ME, S), them],
+        hands={ME: 3, THEM: 0},
+    )
     moves = [i for i in BotStrategy().decide(view) if i.order == MOVE]
     assert moves and "revolt" in moves[0].reason
-    weak = make_view(rows, colonies={(3, 2): S}, fleets=[leader(21, S)],
-                     leaders=[LeaderInfo(21, ME, S), them], hands={ME: 0, THEM: 6})
+    weak = make_view(
+        rows,
+        colonies={(3, 2): S},
+        fleets=[leader(21, S)],
+        leaders=[LeaderInfo(21, ME, S), them],
+        hands={ME: 0, THEM: 6},
+    )
     strategy = BotStrategy()
     for intent in strategy.decide(weak):
         assert "revolt" not in intent.reason or intent.value <= 0
@@ -327,15 +375,21 @@ def view_of_state(state, me: int, exact_regions: bool = True, stalled: int = 0) 
     """What the wire would show player ``me`` of a ruleset state (R27: opponents' colonist
     kinds hidden; regions as the server labels them)."""
     board = state.board
-    labels = region_of_each_member(board, state.colonies, state.leader_at.values(),
-                                   state.unification_cells)
+    labels = region_of_each_member(board, state.colonies, state.leader_at.values(), state.unification_cells)
     squares = {}
     for cell, (x, y) in enumerate(board.coords):
         kind = state.colonies.get(cell)
         label = labels.get(cell)
-        squares[(x, y)] = Square(x, y, board.system_id(cell), "M" if board.terrain[cell] == "M" else ".",
-                                 _KIND.get(kind), cell in state.artifacts, cell in state.destroyed,
-                                 0 if label is None else board.system_id(label))
+        squares[(x, y)] = Square(
+            x,
+            y,
+            board.system_id(cell),
+            "M" if board.terrain[cell] == "M" else ".",
+            _KIND.get(kind),
+            cell in state.artifacts,
+            cell in state.destroyed,
+            0 if label is None else board.system_id(label),
+        )
     leaders, fleets, hands = [], [], {}
     for fleet in state.fleets.values():
         pos = board.coords[state.leader_at[fleet.id]] if fleet.id in state.leader_at else None
@@ -346,10 +400,19 @@ def view_of_state(state, me: int, exact_regions: bool = True, stalled: int = 0) 
         if fleet.owner == me:
             allowed = frozenset(OrderType(t).title for t in allowed_order_types(state, fleet.id))
             fleets.append(MyFleet(fleet.id, _ROLE[fleet.role], _KIND.get(fleet.kind), pos, allowed))
-    return View(me=me, squares=squares, leaders=tuple(leaders), fleets=tuple(fleets),
-                scores=state.player(me).scores, hands=hands, name=state.player(me).name,
-                players={p.id: p.name for p in state.players}, turn=state.turn,
-                exact_regions=exact_regions, stalled=stalled)
+    return View(
+        me=me,
+        squares=squares,
+        leaders=tuple(leaders),
+        fleets=tuple(fleets),
+        scores=state.player(me).scores,
+        hands=hands,
+        name=state.player(me).name,
+        players={p.id: p.name for p in state.players},
+        turn=state.turn,
+        exact_regions=exact_regions,
+        stalled=stalled,
+    )
 
 
 def intent_orders(state, me: int, intents: list[Intent]) -> list[Order]:
@@ -361,8 +424,14 @@ SMALL_MAP = "..A....M..\n...MM.....\n.A..M..A..\n....MM....\n..A.....A.\n.....M.
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), turns=st.integers(0, 40), players=st.integers(2, 4),
-       small=st.booleans(), exact=st.booleans(), stalled=st.sampled_from([0, 5]))
+@given(
+    seed=st.integers(0, 10_000),
+    turns=st.integers(0, 40),
+    players=st.integers(2, 4),
+    small=st.booleans(),
+    exact=st.booleans(),
+    stalled=st.sampled_from([0, 5]),
+)
 def test_every_chosen_order_is_accepted_and_executes(seed, turns, players, small, exact, stalled):
     board = parse_map(SMALL_MAP) if small else None
     state = set_up(players, board, seed) if board is not None else set_up(players, seed=seed)

@@ -31,8 +31,16 @@ TP03, TP04 = Version.TP03, Version.TP04
 BOTH = pytest.mark.parametrize("version", [TP03, TP04])
 
 #: Requests that download items (as opposed to listing ids).
-ITEM_REQUESTS = (GetObjectsByID, GetOrder, GetOrderDesc, GetOrderQueue, GetBoards, GetMessage,
-                 GetDesign, GetObjectDesc)
+ITEM_REQUESTS = (
+    GetObjectsByID,
+    GetOrder,
+    GetOrderDesc,
+    GetOrderQueue,
+    GetBoards,
+    GetMessage,
+    GetDesign,
+    GetObjectDesc,
+)
 
 
 def item_requests(messages):

@@ -14,8 +14,8 @@ from clients.errors import MalformedReply, RequestFailed
 from clients.session import AsyncReceived, ClientSession, Undecodable
 from protocol import (
     FailCode,
-    GetObjectDesc,
     Game,
+    GetObjectDesc,
     Okay,
     Order,
     ProbeOrder,
@@ -26,7 +26,6 @@ from protocol import (
     Version,
     decode,
 )
-
 from tests.protocol import captures
 from tests.protocol.captures import CLIENT, SERVER
 from tests.protocol.tae import ORDER_DESCS
@@ -34,14 +33,14 @@ from tests.protocol.tae import ORDER_DESCS
 
 def client_messages(name: str):
     return [
-        (frame.sequence, decode(frame, order_descs=ORDER_DESCS))
-        for frame in captures.frames(name, CLIENT)
+        (frame.sequence, decode(frame, order_descs=ORDER_DESCS)) for frame in captures.frames(name, CLIENT)
     ]
 
 
 def test_cpptext_lockstep_with_lazy_object_descriptions():
     user_requests = [
-        message for _, message in client_messages(captures.CPPTEXT_TP04)
+        message
+        for _, message in client_messages(captures.CPPTEXT_TP04)
         if not isinstance(message, GetObjectDesc)  # those the session must send by itself
     ]
     session = ClientSession(Version.TP04)
@@ -121,9 +120,6 @@ def test_tp03_captures_and_tpserver_cpp_faults(name):
     with pytest.raises(RequestFailed) as caught:
         kinds["InsertOrder"].result()
     assert caught.value.code == FailCode.FRAME
-    objects = [
-        obj for r in requests if type(r.message).__name__ == "GetObjectsByID"
-        for obj in r.result()
-    ]
+    objects = [obj for r in requests if type(r.message).__name__ == "GetObjectsByID" for obj in r.result()]
     assert objects and all(isinstance(o, Tp03Object) for o in objects)
     assert isinstance(kinds["FinishedTurn"].result(), Okay)

@@ -40,10 +40,19 @@ def server(world):
         yield running
 
 
-def invoke(server, *args, user="alice", password="secret", version=Version.TP04, expect=0,
-           timeout="5", env=None):
-    base = ["--host", "127.0.0.1", "--port", str(server.port), "--timeout", timeout,
-            "--protocol", version.name.lower()]
+def invoke(
+    server, *args, user="alice", password="secret", version=Version.TP04, expect=0, timeout="5", env=None
+):
+    base = [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(server.port),
+        "--timeout",
+        timeout,
+        "--protocol",
+        version.name.lower(),
+    ]
     if user is not None:
         base += ["--user", user, "--password", password]
     result = CliRunner().invoke(cli, base + list(args), env=env)
@@ -88,11 +97,22 @@ def alice_fleet(world, name, design=None):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_status(server, version):
     data = invoke_json(server, "status", version=version)
-    assert set(data) == {"server", "game", "player", "turn", "turn_name", "phase", "time_left",
-                         "players", "waiting_for", "orders_queued", "scores", "game_over"}
+    assert set(data) == {
+        "server",
+        "game",
+        "player",
+        "turn",
+        "turn_name",
+        "phase",
+        "time_left",
+        "players",
+        "waiting_for",
+        "orders_queued",
+        "scores",
+        "game_over",
+    }
     assert data["player"] == {"id": 1, "name": "alice"}
-    assert (data["turn"], data["phase"], data["time_left"], data["scores"]) == (0, "normal", 300,
-                                                                                 None)
+    assert (data["turn"], data["phase"], data["time_left"], data["scores"]) == (0, "normal", 300, None)
     assert [p["name"] for p in data["players"]] == ["alice", "bob"]
     assert data["server"]["protocol"] == version.name.lower()
     if version == Version.TP04:
@@ -107,8 +127,15 @@ def test_status_after_a_turn_shows_scores(server, world):
     world.end_turn({1: (2, 1, 0, 3, 1)})
     data = invoke_json(server, "status")
     assert data["turn"] == 1
-    assert data["scores"] == {"money": 2, "technology": 1, "people": 0, "raw_materials": 3,
-                              "artifacts": 1, "final": 1, "turn": 1}
+    assert data["scores"] == {
+        "money": 2,
+        "technology": 1,
+        "people": 0,
+        "raw_materials": 3,
+        "artifacts": 1,
+        "final": 1,
+        "turn": 1,
+    }
     assert "M 2  T 1  P 0  R 3  A 1  (final 1)" in invoke(server, "status").stdout
 
 
@@ -147,14 +174,31 @@ def test_board_colour_is_forced_or_off(server, monkeypatch):
 def test_fleets(server, version):
     data = invoke_json(server, "fleets", version=version)
     assert [f["ref"] for f in data] == [
-        "colonist:merchant", "colonist:mining", "merchant-leader", "scientist-leader",
-        "settler-leader", "mining-leader", "bomber",
+        "colonist:merchant",
+        "colonist:mining",
+        "merchant-leader",
+        "scientist-leader",
+        "settler-leader",
+        "mining-leader",
+        "bomber",
     ]
     scientist = data[3]
     assert scientist["position"] == [2, 1] and scientist["allowed"] == ["Move"]
     assert all(f["mine"] and f["owner_name"] == "alice" for f in data)
-    assert set(data[0]) == {"id", "ref", "name", "kind", "type", "owner", "owner_name", "mine",
-                            "system", "position", "allowed", "orders"}
+    assert set(data[0]) == {
+        "id",
+        "ref",
+        "name",
+        "kind",
+        "type",
+        "owner",
+        "owner_name",
+        "mine",
+        "system",
+        "position",
+        "allowed",
+        "orders",
+    }
     everyone = invoke_json(server, "fleets", "--all", version=version)
     bobs = [f for f in everyone if f["owner_name"] == "bob"]
     assert [f["ref"] for f in bobs][:2] == ["colonist:?", "colonist:?"]  # hidden types (R27)
@@ -167,11 +211,15 @@ def test_messages_filters(server, world):
     world.post(1, "Colonize fleet order complete", 'You\'re fleet, "Colonist Fleet" has [won].')
     everything = invoke_json(server, "messages")
     assert [(m["turn"], m["subject"]) for m in everything] == [
-        (0, "Welcome"), (1, "Turn complete"), (1, "Colonize fleet order complete")]
+        (0, "Welcome"),
+        (1, "Turn complete"),
+        (1, "Colonize fleet order complete"),
+    ]
     assert set(everything[0]) == {"board", "slot", "turn", "subject", "body"}
     assert len(invoke_json(server, "messages", "--since-turn", "1")) == 2
     assert [m["subject"] for m in invoke_json(server, "messages", "--subject", "colonize")] == [
-        "Colonize fleet order complete"]
+        "Colonize fleet order complete"
+    ]
     assert len(invoke_json(server, "messages", "--last", "1")) == 1
     text = invoke(server, "messages").stdout
     assert "[won]." in text  # server text is not taken as markup
@@ -185,17 +233,22 @@ def test_messages_filters(server, world):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_order_insert_list_remove(server, world, version):
     leader = alice_fleet(world, "Scientist Leader")
-    text = invoke(server, "order", "insert", "scientist-leader", "Move", "0,0",
-                  version=version).stdout
+    text = invoke(server, "order", "insert", "scientist-leader", "Move", "0,0", version=version).stdout
     assert text == f"inserted Move by scientist-leader {leader.id} → 0,0 (slot 0)\n"
     orders = invoke_json(server, "orders", version=version)
-    assert orders == [{"fleet": leader.id, "fleet_ref": "scientist-leader", "slot": 0,
-                       "order": "Move", "order_type": 2,
-                       "target": {"id": world.system_at(0, 0).id, "x": 0, "y": 0, "name": "0, 0"}}]
+    assert orders == [
+        {
+            "fleet": leader.id,
+            "fleet_ref": "scientist-leader",
+            "slot": 0,
+            "order": "Move",
+            "order_type": 2,
+            "target": {"id": world.system_at(0, 0).id, "x": 0, "y": 0, "name": "0, 0"},
+        }
+    ]
     assert "scientist-leader" in invoke(server, "orders", version=version).stdout
     removed = invoke_json(server, "order", "remove", str(leader.id), version=version)
-    assert removed == {"fleet": leader.id, "fleet_ref": "scientist-leader", "removed": [0],
-                       "failed": []}
+    assert removed == {"fleet": leader.id, "fleet_ref": "scientist-leader", "removed": [0], "failed": []}
     assert invoke(server, "orders", version=version).stdout.strip() == "no orders queued"
 
 
@@ -204,21 +257,27 @@ def test_order_refusals_and_probes(server, world):
     merchant = alice_fleet(world, "Colonist Fleet", "MerchantShip")
     assert result.stderr == (
         f"tae-client: Move by colonist:merchant {merchant.id} refused: Not allowed to add that "
-        f"order type. (colonist:merchant {merchant.id} accepts: Colonize)\n")
+        f"order type. (colonist:merchant {merchant.id} accepts: Colonize)\n"
+    )
     probe = invoke_json(server, "order", "probe", "bomber", "Attack", "3,0")
     assert probe["accepted"] is True
-    assert "would accept Attack by bomber" in invoke(server, "order", "probe", "bomber", "Attack",
-                                                     "#2").stdout
+    assert (
+        "would accept Attack by bomber" in invoke(server, "order", "probe", "bomber", "Attack", "#2").stdout
+    )
     invoke(server, "order", "probe", "bomber", "Move", "3,0", expect=1)
     assert invoke(server, "order", "insert", "bomber", "Attack", "9,9", expect=1).stderr == (
-        "tae-client: there is no board system at 9,9 (the board is x 0..3, y 0..2)\n")
-    assert "needs a TARGET" in invoke(server, "order", "insert", "bomber", "Attack",
-                                      expect=2).stderr
-    assert "you have no colonist:settler" in invoke(
-        server, "order", "insert", "colonist:settler", "Colonize", "0,0", expect=1).stderr
+        "tae-client: there is no board system at 9,9 (the board is x 0..3, y 0..2)\n"
+    )
+    assert "needs a TARGET" in invoke(server, "order", "insert", "bomber", "Attack", expect=2).stderr
+    assert (
+        "you have no colonist:settler"
+        in invoke(server, "order", "insert", "colonist:settler", "Colonize", "0,0", expect=1).stderr
+    )
     bob_bomber = next(o for o in world.objects.values() if o.owner == 2 and o.name == "Bomber")
-    assert "is not yours" in invoke(server, "order", "insert", str(bob_bomber.id), "Attack",
-                                    "0,0", expect=1).stderr
+    assert (
+        "is not yours"
+        in invoke(server, "order", "insert", str(bob_bomber.id), "Attack", "0,0", expect=1).stderr
+    )
     invoke(server, "order", "insert", "bomber", "Attack", "0,0")
     invoke(server, "order", "insert", "merchant-leader", "Move", "0,1")
     assert invoke_json(server, "order", "clear") == {"removed": 2, "failed": []}
@@ -232,18 +291,26 @@ def test_order_refusals_and_probes(server, world):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_submit_a_whole_turn(server, world, tmp_path, version):
-    path = turn_file(tmp_path, [
-        {"fleet": "colonist:merchant", "order": "Colonize", "target": [2, 0]},
-        {"fleet": "settler-leader", "order": "Move", "target": "0,1"},
-    ], turn=0)
+    path = turn_file(
+        tmp_path,
+        [
+            {"fleet": "colonist:merchant", "order": "Colonize", "target": [2, 0]},
+            {"fleet": "settler-leader", "order": "Move", "target": "0,1"},
+        ],
+        turn=0,
+    )
     report = invoke_json(server, "submit", path, version=version)
     assert report["ok"] and report["stage"] is None and report["file"] == path
     assert [(o["order"], o["fleet_ref"], o["status"], o["slot"]) for o in report["orders"]] == [
-        ("Colonize", "colonist:merchant", "inserted", 0), ("Move", "settler-leader", "inserted", 0)]
+        ("Colonize", "colonist:merchant", "inserted", 0),
+        ("Move", "settler-leader", "inserted", 0),
+    ]
     assert report["orders"][0]["target"] == {"id": world.system_at(2, 0).id, "x": 2, "y": 0}
     queued = invoke_json(server, "orders", version=version)
     assert [(o["fleet_ref"], o["order"]) for o in queued] == [
-        ("colonist:merchant", "Colonize"), ("settler-leader", "Move")]
+        ("colonist:merchant", "Colonize"),
+        ("settler-leader", "Move"),
+    ]
 
 
 def test_submit_text_report(server, tmp_path):
@@ -254,16 +321,21 @@ def test_submit_text_report(server, tmp_path):
 
 
 def test_a_refused_probe_inserts_nothing(server, world, tmp_path):
-    path = turn_file(tmp_path, [
-        {"fleet": "settler-leader", "order": "Move", "target": [0, 1]},
-        {"fleet": "colonist:mining", "order": "Colonize", "target": [0, 2]},
-    ], name="turn.json")
+    path = turn_file(
+        tmp_path,
+        [
+            {"fleet": "settler-leader", "order": "Move", "target": [0, 1]},
+            {"fleet": "colonist:mining", "order": "Colonize", "target": [0, 2]},
+        ],
+        name="turn.json",
+    )
     result = invoke(server, "submit", path, expect=1)
     assert result.stderr == "tae-client: the server refused 1 order; nothing was inserted\n"
     mining = alice_fleet(world, "Colonist Fleet", "MiningShip")
-    assert (f"order 2 (Colonize by {mining.id} colonist:mining → 0,2): refused: Not allowed to add "
-            f"that order type. (colonist:mining {mining.id} accepts: ColonizeMining)") in " ".join(
-        result.stdout.split())
+    assert (
+        f"order 2 (Colonize by {mining.id} colonist:mining → 0,2): refused: Not allowed to add "
+        f"that order type. (colonist:mining {mining.id} accepts: ColonizeMining)"
+    ) in " ".join(result.stdout.split())
     report = invoke_json(server, "submit", path, expect=1)
     assert (report["ok"], report["stage"]) == (False, "probe")
     assert [o["status"] for o in report["orders"]] == ["not-sent", "refused"]
@@ -278,22 +350,25 @@ def test_a_refused_insert_is_rolled_back(server, world, tmp_path, monkeypatch):
 
     def third_refused(self, message, sequence):
         if len(inserted) == 2:
-            return self._one(Fail(FailCode.UNAVAILABLE_TEMPORARILY,
-                                  "At most 2 orders per player per turn."), sequence)
+            return self._one(
+                Fail(FailCode.UNAVAILABLE_TEMPORARILY, "At most 2 orders per player per turn."), sequence
+            )
         inserted.append(message)
         return original(self, message, sequence)
 
     monkeypatch.setattr(FakeConnection, "_on_InsertOrder", third_refused)
-    path = turn_file(tmp_path, [
-        {"fleet": "bomber", "order": "Attack", "target": [3, 0]},
-        {"fleet": "settler-leader", "order": "Move", "target": [0, 1]},
-        {"fleet": "mining-leader", "order": "Move", "target": [2, 2]},
-        {"fleet": "merchant-leader", "order": "Move", "target": [2, 0]},
-    ])
+    path = turn_file(
+        tmp_path,
+        [
+            {"fleet": "bomber", "order": "Attack", "target": [3, 0]},
+            {"fleet": "settler-leader", "order": "Move", "target": [0, 1]},
+            {"fleet": "mining-leader", "order": "Move", "target": [2, 2]},
+            {"fleet": "merchant-leader", "order": "Move", "target": [2, 0]},
+        ],
+    )
     report = invoke_json(server, "submit", path, expect=1)
     assert (report["ok"], report["stage"], report["rolled_back"]) == (False, "insert", 2)
-    assert [o["status"] for o in report["orders"]] == [
-        "rolled-back", "rolled-back", "refused", "not-sent"]
+    assert [o["status"] for o in report["orders"]] == ["rolled-back", "rolled-back", "refused", "not-sent"]
     assert report["orders"][2]["reason"] == "At most 2 orders per player per turn."
     assert "2 orders inserted before it were removed again" in report["message"]
     assert all(not q.orders for q in world.queues.values())
@@ -301,13 +376,13 @@ def test_a_refused_insert_is_rolled_back(server, world, tmp_path, monkeypatch):
 
 def test_replace_removes_queued_orders_and_restores_them_on_failure(server, world, tmp_path):
     invoke(server, "order", "insert", "bomber", "Attack", "3,0")
-    bad = turn_file(tmp_path, [{"fleet": "bomber", "order": "Move", "target": [0, 1]}],
-                    name="bad.toml")
+    bad = turn_file(tmp_path, [{"fleet": "bomber", "order": "Move", "target": [0, 1]}], name="bad.toml")
     report = invoke_json(server, "submit", "--replace", bad, expect=1)
     assert [r["status"] for r in report["replaced"]] == ["restored"]
     assert [o["order"] for o in invoke_json(server, "orders")] == ["Attack"]
-    good = turn_file(tmp_path, [{"fleet": "bomber", "order": "Attack", "target": [0, 0]}],
-                     name="good.toml", replace=True)
+    good = turn_file(
+        tmp_path, [{"fleet": "bomber", "order": "Attack", "target": [0, 0]}], name="good.toml", replace=True
+    )
     report = invoke_json(server, "submit", good)
     assert report["ok"] and [r["order"] for r in report["replaced"]] == ["Attack"]
     assert [o["target"]["x"] for o in invoke_json(server, "orders")] == [0]
@@ -330,8 +405,7 @@ def test_reinforce_with_a_count(server, world, tmp_path):
     too_many = turn_file(tmp_path, [{"order": "Reinforce", "count": 3}], name="three.toml")
     report = invoke_json(server, "submit", too_many, expect=1)
     assert report["stage"] == "resolve"
-    assert report["orders"][0]["reason"] == (
-        "only 2 of your fleets can take this order now, 3 asked")
+    assert report["orders"][0]["reason"] == ("only 2 of your fleets can take this order now, 3 asked")
     two = turn_file(tmp_path, [{"order": "Reinforce", "count": 2}], name="two.toml")
     report = invoke_json(server, "submit", two)
     assert [(o["order"], o["status"]) for o in report["orders"]] == [("Reinforce", "inserted")] * 2
@@ -347,8 +421,7 @@ def test_a_file_for_another_turn_is_refused(server, tmp_path):
 def test_a_bad_file_exits_2_before_connecting(tmp_path):
     path = tmp_path / "turn.toml"
     path.write_text('[[orders]]\nfleet = "bomber"\norder = "Attack"\n')
-    result = CliRunner().invoke(cli, ["--port", "1", "--user", "a", "--password", "b",
-                                      "submit", str(path)])
+    result = CliRunner().invoke(cli, ["--port", "1", "--user", "a", "--password", "b", "submit", str(path)])
     assert result.exit_code == 2
     assert result.stderr == f"tae-client: {path}: order 1: Attack needs a 'target' ([x, y] or a system id)\n"
 
@@ -371,6 +444,7 @@ def test_wait_warns_when_i_have_not_finished_and_times_out_with_5(server, world)
 
     def waiting_for_alice(self, message, sequence):
         from protocol import GetTimeRemaining, TimeRemaining
+
         if isinstance(message, GetTimeRemaining) and self.player:
             return self._one(TimeRemaining(300, 0, world_waiting.turn, "Turn 1", (1,)), sequence)
         return original(self, message, sequence)
@@ -380,8 +454,9 @@ def test_wait_warns_when_i_have_not_finished_and_times_out_with_5(server, world)
         result = invoke(server, "wait", "--timeout", "0.3", "--poll", "0.1", expect=5)
     finally:
         FakeConnection._answer = original
-    assert result.stderr == ("tae-client: note: you have not finished turn 0\n"
-                             "tae-client: turn 0 had not ended after 0.3 s\n")
+    assert result.stderr == (
+        "tae-client: note: you have not finished turn 0\ntae-client: turn 0 had not ended after 0.3 s\n"
+    )
 
 
 def test_wait_after_a_turn_that_already_ended_returns_at_once(server, world):
@@ -404,8 +479,7 @@ def test_play_submits_finishes_and_waits(server, world, tmp_path):
     thread.join()
     assert data["submit"]["ok"] and data["finished"] == 0 and data["wait"]["turn"] == 1
     world.finished.clear()
-    bad = turn_file(tmp_path, [{"fleet": "bomber", "order": "Move", "target": [3, 0]}],
-                    name="bad.toml")
+    bad = turn_file(tmp_path, [{"fleet": "bomber", "order": "Move", "target": [3, 0]}], name="bad.toml")
     result = invoke(server, "play", bad, expect=1)
     assert world.finished == set()  # a refused turn is not finished
     assert "refused" in result.stdout
@@ -418,8 +492,9 @@ def test_game_over(server, world, tmp_path):
     assert status["game_over"] == {"turn": 0, "message": "alice has won the game with a score of 6!"}
     path = turn_file(tmp_path, [])
     result = invoke(server, "submit", path, expect=4)
-    assert result.stderr == ("tae-client: the game is over (turn 0): alice has won the game "
-                             "with a score of 6!\n")
+    assert result.stderr == (
+        "tae-client: the game is over (turn 0): alice has won the game with a score of 6!\n"
+    )
     invoke(server, "finish", expect=4)
     result = invoke(server, "wait", expect=4)
     assert "alice has won" in result.stdout
@@ -441,8 +516,7 @@ def test_create_account(server, world):
 
 def test_wrong_password_exits_1(server):
     result = invoke(server, "status", password="nope", expect=1)
-    assert result.stderr == ("tae-client: login as alice refused: Login Error - bad username "
-                             "or password\n")
+    assert result.stderr == ("tae-client: login as alice refused: Login Error - bad username or password\n")
     assert result.stdout == "" and "nope" not in result.output
 
 
@@ -453,8 +527,9 @@ def test_login_with_a_game_name(server):
 def test_server_down_exits_3():
     with ThreadedFakeServer(tae_world()) as stopped:
         port = stopped.port
-    result = CliRunner().invoke(cli, ["--port", str(port), "--host", "127.0.0.1", "--user", "a",
-                                      "--password", "b", "status"])
+    result = CliRunner().invoke(
+        cli, ["--port", str(port), "--host", "127.0.0.1", "--user", "a", "--password", "b", "status"]
+    )
     assert result.exit_code == 3
     assert result.stderr == f"tae-client: connection to 127.0.0.1:{port} refused\n"
 
@@ -469,8 +544,12 @@ def test_a_silent_server_times_out_with_3(server):
 
 
 def test_environment_settings_are_used(server):
-    env = {"TAE_HOST": "127.0.0.1", "TAE_PORT": str(server.port), "TAE_USER": "bob",
-           "TAE_PASSWORD": "hunter2"}
+    env = {
+        "TAE_HOST": "127.0.0.1",
+        "TAE_PORT": str(server.port),
+        "TAE_USER": "bob",
+        "TAE_PASSWORD": "hunter2",
+    }
     result = CliRunner().invoke(cli, ["--json", "status"], env=env)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["player"]["name"] == "bob"
@@ -484,17 +563,37 @@ def test_internal_errors_are_one_line_unless_debug(server, monkeypatch):
 
     monkeypatch.setattr(cli_output, "fleets_data", broken)
     result = invoke(server, "fleets", expect=70)
-    assert result.stderr == ("tae-client: internal error: ZeroDivisionError: boom "
-                             "(rerun with --debug)\n")
-    result = CliRunner().invoke(cli, ["--debug", "--port", str(server.port), "--host",
-                                      "127.0.0.1", "--user", "alice", "--password", "secret",
-                                      "fleets"])
+    assert result.stderr == ("tae-client: internal error: ZeroDivisionError: boom (rerun with --debug)\n")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--debug",
+            "--port",
+            str(server.port),
+            "--host",
+            "127.0.0.1",
+            "--user",
+            "alice",
+            "--password",
+            "secret",
+            "fleets",
+        ],
+    )
     assert isinstance(result.exception, ZeroDivisionError)
 
 
 def test_submit_reads_standard_input(server, world):
-    base = ["--host", "127.0.0.1", "--port", str(server.port), "--user", "alice",
-            "--password", "secret", "--json"]
+    base = [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(server.port),
+        "--user",
+        "alice",
+        "--password",
+        "secret",
+        "--json",
+    ]
     orders = json.dumps([{"fleet": "bomber", "order": "Attack", "target": "3,0"}])
     result = CliRunner().invoke(cli, base + ["submit", "-"], input=orders)
     assert result.exit_code == 0, result.output

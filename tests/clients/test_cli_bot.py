@@ -15,8 +15,9 @@ def closed_port() -> int:
 
 def test_bot_uses_the_settings_and_reports_a_server_that_is_down():
     port = closed_port()
-    result = CliRunner().invoke(cli, ["--host", "127.0.0.1", "--port", str(port), "bot", "-n", "2",
-                                      "--timeout", "2", "--json"])
+    result = CliRunner().invoke(
+        cli, ["--host", "127.0.0.1", "--port", str(port), "bot", "-n", "2", "--timeout", "2", "--json"]
+    )
     assert result.exit_code == 1
     assert f"127.0.0.1:{port}" in result.output and result.output.count("ConnectFailed") == 2
 

@@ -34,15 +34,16 @@ def write_config(path, text):
 
 def test_defaults_without_anything(tmp_path):
     settings = resolve_settings(NO_FLAGS, {"XDG_CONFIG_HOME": str(tmp_path)})
-    assert (settings.host, settings.port, settings.user, settings.password) == (
-        "localhost", 6923, None, None)
+    assert (settings.host, settings.port, settings.user, settings.password) == ("localhost", 6923, None, None)
     assert settings.version == Version.TP04 and settings.timeout == 30.0
     assert set(settings.sources.values()) == {"default"} and settings.config_path is None
 
 
 def test_flags_beat_environment_beat_file_beat_defaults(tmp_path):
-    config = write_config(tmp_path / "c.toml", 'host = "file-host"\nport = 1111\nuser = "file"\n'
-                                               'password = "file-pw"\nprotocol = "tp03"\n')
+    config = write_config(
+        tmp_path / "c.toml",
+        'host = "file-host"\nport = 1111\nuser = "file"\npassword = "file-pw"\nprotocol = "tp03"\n',
+    )
     environ = {"TAE_PORT": "2222", "TAE_USER": "env@tae", "TAE_CLIENT_CONFIG": str(config)}
     flags = dict(NO_FLAGS, user="flag")
     settings = resolve_settings(flags, environ)
@@ -98,13 +99,18 @@ def test_a_named_config_file_must_exist(tmp_path):
 def test_settings_command_masks_the_password(tmp_path, monkeypatch):
     config = write_config(tmp_path / "c.toml", 'password = "s3cret-pw"\nhost = "h"\n')
     monkeypatch.setenv("TAE_USER", "alice")
-    result = CliRunner().invoke(cli, ["--config", str(config), "--port", "7000", "--json",
-                                      "settings"])
+    result = CliRunner().invoke(cli, ["--config", str(config), "--port", "7000", "--json", "settings"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["password"] == "********" and "s3cret-pw" not in result.output
-    assert data["sources"] == {"host": "file", "port": "flag", "user": "env",
-                               "password": "file", "protocol": "default", "timeout": "default"}
+    assert data["sources"] == {
+        "host": "file",
+        "port": "flag",
+        "user": "env",
+        "password": "file",
+        "protocol": "default",
+        "timeout": "default",
+    }
     text = CliRunner().invoke(cli, ["--config", str(config), "settings"]).stdout
     assert "password  ********  (file)" in text and "s3cret-pw" not in text
 
@@ -127,8 +133,7 @@ def test_missing_credentials_exit_2_without_prompting():
 def test_usage_errors_are_one_line_with_exit_2():
     result = CliRunner().invoke(cli, ["--frobnicate", "status"])
     assert result.exit_code == 2
-    assert result.stderr == ("tae-client: No such option '--frobnicate'. "
-                             "(see 'tae-client --help')\n")
+    assert result.stderr == ("tae-client: No such option '--frobnicate'. (see 'tae-client --help')\n")
     assert result.stderr.count("\n") == 1
     result = CliRunner().invoke(cli, ["order", "insert"])
     assert result.exit_code == 2 and "Missing argument 'FLEET'" in result.stderr
@@ -142,6 +147,18 @@ def test_help_documents_exit_codes_and_settings():
     for code, text in EXIT_CODES.items():
         assert f"{code:<3} {text}" in result.stdout
     assert "TAE_PASSWORD" in result.stdout and "config.toml" in result.stdout
-    for command in ("create-account", "status", "board", "fleets", "messages", "orders",
-                    "order", "submit", "finish", "wait", "play", "settings"):
+    for command in (
+        "create-account",
+        "status",
+        "board",
+        "fleets",
+        "messages",
+        "orders",
+        "order",
+        "submit",
+        "finish",
+        "wait",
+        "play",
+        "settings",
+    ):
         assert command in result.stdout

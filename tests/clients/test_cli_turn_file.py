@@ -43,8 +43,9 @@ def test_the_documented_toml_example():
     turn = parse_turn_text(EXAMPLE_TOML, "t.toml")
     assert (turn.turn, turn.replace, len(turn.orders)) == (3, True, 3)
     colonize, move, reinforce = turn.orders
-    assert colonize.fleet == FleetSelector("colonist:merchant", kind=FleetKind.COLONIST,
-                                           type=ColonyKind.MERCHANT)
+    assert colonize.fleet == FleetSelector(
+        "colonist:merchant", kind=FleetKind.COLONIST, type=ColonyKind.MERCHANT
+    )
     assert (colonize.order_type, colonize.target, colonize.number) == (1, Target(xy=(3, 2)), 1)
     assert (move.order_name, move.target) == ("Move", Target(xy=(4, 2)))
     assert move.describe() == "Move scientist-leader → 4,2"
@@ -53,8 +54,10 @@ def test_the_documented_toml_example():
 
 
 def test_json_as_an_object_or_a_bare_list(tmp_path):
-    orders = [{"fleet": 356, "order": 3, "target": 22}, {"fleet": "bomber", "order": "Attack",
-                                                          "target": "#24"}]
+    orders = [
+        {"fleet": 356, "order": 3, "target": 22},
+        {"fleet": "bomber", "order": "Attack", "target": "#24"},
+    ]
     (tmp_path / "a.json").write_text(json.dumps({"orders": orders}))
     (tmp_path / "b.json").write_text(json.dumps(orders))
     for name in ("a.json", "b.json"):
@@ -72,29 +75,39 @@ def test_an_empty_turn_is_allowed():
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"orders": [{"fleet": "bomber", "order": "Attack", "targt": [1, 1]}]},
-         "f.toml: order 1: unknown key 'targt' (allowed: fleet, order, target, count)"),
-        ({"orders": [{"fleet": "bomber", "order": "Attack"}]},
-         "f.toml: order 1: Attack needs a 'target'"),
+        (
+            {"orders": [{"fleet": "bomber", "order": "Attack", "targt": [1, 1]}]},
+            "f.toml: order 1: unknown key 'targt' (allowed: fleet, order, target, count)",
+        ),
+        ({"orders": [{"fleet": "bomber", "order": "Attack"}]}, "f.toml: order 1: Attack needs a 'target'"),
         ({"orders": [{"order": "Move", "target": [1, 1]}]}, "f.toml: order 1: Move needs a 'fleet'"),
         ({"orders": [{}, {"fleet": "bomber", "target": [1, 1]}]}, "f.toml: order 1: no 'order'"),
-        ({"orders": [{"fleet": "bomber", "order": "Nuke", "target": [1, 1]}]},
-         "f.toml: order 1: unknown order 'Nuke' (one of ColonizeMining, Colonize, Move, Attack, "
-         "Reinforce)"),
+        (
+            {"orders": [{"fleet": "bomber", "order": "Nuke", "target": [1, 1]}]},
+            "f.toml: order 1: unknown order 'Nuke' (one of ColonizeMining, Colonize, Move, Attack, "
+            "Reinforce)",
+        ),
         ({"orders": [{"fleet": "bomber", "order": 9, "target": [1, 1]}]}, "no order type 9"),
-        ({"orders": [{"fleet": "admiral", "order": "Move", "target": [1, 1]}]},
-         "f.toml: order 1: 'admiral' is not a fleet"),
-        ({"orders": [{"fleet": "bomber", "order": "Attack", "target": [1, 2, 3]}]},
-         "is not a target: a position is two whole numbers [x, y]"),
-        ({"orders": [{"fleet": "bomber", "order": "Attack", "target": "north"}]},
-         "'north' is not a target"),
-        ({"orders": [{"fleet": "bomber", "order": "Attack", "target": [1, 1], "count": 2}]},
-         "order 1: 'count' is only for Reinforce"),
+        (
+            {"orders": [{"fleet": "admiral", "order": "Move", "target": [1, 1]}]},
+            "f.toml: order 1: 'admiral' is not a fleet",
+        ),
+        (
+            {"orders": [{"fleet": "bomber", "order": "Attack", "target": [1, 2, 3]}]},
+            "is not a target: a position is two whole numbers [x, y]",
+        ),
+        ({"orders": [{"fleet": "bomber", "order": "Attack", "target": "north"}]}, "'north' is not a target"),
+        (
+            {"orders": [{"fleet": "bomber", "order": "Attack", "target": [1, 1], "count": 2}]},
+            "order 1: 'count' is only for Reinforce",
+        ),
         ({"orders": [{"order": "Reinforce", "target": [1, 1]}]}, "Reinforce takes no target"),
         ({"orders": [{"order": "Reinforce", "count": -1}]}, "'count' must be a whole number"),
         ({"orders": [{"order": "Reinforce", "count": True}]}, "'count' must be a whole number"),
-        ({"orders": [{"fleet": 356, "order": "Reinforce", "count": 2}]},
-         "fleet 356 is one fleet; count must be 0 or 1"),
+        (
+            {"orders": [{"fleet": 356, "order": "Reinforce", "count": 2}]},
+            "fleet 356 is one fleet; count must be 0 or 1",
+        ),
         ({"orders": ["Move"]}, "order 1: expected a table"),
         ({"orders": {"fleet": "bomber"}}, "'orders' must be a list"),
         ({"turn": "three", "orders": []}, "'turn' must be a whole number"),
@@ -113,8 +126,12 @@ def test_bad_entries_are_one_line_errors_naming_the_entry(data, message):
 
 
 def test_the_second_entry_is_named():
-    data = {"orders": [{"fleet": "bomber", "order": "Attack", "target": [1, 1]},
-                       {"fleet": "bomber", "order": "Attack"}]}
+    data = {
+        "orders": [
+            {"fleet": "bomber", "order": "Attack", "target": [1, 1]},
+            {"fleet": "bomber", "order": "Attack"},
+        ]
+    }
     with pytest.raises(TurnFileError, match=r"^f.json: order 2: Attack needs a 'target'"):
         parse_turn_data(data, "f.json")
 
@@ -153,14 +170,19 @@ def test_missing_file_and_format_override(tmp_path):
         (356, FleetSelector("356", id=356)),
         ("bomber", FleetSelector("bomber", kind=FleetKind.BOMBER)),
         ("colonist", FleetSelector("colonist", kind=FleetKind.COLONIST)),
-        ("Scientist-Leader", FleetSelector("Scientist-Leader", kind=FleetKind.LEADER,
-                                           type=ColonyKind.SCIENTIST)),
-        ("leader:mining", FleetSelector("leader:mining", kind=FleetKind.LEADER,
-                                        type=ColonyKind.MINING)),
-        ("colonist:settler", FleetSelector("colonist:settler", kind=FleetKind.COLONIST,
-                                           type=ColonyKind.SETTLER)),
-        ("merchant colonist", FleetSelector("merchant colonist", kind=FleetKind.COLONIST,
-                                            type=ColonyKind.MERCHANT)),
+        (
+            "Scientist-Leader",
+            FleetSelector("Scientist-Leader", kind=FleetKind.LEADER, type=ColonyKind.SCIENTIST),
+        ),
+        ("leader:mining", FleetSelector("leader:mining", kind=FleetKind.LEADER, type=ColonyKind.MINING)),
+        (
+            "colonist:settler",
+            FleetSelector("colonist:settler", kind=FleetKind.COLONIST, type=ColonyKind.SETTLER),
+        ),
+        (
+            "merchant colonist",
+            FleetSelector("merchant colonist", kind=FleetKind.COLONIST, type=ColonyKind.MERCHANT),
+        ),
     ],
 )
 def test_fleet_names(text, expected):
@@ -176,8 +198,12 @@ def test_bad_fleet_names(text):
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ("3,2", Target(xy=(3, 2))), ("(3, 2)", Target(xy=(3, 2))), ("3 2", Target(xy=(3, 2))),
-        ([3, 2], Target(xy=(3, 2))), ("#22", Target(id=22)), ("22", Target(id=22)),
+        ("3,2", Target(xy=(3, 2))),
+        ("(3, 2)", Target(xy=(3, 2))),
+        ("3 2", Target(xy=(3, 2))),
+        ([3, 2], Target(xy=(3, 2))),
+        ("#22", Target(id=22)),
+        ("22", Target(id=22)),
         (22, Target(id=22)),
     ],
 )

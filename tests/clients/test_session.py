@@ -53,7 +53,6 @@ from protocol import (
     encode,
     encode_reply,
 )
-
 from tests.protocol.tae import FLEET, OBJECT_DESCS, ORDER_DESCS, fleet, planet, star_system
 
 TP03, TP04 = Version.TP03, Version.TP04
@@ -144,8 +143,11 @@ def test_a_fail_answers_the_whole_request():
 def test_sequence_and_items_with_per_item_fails():
     session = ClientSession(TP03)
     request = session.send(GetPlayer((1, 2, 9)))
-    items = [Player(1, "alice", "Human"), Player(2, "bob", "Human"),
-             Fail(FailCode.NO_SUCH_THING, "No such player")]
+    items = [
+        Player(1, "alice", "Human"),
+        Player(2, "bob", "Human"),
+        Fail(FailCode.NO_SUCH_THING, "No such player"),
+    ]
     events = feed(session, encode_reply(items, TP03, request.sequence), chunk=5)
     assert replies(events) == [request]
     assert request.result() == tuple(items)
@@ -212,14 +214,16 @@ def test_interleaved_replies_to_pipelined_requests():
     ids = session.send(GetObjectIDs(-1, 0, 0))
     time = session.send(GetTimeRemaining())
     s1, s2, s3 = players.sequence, ids.sequence, time.sequence
-    stream = b"".join([
-        encode(Sequence(2), TP03, s1),
-        encode(TimeRemaining(30), TP03, s3),                   # answers arrive out of order,
-        encode(Player(1, "alice", "Human"), TP03, s1),
-        encode(TimeRemaining(0), TP03, 0),                     # with a push in between
-        encode(ObjectIDs(5, 3, ()), TP03, s2),
-        encode(Player(2, "bob", "Human"), TP03, s1),
-    ])
+    stream = b"".join(
+        [
+            encode(Sequence(2), TP03, s1),
+            encode(TimeRemaining(30), TP03, s3),  # answers arrive out of order,
+            encode(Player(1, "alice", "Human"), TP03, s1),
+            encode(TimeRemaining(0), TP03, 0),  # with a push in between
+            encode(ObjectIDs(5, 3, ()), TP03, s2),
+            encode(Player(2, "bob", "Human"), TP03, s1),
+        ]
+    )
     events = feed(session, stream, chunk=3)
     assert replies(events) == [time, ids, players]
     assert [e.message for e in events if isinstance(e, AsyncReceived)] == [TimeRemaining(0)]
@@ -278,8 +282,9 @@ def test_a_malformed_lone_reply_fails_only_its_request():
     session = ClientSession(TP03)
     request = session.send(GetPlayer((0,)))
     other = session.send(GetTimeRemaining())
-    events = feed(session, _tp03_player_with_modtime(request.sequence)
-                  + encode(TimeRemaining(5), TP03, other.sequence))
+    events = feed(
+        session, _tp03_player_with_modtime(request.sequence) + encode(TimeRemaining(5), TP03, other.sequence)
+    )
     assert replies(events) == [request, other]
     with pytest.raises(MalformedReply, match="left over"):
         request.result()
@@ -290,8 +295,7 @@ def test_a_malformed_lone_reply_fails_only_its_request():
 def test_a_malformed_item_in_a_sequence_is_undecodable():
     session = ClientSession(TP03)
     request = session.send(GetPlayer((0,)))
-    feed(session, encode(Sequence(1), TP03, request.sequence)
-         + _tp03_player_with_modtime(request.sequence))
+    feed(session, encode(Sequence(1), TP03, request.sequence) + _tp03_player_with_modtime(request.sequence))
     (item,) = request.result()
     assert isinstance(item, Undecodable)
     assert item.error.code == FailCode.FRAME
@@ -352,7 +356,8 @@ def test_order_descriptions_are_learnt_from_replies_and_fetched_when_missing():
     session.data_to_send()
     stream = encode_reply(
         [Order(42, 0, 2, (ObjectArg(6),), 1), Order(42, 1, 3, (ObjectArg(8),), 1)],
-        TP03, orders.sequence,
+        TP03,
+        orders.sequence,
     )
     assert feed(session, stream) == []
     (fetch,) = frames_of(session.data_to_send())

@@ -79,28 +79,41 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def running_tae_server(directory: Path, *args: str, database: Path | None = None,
-                       attempts: int = 3) -> Iterator[ServerProcess]:
+def running_tae_server(
+    directory: Path, *args: str, database: Path | None = None, attempts: int = 3
+) -> Iterator[ServerProcess]:
     """Start a server (retrying on another port if the chosen one was taken meanwhile),
     yield it once its port accepts connections, stop it on exit."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     database = database or directory / "tae.db"
     last_log = ""
-    for attempt in range(attempts):
+    for _attempt in range(attempts):
         port = free_port()
         log_path = directory / f"server-{port}.log"
         command = [
-            sys.executable, "-m", "server.cli", "serve",
-            "--listen", f"tcp:{port}:interface={HOST}",
-            "--turn-length", "0",
-            "--database", f"sqlite:///{database}",
+            sys.executable,
+            "-m",
+            "server.cli",
+            "serve",
+            "--listen",
+            f"tcp:{port}:interface={HOST}",
+            "--turn-length",
+            "0",
+            "--database",
+            f"sqlite:///{database}",
             *args,
         ]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         with open(log_path, "wb") as log_file:
-            process = subprocess.Popen(command, cwd=ROOT, stdout=log_file,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+            process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
         server = ServerProcess(HOST, port, database, log_path, process)
         try:
             deadline = time.monotonic() + START_TIMEOUT

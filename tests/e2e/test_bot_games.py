@@ -40,8 +40,9 @@ def small_map_server(request, tmp_path):
 @pytest.mark.parametrize("version", [Version.TP04, Version.TP03], ids=["tp04", "tp03"])
 def test_four_bots_play_to_game_over(small_map_server, version):
     host, port = small_map_server.address
-    results = run_bots(host, port, NAMES, "secret", version, max_turns=300, timeout=20,
-                       turn_timeout=30, deadline=90)
+    results = run_bots(
+        host, port, NAMES, "secret", version, max_turns=300, timeout=20, turn_timeout=30, deadline=90
+    )
     report = format_results(results) + "\n" + small_map_server.log()[-2000:]
     assert [r.name for r in results] == NAMES
     for result in results:

@@ -28,10 +28,16 @@ PASSWORDS = {"alice": "alice-pw", "bob": "bob-pw"}
 # Each player builds on its own artifact, far from the other: a leader moves next to it, then
 # colonies grow in a line away from it (each joins that one region, so its leader scores).
 PLANS = {
-    "alice": {"leader": [9, 0], "colonies": [[11, 0], [12, 0], [13, 0], [14, 0]],
-              "mining": [[12, 2], [11, 2], [10, 2], [9, 2]]},
-    "bob": {"leader": [5, 2], "colonies": [[4, 1], [3, 1], [2, 1], [1, 1]],
-            "mining": [[0, 4], [1, 4], [2, 4], [3, 4]]},
+    "alice": {
+        "leader": [9, 0],
+        "colonies": [[11, 0], [12, 0], [13, 0], [14, 0]],
+        "mining": [[12, 2], [11, 2], [10, 2], [9, 2]],
+    },
+    "bob": {
+        "leader": [5, 2],
+        "colonies": [[4, 1], [3, 1], [2, 1], [1, 1]],
+        "mining": [[0, 4], [1, 4], [2, 4], [3, 4]],
+    },
 }
 
 
@@ -55,8 +61,7 @@ def connection_args(server, user: str | None = None, password: str | None = None
 def run(server, user, *args, password=None, expect=0):
     result = CliRunner().invoke(cli, connection_args(server, user, password) + list(args))
     assert result.exit_code == expect, (
-        f"tae-client {' '.join(args)} → {result.exit_code}\n"
-        f"stdout: {result.stdout}\nstderr: {result.stderr}"
+        f"tae-client {' '.join(args)} → {result.exit_code}\nstdout: {result.stdout}\nstderr: {result.stderr}"
     )
     return result
 
@@ -69,7 +74,11 @@ def subprocess_client(server, user, *args) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TAE_")}
     return subprocess.Popen(
         [sys.executable, "-m", "clients.cli", *connection_args(server, user), *args],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
 
 
@@ -79,7 +88,7 @@ def finish_subprocess(process: subprocess.Popen, timeout: float = 30) -> tuple[i
     except subprocess.TimeoutExpired:
         process.kill()
         out, err = process.communicate()
-        raise AssertionError(f"tae-client did not finish in {timeout} s\n{out}\n{err}")
+        raise AssertionError(f"tae-client did not finish in {timeout} s\n{out}\n{err}") from None
     return process.returncode, out, err
 
 
@@ -143,8 +152,9 @@ def test_two_scripted_players_play_turns_from_files(tae_server, tmp_path):
 
         if turn == 0:
             # alice plays the whole turn in one blocking subprocess while bob is still at it
-            alice = subprocess_client(server, "alice", "--json", "play", files["alice"],
-                                      "--poll", "0.5", "--timeout", "30")
+            alice = subprocess_client(
+                server, "alice", "--json", "play", files["alice"], "--poll", "0.5", "--timeout", "30"
+            )
             deadline = time.monotonic() + 15
             while run_json(server, "bob", "status")["players"][0]["waiting"] is not False:
                 assert alice.poll() is None, alice.communicate()
@@ -208,11 +218,17 @@ def test_refused_files_leave_nothing_queued(tae_server, tmp_path):
     # Three orders: every probe passes (probes do not see each other) but the third insert
     # breaks the 2-orders limit, so the first two are taken back.
     three = tmp_path / "three.json"
-    three.write_text(json.dumps({"orders": [
-        {"fleet": "bomber", "order": "Attack", "target": [3, 3]},
-        {"fleet": "bomber", "order": "Attack", "target": [4, 3]},
-        {"fleet": "mining-leader", "order": "Move", "target": [9, 0]},
-    ]}))
+    three.write_text(
+        json.dumps(
+            {
+                "orders": [
+                    {"fleet": "bomber", "order": "Attack", "target": [3, 3]},
+                    {"fleet": "bomber", "order": "Attack", "target": [4, 3]},
+                    {"fleet": "mining-leader", "order": "Move", "target": [9, 0]},
+                ]
+            }
+        )
+    )
     report = run_json(server, "alice", "submit", str(three), expect=1)
     assert report["ok"] is False and report["stage"] == "insert"
     assert [o["status"] for o in report["orders"]] == ["rolled-back", "rolled-back", "refused"]
@@ -222,7 +238,7 @@ def test_refused_files_leave_nothing_queued(tae_server, tmp_path):
 
     # A file for another turn is refused before anything is sent.
     stale = tmp_path / "stale.toml"
-    stale.write_text('turn = 7\norders = []\n')
+    stale.write_text("turn = 7\norders = []\n")
     assert "turn 7" in run(server, "alice", "submit", str(stale), expect=1).stderr
 
     # --replace swaps queued orders for the file's, all or nothing.

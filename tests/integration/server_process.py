@@ -21,8 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def tae_server(*args: str, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
     """Run `python -m server.cli ARGS` to the end."""
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kwargs,
+    )
 
 
 class ServerProcess:
@@ -38,8 +44,19 @@ class ServerProcess:
         self._done = False
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "server.cli", "serve", "--listen", "tcp:0:interface=127.0.0.1",
-                "--database", self.database, "--log-format", "json", *self.args]
+        return [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "serve",
+            "--listen",
+            "tcp:0:interface=127.0.0.1",
+            "--database",
+            self.database,
+            "--log-format",
+            "json",
+            *self.args,
+        ]
 
     def start(self, timeout: float = 30) -> int:
         """Start the server; its port once it listens."""
@@ -47,8 +64,14 @@ class ServerProcess:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         with self._seen:
             self.events, self.lines, self._done = [], [], False
-            self.process = subprocess.Popen(self.command(), cwd=self.cwd, env=env, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, text=True)
+            self.process = subprocess.Popen(
+                self.command(),
+                cwd=self.cwd,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
         threading.Thread(target=self._read, args=(self.process,), daemon=True).start()
         event = self.wait_for(lambda e: str(e.get("log_format", "")).startswith("listening on"), timeout)
         return int(event["port"])
@@ -80,8 +103,10 @@ class ServerProcess:
                         return event
                 if self._done:
                     self.process.wait(10)
-                    raise RuntimeError(f"the server exited with {self.process.returncode}: "
-                                       f"{self.process.stderr.read().strip()}")
+                    raise RuntimeError(
+                        f"the server exited with {self.process.returncode}: "
+                        f"{self.process.stderr.read().strip()}"
+                    )
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError(f"no such log event in {timeout} s; log: {self.lines[-5:]}")

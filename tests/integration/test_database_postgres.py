@@ -25,8 +25,10 @@ BASE_URL = os.environ.get("TAE_TEST_DATABASE_URL")
 @pytest.fixture
 def pg_url():
     if not BASE_URL:
-        pytest.skip("TAE_TEST_DATABASE_URL is not set (a PostgreSQL URL, e.g. "
-                    "postgresql+psycopg://postgres@127.0.0.1:5432/test)")
+        pytest.skip(
+            "TAE_TEST_DATABASE_URL is not set (a PostgreSQL URL, e.g. "
+            "postgresql+psycopg://postgres@127.0.0.1:5432/test)"
+        )
     base = make_url(BASE_URL)
     if base.get_backend_name() != "postgresql":
         pytest.skip(f"TAE_TEST_DATABASE_URL is not a PostgreSQL URL: {base.get_backend_name()}")

@@ -6,6 +6,7 @@ games while the server runs.
 from __future__ import annotations
 
 import pytest
+from twisted.internet.task import Clock
 
 import protocol as tp
 from protocol import GameParamId
@@ -15,7 +16,6 @@ from server.cli import main
 from server.database import SyncDatabase
 from server.game import Game
 from server.replay import check_replay
-from twisted.internet.task import Clock
 
 from .server_process import ServerProcess
 from .tp_client import TPClient
@@ -62,10 +62,34 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'tae.db'}"
     map_file = tmp_path / "north.txt"
     map_file.write_text(NORTH_MAP)
-    cli(capsys, "create-game", "north", "--map", str(map_file), "--seed", "11", "--turn-length", "0",
-        "--database", url)
-    cli(capsys, "create-game", "south", "--seed", "22", "--timer", "basic", "--turn-length", "600",
-        "--max-players", "2", "--database", url)
+    cli(
+        capsys,
+        "create-game",
+        "north",
+        "--map",
+        str(map_file),
+        "--seed",
+        "11",
+        "--turn-length",
+        "0",
+        "--database",
+        url,
+    )
+    cli(
+        capsys,
+        "create-game",
+        "south",
+        "--seed",
+        "22",
+        "--timer",
+        "basic",
+        "--turn-length",
+        "600",
+        "--max-players",
+        "2",
+        "--database",
+        url,
+    )
     server = ServerProcess(url)
     clients: list[TPClient] = []
     try:
@@ -78,7 +102,10 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
 
         listed = games_by_name(ann_n)
         assert set(listed) == {"north", "south"}
-        assert param(listed["north"], GameParamId.PLAYERS) == 2 and param(listed["south"], GameParamId.PERIOD) == 600
+        assert (
+            param(listed["north"], GameParamId.PLAYERS) == 2
+            and param(listed["south"], GameParamId.PERIOD) == 600
+        )
         # south is full (two players), north is not
         extra = TPClient(port)
         clients.append(extra)
@@ -119,8 +146,10 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
         out = cli(capsys, "create-game", "east", "--seed", "33", "--database", url)
         assert "game 'east' loaded at turn 0" in out
         assert set(games_by_name(ann_s)) == {"north", "south", "east"}
-        assert cli(capsys, "add-player", "east", "eve", "--password", "pw", "--database", url) \
+        assert (
+            cli(capsys, "add-player", "east", "eve", "--password", "pw", "--database", url)
             == "player 'eve' added to game 'east' as player 1\n"
+        )
         eve = player(port, "eve@east", "pw", create=False)
         clients.append(eve)
         assert "turn 1 of game 'south' ended" in cli(capsys, "end-turn", "south", "--database", url)
@@ -137,7 +166,9 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
         assert server.terminate() == 0, server.stderr
         with SyncDatabase(url) as db:
             stored = {g.setup.name: g for g in db.load_games()}
-        assert [t.turn for t in stored["north"].turns] == [1] and [t.turn for t in stored["south"].turns] == [1]
+        assert [t.turn for t in stored["north"].turns] == [1] and [t.turn for t in stored["south"].turns] == [
+            1
+        ]
         assert stored["east"].turns == []
         assert stored["north"].setup.map_text == NORTH_MAP and stored["south"].setup.map_text is None
         for game in stored.values():

@@ -47,8 +47,10 @@ def sqlite_url(tmp_path):
 @pytest.fixture
 def pg_url():
     if not PG_URL:
-        pytest.skip("TAE_TEST_DATABASE_URL is not set (a PostgreSQL URL, e.g. "
-                    "postgresql+psycopg://postgres@127.0.0.1:5432/test)")
+        pytest.skip(
+            "TAE_TEST_DATABASE_URL is not set (a PostgreSQL URL, e.g. "
+            "postgresql+psycopg://postgres@127.0.0.1:5432/test)"
+        )
     base = make_url(PG_URL)
     if base.get_backend_name() != "postgresql":
         pytest.skip(f"TAE_TEST_DATABASE_URL is not a PostgreSQL URL: {base.get_backend_name()}")
@@ -57,8 +59,9 @@ def pg_url():
     with admin.begin() as conn:
         conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     try:
-        yield base.update_query_dict({"options": f"-csearch_path={schema}"}) \
-            .render_as_string(hide_password=False)
+        yield base.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+            hide_password=False
+        )
     finally:
         with admin.begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
@@ -76,7 +79,7 @@ class Ledger:
         self.acked: Counter = Counter()
         self.unknown: Counter = Counter()  # sent, answer not seen: may or may not be stored
         self.refused = 0
-        self.acked_turn = 0                # the last turn whose end a player was told about
+        self.acked_turn = 0  # the last turn whose end a player was told about
 
 
 def stored_game(url: str):
@@ -194,7 +197,18 @@ def play(url: str, tmp_path, cycles: int, seed: int, min_turns: int) -> None:
         stored = check_database(url, ledger)
         assert server.process.returncode == 0, server.stderr
         final_turn = stored.turns[-1].turn if stored.turns else 0
-        print("KILLS", dict(kills), "turn", final_turn, "acked", sum(ledger.acked.values()), "unknown", sum(ledger.unknown.values()), "refused", ledger.refused)
+        print(
+            "KILLS",
+            dict(kills),
+            "turn",
+            final_turn,
+            "acked",
+            sum(ledger.acked.values()),
+            "unknown",
+            sum(ledger.unknown.values()),
+            "refused",
+            ledger.refused,
+        )
         assert final_turn >= min_turns, (final_turn, kills)
         assert kills["InsertOrder"] + kills["FinishedTurn"] + kills["between requests"] >= cycles, kills
         assert kills["FinishedTurn"] >= 1 and kills["InsertOrder"] >= 1, kills
@@ -264,7 +278,9 @@ def test_clean_stop_keeps_orders_finished_players_and_the_deadline(sqlite_url, t
         assert 110 <= first.time <= 120 and first.turn == 0
         state = current_state(sqlite_url)
         order = RandomPlayer()(state, 1, game_rng(1, 1, "x"))[0]
-        reply = clients["alice"].one(clients["alice"].insert_order(order.fleet, int(order.type), order.target))
+        reply = clients["alice"].one(
+            clients["alice"].insert_order(order.fleet, int(order.type), order.target)
+        )
         assert isinstance(reply, tp.Order)
         assert isinstance(clients["bob"].one(tp.FinishedTurn()), tp.Okay)
         time.sleep(1.2)

@@ -38,9 +38,27 @@ def server(tmp_path):
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--listen", f"tcp:{port}:interface=127.0.0.1",
-         "--turn-length", "0", "--map", "map.txt", "--seed", "5", "--database", "sqlite:///tae.db"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "serve",
+            "--listen",
+            f"tcp:{port}:interface=127.0.0.1",
+            "--turn-length",
+            "0",
+            "--map",
+            "map.txt",
+            "--seed",
+            "5",
+            "--database",
+            "sqlite:///tae.db",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -49,7 +67,7 @@ def server(tmp_path):
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"server did not start: {process.stdout.read().decode()}")
+                    raise RuntimeError(f"server did not start: {process.stdout.read().decode()}") from None
                 time.sleep(0.1)
         yield port
     finally:
@@ -98,7 +116,12 @@ def test_a_whole_game_over_tcp(server, version):
         me = ann.game.player_id
         assert me == 1 and bob.game.player_id == 2
         systems = ann.game.systems()
-        assert len(systems) == 21 and systems[(0, 0)].artifact and systems[(6, 0)].artifact and systems[(6, 2)].artifact
+        assert (
+            len(systems) == 21
+            and systems[(0, 0)].artifact
+            and systems[(6, 0)].artifact
+            and systems[(6, 2)].artifact
+        )
         # The full download: every player sees every object, and only its own colonists' kinds.
         assert {f.owner for f in ann.game.fleets()} == {1, 2, 3, 4}
         assert all(f.colony_kind is None for f in ann.game.fleets(2) if f.kind is FleetKind.COLONIST)
@@ -116,8 +139,10 @@ def test_a_whole_game_over_tcp(server, version):
         end_turn(clients, clients)
         assert "Move fleet order complete" in subjects(ann) and "COMBAT!" in subjects(cara)
         combat = [m for m in cara.game.messages() if m.subject == "COMBAT!"][-1]
-        assert combat.body == ("The next turn is an INTERNAL combat turn! Combatants are:  bob with an "
-                               "initial strength of 1 and ann with an initial strength of 1")
+        assert combat.body == (
+            "The next turn is an INTERNAL combat turn! Combatants are:  bob with an "
+            "initial strength of 1 and ann with an initial strength of 1"
+        )
 
         # Turn 2, the combat turn: only the combatants act, only with Reinforce (R18).
         reinforcements = [f for f in bob.game.my_colonists() if f.colony_kind is ColonyKind.SCIENTIST]
@@ -155,7 +180,7 @@ def test_a_bad_client_does_not_disturb_the_others(server):
     good = player(server, "ann", Version.TP04)
     try:
         with socket.create_connection(("127.0.0.1", server), timeout=5) as bad:
-            bad.sendall(b"TP\x04\x00" + bytes(8) + (2 ** 30).to_bytes(4, "big"))  # a frame of 1 GiB
+            bad.sendall(b"TP\x04\x00" + bytes(8) + (2**30).to_bytes(4, "big"))  # a frame of 1 GiB
             bad.settimeout(5)
             reply = bad.recv(1000)
             assert reply[:2] == b"TP"  # a Fail, then the server hangs up

@@ -7,7 +7,6 @@ import sys
 import time
 from pathlib import Path
 
-
 import protocol as tp
 from protocol import Deframer, Version
 
@@ -15,21 +14,32 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def make_certificate(directory: Path) -> tuple[Path, Path]:
+    import datetime
+
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
     from cryptography.x509.oid import NameOID
-    import datetime
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=2)).sign(key, hashes.SHA256()))
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=2))
+        .sign(key, hashes.SHA256())
+    )
     key_path, cert_path = directory / "key.pem", directory / "cert.pem"
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     return key_path, cert_path
 
@@ -44,10 +54,22 @@ def test_a_tls_listener_speaks_tp(tmp_path):
     key, cert = make_certificate(tmp_path)
     plain, secure = free_port(), free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--listen", f"tcp:{plain}:interface=127.0.0.1",
-         "--listen", f"ssl:{secure}:privateKey={key}:certKey={cert}:interface=127.0.0.1",
-         "--database", "sqlite:///tae.db"],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "serve",
+            "--listen",
+            f"tcp:{plain}:interface=127.0.0.1",
+            "--listen",
+            f"ssl:{secure}:privateKey={key}:certKey={cert}:interface=127.0.0.1",
+            "--database",
+            "sqlite:///tae.db",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:

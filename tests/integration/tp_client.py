@@ -16,8 +16,9 @@ from server import catalogue
 
 
 class TPClient:
-    def __init__(self, port: int, version: Version = Version.TP04, timeout: float = 20.0,
-                 host: str = "127.0.0.1"):
+    def __init__(
+        self, port: int, version: Version = Version.TP04, timeout: float = 20.0, host: str = "127.0.0.1"
+    ):
         self.version = version
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.settimeout(timeout)
@@ -46,11 +47,12 @@ class TPClient:
         while True:
             frame = self.deframer.next_frame()
             if frame is not None:
-                return tp.decode(frame, object_descs=catalogue.OBJECT_DESCS,
-                                 order_descs=catalogue.ORDER_DESCS), frame.sequence
+                return tp.decode(
+                    frame, object_descs=catalogue.OBJECT_DESCS, order_descs=catalogue.ORDER_DESCS
+                ), frame.sequence
             try:
                 data = self.sock.recv(65536)
-            except (OSError, socket.timeout) as error:
+            except (TimeoutError, OSError) as error:
                 raise ConnectionError(f"receive failed: {error}") from error
             if not data:
                 raise ConnectionError("the server closed the connection")

@@ -39,10 +39,7 @@ def capture_path(name: str) -> Path:
 def reads(name: str) -> list[tuple[str, bytes]]:
     """(direction, bytes) for every line of a capture."""
     with capture_path(name).open(encoding="utf-8") as lines:
-        return [
-            (record["dir"], bytes.fromhex(record["hex"]))
-            for record in map(json.loads, lines)
-        ]
+        return [(record["dir"], bytes.fromhex(record["hex"])) for record in map(json.loads, lines)]
 
 
 def stream(name: str, direction: str) -> bytes:

@@ -77,14 +77,17 @@ OBJECT_PARAM_VALUES = {
 def tp04_objects(draw, cls=Tp04Object):
     """(object, {"object_descs": {type: desc}}) with a random description it fits."""
     type_id = draw(U32)
-    layout = draw(
-        st.lists(st.lists(st.sampled_from(sorted(ObjectParamType)), max_size=4), max_size=4)
-    )
+    layout = draw(st.lists(st.lists(st.sampled_from(sorted(ObjectParamType)), max_size=4), max_size=4))
     desc = ObjectDesc(
-        type_id, draw(TEXT), draw(TEXT), draw(U64),
+        type_id,
+        draw(TEXT),
+        draw(TEXT),
+        draw(U64),
         tuple(
             ObjectParamGroupDesc(
-                index + 1, f"group {index}", "",
+                index + 1,
+                f"group {index}",
+                "",
                 tuple(ObjectParamDesc(f"param {n}", t, "") for n, t in enumerate(types)),
             )
             for index, types in enumerate(layout)
@@ -111,7 +114,10 @@ def orders(draw, cls, version: Version):
     args = tuple(draw(instances(*layouts[t])) for t in types)
     type_id = draw(U32)
     desc = OrderDesc(
-        type_id, draw(TEXT), "", tuple(OrderParamDesc(f"p{n}", t, "") for n, t in enumerate(types)),
+        type_id,
+        draw(TEXT),
+        "",
+        tuple(OrderParamDesc(f"p{n}", t, "") for n, t in enumerate(types)),
         0,
     )
     head = draw(kwargs_for(ORDER_HEAD, skip={"type"}))

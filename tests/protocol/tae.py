@@ -10,7 +10,6 @@ from protocol import (
     ObjectDesc,
     ObjectParamDesc,
     ObjectParamGroupDesc,
-    ObjectParamType as O,
     OrderDesc,
     OrderParamDesc,
     OrderParamType,
@@ -26,6 +25,9 @@ from protocol import (
     Tp04Object,
     VelocityParam,
 )
+from protocol import (
+    ObjectParamType as O,
+)
 
 POSITIONAL = ObjectParamGroupDesc(
     1,
@@ -38,31 +40,45 @@ POSITIONAL = ObjectParamGroupDesc(
     ),
 )
 OWNERSHIP = ObjectParamGroupDesc(
-    2, "Ownership", "The ownership of this object",
+    2,
+    "Ownership",
+    "The ownership of this object",
     (ObjectParamDesc("Owner", O.REFERENCE, "The owner of this object"),),
 )
 ORDERS = ObjectParamGroupDesc(
-    3, "Orders", "The order queues of the fleet",
+    3,
+    "Orders",
+    "The order queues of the fleet",
     (ObjectParamDesc("Order Queue", O.ORDER_QUEUE, "The queue of orders for this fleet"),),
 )
 
 UNIVERSE = ObjectDesc(
-    0, "Universe", "The Universe", 1,
+    0,
+    "Universe",
+    "The Universe",
+    1,
     (
         POSITIONAL,
         ObjectParamGroupDesc(
-            2, "Informational", "Information about the universe",
+            2,
+            "Informational",
+            "Information about the universe",
             (ObjectParamDesc("Year", O.INTEGER, "The Age of the universe"),),
         ),
     ),
 )
 GALAXY = ObjectDesc(1, "Galaxy", "The Galaxy Object type", 1, (POSITIONAL,))
 STAR_SYSTEM = ObjectDesc(
-    2, "Star System", "A Star System Object", 1,
+    2,
+    "Star System",
+    "A Star System Object",
+    1,
     (
         POSITIONAL,
         ObjectParamGroupDesc(
-            2, "Status", "Information on the current status of the star system",
+            2,
+            "Status",
+            "Information on the current status of the star system",
             (
                 ObjectParamDesc("Inhabitable", O.INTEGER, "Is the system inhabitable"),
                 ObjectParamDesc("Destroyed", O.INTEGER, "Is the star destroyed"),
@@ -72,21 +88,35 @@ STAR_SYSTEM = ObjectDesc(
     ),
 )
 PLANET = ObjectDesc(
-    3, "Planet", "A planet object", 1,
+    3,
+    "Planet",
+    "A planet object",
+    1,
     (
-        POSITIONAL, OWNERSHIP, ORDERS,
+        POSITIONAL,
+        OWNERSHIP,
+        ORDERS,
         ObjectParamGroupDesc(
-            4, "Resources", "The planets resources",
+            4,
+            "Resources",
+            "The planets resources",
             (ObjectParamDesc("Resource List", O.RESOURCE_LIST, "The resource list"),),
         ),
     ),
 )
 FLEET = ObjectDesc(
-    4, "Fleet", "Fleet of ships", 1,
+    4,
+    "Fleet",
+    "Fleet of ships",
+    1,
     (
-        POSITIONAL, OWNERSHIP, ORDERS,
+        POSITIONAL,
+        OWNERSHIP,
+        ORDERS,
         ObjectParamGroupDesc(
-            4, "Ships", "The information about ships in this fleet",
+            4,
+            "Ships",
+            "The information about ships in this fleet",
             (
                 ObjectParamDesc("Ship List", O.REFERENCE_QUANTITY_LIST, "The list of ships"),
                 ObjectParamDesc("Damage", O.INTEGER, "The damage done to the ships"),
@@ -109,7 +139,12 @@ ORDER_DESCS = {
 def fleet(object_id: int, owner: int = 1, queue: int = 7, design: int = 12) -> Tp04Object:
     """A TaE colonist fleet as the server shows it to its owner."""
     return Tp04Object(
-        id=object_id, type=4, name="Colonist Fleet", description="", parent=2, contains=(),
+        id=object_id,
+        type=4,
+        name="Colonist Fleet",
+        description="",
+        parent=2,
+        contains=(),
         modtime=3,
         groups=(
             (PositionParam(80001, 1, 0), VelocityParam(0, 0, 0), SizeParam(2)),
@@ -125,8 +160,13 @@ def fleet(object_id: int, owner: int = 1, queue: int = 7, design: int = 12) -> T
 
 def star_system(object_id: int, planet: int) -> Tp04Object:
     return Tp04Object(
-        id=object_id, type=2, name=f"{object_id}, 0", description="", parent=1,
-        contains=(planet,), modtime=3,
+        id=object_id,
+        type=2,
+        name=f"{object_id}, 0",
+        description="",
+        parent=1,
+        contains=(planet,),
+        modtime=3,
         groups=(
             (PositionParam(object_id * 80000, 80001, 0), VelocityParam(0, 0, 0), SizeParam(60000)),
             (IntegerParam(1), IntegerParam(0), IntegerParam(0)),
@@ -136,8 +176,13 @@ def star_system(object_id: int, planet: int) -> Tp04Object:
 
 def planet(object_id: int, system: int) -> Tp04Object:
     return Tp04Object(
-        id=object_id, type=3, name=f"Planet {object_id}", description="", parent=system,
-        contains=(), modtime=3,
+        id=object_id,
+        type=3,
+        name=f"Planet {object_id}",
+        description="",
+        parent=system,
+        contains=(),
+        modtime=3,
         groups=(
             (PositionParam(system * 80000, 80001, 0), VelocityParam(0, 0, 0), SizeParam(2)),
             (ReferenceParam(ReferenceType.PLAYER, 0),),

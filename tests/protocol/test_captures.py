@@ -163,7 +163,7 @@ def test_every_client_frame_decodes_to_what_the_client_meant(name):
         assert frame.version == VERSIONS[name]
         assert is_request(frame.type), frame
         message = decode(frame, order_descs=ORDER_DESCS)
-        assert message.TYPE == frame.type
+        assert frame.type == message.TYPE
         decoded[frame.sequence] = message
     assert len(decoded) == len(frames), "sequence numbers are unique in these sessions"
     assert decoded == EXPECTED[name]
@@ -173,8 +173,7 @@ def test_every_client_frame_decodes_to_what_the_client_meant(name):
 def test_every_client_frame_re_encodes_to_the_same_bytes(name):
     frames = captures.frames(name, CLIENT)
     encoded = b"".join(
-        encode(decode(frame, order_descs=ORDER_DESCS), frame.version, frame.sequence)
-        for frame in frames
+        encode(decode(frame, order_descs=ORDER_DESCS), frame.version, frame.sequence) for frame in frames
     )
     assert encoded == captures.stream(name, CLIENT)
 
@@ -250,7 +249,9 @@ def test_what_tpserver_cpp_told_the_java_tp04_client():
 
     (features,) = by_type[Features]
     assert features.features == (
-        FeatureId.KEEP_ALIVE, FeatureId.PROPERTY_CALC, FeatureId.ACCOUNT_CREATE,
+        FeatureId.KEEP_ALIVE,
+        FeatureId.PROPERTY_CALC,
+        FeatureId.ACCOUNT_CREATE,
         FeatureId.FILTER_PADDING,
     )
     assert by_type[Player] == [Player(8, "hank", "Human", modtime=9)]
@@ -260,7 +261,8 @@ def test_what_tpserver_cpp_told_the_java_tp04_client():
     fails = by_type[Fail]
     assert fails[0].code == FailCode.UNAVAILABLE_PERMANENTLY
     assert fails[0].references == (
-        Reference(ReferenceType.ORDER_QUEUE, 269), Reference(ReferenceType.ORDER_TYPE, 2),
+        Reference(ReferenceType.ORDER_QUEUE, 269),
+        Reference(ReferenceType.ORDER_TYPE, 2),
     )
     assert by_type[Order][0] == star(275, 2, Order)
 
@@ -313,5 +315,5 @@ def test_tp03_insert_order_has_only_the_object_id():
     """Appendix A.2: TP03 clients send the Object argument as a bare u32; SRV wrongly wants the
     TP04 list after it. We take the TP03 layout."""
     (frame,) = [f for f in captures.frames(captures.PY3_TP03, CLIENT) if f.type == 12]
-    assert frame.body.hex() == "00000228" "ffffffff" "00000001" "00000000" "00000000" "00000002"
+    assert frame.body.hex() == "00000228ffffffff00000001000000000000000000000002"
     assert decode(frame, order_descs=ORDER_DESCS).args == (ObjectArg(2),)

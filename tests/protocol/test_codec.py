@@ -64,7 +64,9 @@ def frame(version, frame_type, body, sequence=9) -> Frame:
 # --- decode errors --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version, frame_type", [(TP03, 64), (TP03, 66), (TP03, 77), (TP04, 78), (TP04, 1000)])
+@pytest.mark.parametrize(
+    "version, frame_type", [(TP03, 64), (TP03, 66), (TP03, 77), (TP04, 78), (TP04, 1000)]
+)
 def test_frame_types_a_version_lacks_are_protocol_errors(version, frame_type):
     with pytest.raises(ProtocolError) as caught:
         decode(frame(version, frame_type, b""))
@@ -233,7 +235,7 @@ def test_message_classes_by_type_and_version():
     assert message_class(7, TP04) is protocol.Tp04Object
     assert message_class(19, TP03) is BoardMessage
     assert message_class(66, TP03) is None
-    assert all(message_class(t, TP04).TYPE == t for t in FrameType)
+    assert all(t == message_class(t, TP04).TYPE for t in FrameType)
 
 
 # --- messages are values --------------------------------------------------------------------
@@ -246,7 +248,11 @@ def test_messages_are_frozen_and_slotted():
     assert not hasattr(okay, "__dict__")
     for name in protocol.__all__:
         value = getattr(protocol, name)
-        if isinstance(value, type) and issubclass(value, protocol.Message) and dataclasses.is_dataclass(value):
+        if (
+            isinstance(value, type)
+            and issubclass(value, protocol.Message)
+            and dataclasses.is_dataclass(value)
+        ):
             assert value.__dataclass_params__.frozen, name
             assert "__slots__" in vars(value), name
 
@@ -288,13 +294,18 @@ def test_the_package_docstring_example():
     """The fleet example of protocol.__doc__ encodes and decodes."""
     x, y, z, owner, queue_id, design, sequence = 1, 2, 3, 4, 5, 6, 7
     fleet_object = Tp04Object(
-        id=42, type=4, name="Colonist Fleet", description="", parent=7, contains=(), modtime=9,
+        id=42,
+        type=4,
+        name="Colonist Fleet",
+        description="",
+        parent=7,
+        contains=(),
+        modtime=9,
         groups=(
             (protocol.PositionParam(x, y, z), protocol.VelocityParam(0, 0, 0), protocol.SizeParam(2)),
             (protocol.ReferenceParam(ReferenceType.PLAYER, owner),),
             (protocol.OrderQueueParam(queue_id),),
-            (protocol.ReferenceQuantityListParam(((ReferenceType.DESIGN, design, 1),)),
-             IntegerParam(0)),
+            (protocol.ReferenceQuantityListParam(((ReferenceType.DESIGN, design, 1),)), IntegerParam(0)),
         ),
     )
     data = encode(fleet_object, Version.TP04, sequence)

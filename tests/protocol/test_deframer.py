@@ -125,7 +125,10 @@ def test_version_detection_errors(prefix, answer, text, reply_version):
         deframer.next_frame()
     error = caught.value
     assert (error.code, error.answer, error.text, error.reply_version) == (
-        FailCode.PROTOCOL, answer, text, reply_version,
+        FailCode.PROTOCOL,
+        answer,
+        text,
+        reply_version,
     )
     assert deframer.version is None
 
@@ -218,7 +221,10 @@ def test_a_later_frame_of_another_version_is_refused_then_skipped():
         next(iterator)
     error = caught.value
     assert (error.code, error.message, error.answer, error.sequence) == (
-        FailCode.PROTOCOL, "Protocol Error, wrong version number", Answer.FAIL, 2,
+        FailCode.PROTOCOL,
+        "Protocol Error, wrong version number",
+        Answer.FAIL,
+        2,
     )
     with pytest.raises(ProtocolError):  # stopped until recovered
         deframer.next_frame()
@@ -274,7 +280,7 @@ def test_the_read_loop_of_the_package_docstring():
     class Transport:
         write = written.append
 
-        def loseConnection(self):  # noqa: N802 - Twisted's name
+        def loseConnection(self):
             closed.append(True)
 
     transport = Transport()
@@ -302,7 +308,8 @@ def test_the_read_loop_of_the_package_docstring():
 
     stream = (
         connect(TP04, 1)
-        + encode_header(TP04, 2, FrameType.LOGIN, 3) + b"abc"  # a body too short for Login
+        + encode_header(TP04, 2, FrameType.LOGIN, 3)
+        + b"abc"  # a body too short for Login
         + encode(Ping(), TP03, 3)  # wrong version
         + encode(Ping(), TP04, 4)
     )

@@ -188,8 +188,15 @@ def test_a_huge_list_count_fails_fast_for_every_frame_type():
 
 @pytest.mark.parametrize(
     "version, frame_type",
-    [(Version.TP04, 5), (Version.TP04, 31), (Version.TP04, 68), (Version.TP04, 7),
-     (Version.TP03, 7), (Version.TP04, 12), (Version.TP04, 66)],
+    [
+        (Version.TP04, 5),
+        (Version.TP04, 31),
+        (Version.TP04, 68),
+        (Version.TP04, 7),
+        (Version.TP03, 7),
+        (Version.TP04, 12),
+        (Version.TP04, 66),
+    ],
 )
 def test_a_huge_count_in_the_largest_frame_allocates_nothing(version, frame_type):
     """A body just under 1 MiB whose lists claim 0xFFFFFFFF items: memory stays flat."""

@@ -225,18 +225,38 @@ def test_time_remaining_tp03_is_just_the_time():
 
 def test_game_is_tp04_only_and_ends_with_ctime():
     game = Game(
-        name="tp", key="", versions=("0.3", "0.4"), server_version="0.7.0",
-        server_type="tpserver-cpp", rule="TaE", rule_version="0.01",
+        name="tp",
+        key="",
+        versions=("0.3", "0.4"),
+        server_version="0.7.0",
+        server_type="tpserver-cpp",
+        rule="TaE",
+        rule_version="0.01",
         connections=(GameConnection("tp", "host", "127.0.0.1", 6923),),
         params=(GameParam(GameParamId.TURN, "", 2),),
-        media_base="http://m/", ctime=0x6B0C033E,
+        media_base="http://m/",
+        ctime=0x6B0C033E,
     )
     expected = h(
-        text("tp") + text("") + "00000002" + text("0.3") + text("0.4") + text("0.7.0")
-        + text("tpserver-cpp") + text("TaE") + text("0.01")
-        + "00000001" + text("tp") + text("host") + text("127.0.0.1") + "00001b0b"
-        + "00000001 00000009" + text("") + "00000002"
-        + text("http://m/") + "000000006b0c033e"
+        text("tp")
+        + text("")
+        + "00000002"
+        + text("0.3")
+        + text("0.4")
+        + text("0.7.0")
+        + text("tpserver-cpp")
+        + text("TaE")
+        + text("0.01")
+        + "00000001"
+        + text("tp")
+        + text("host")
+        + text("127.0.0.1")
+        + "00001b0b"
+        + "00000001 00000009"
+        + text("")
+        + "00000002"
+        + text("http://m/")
+        + "000000006b0c033e"
     )
     pin(game, TP04, expected)
     with pytest.raises(EncodingError) as caught:
@@ -250,8 +270,11 @@ def test_tp04_only_types_cannot_go_to_tp03():
         with pytest.raises(EncodingError):
             encode(message, TP03, 1)
     pin(SetFilters((0x1D00,)), TP04, h("00000001 00001d00"))
-    pin(OrderQueue(1, 5, 0xFFFFFFFF, 2, (0, 1)), TP04,
-        h("00000001 0000000000000005 ffffffff 00000002 00000002 00000000 00000001"))
+    pin(
+        OrderQueue(1, 5, 0xFFFFFFFF, 2, (0, 1)),
+        TP04,
+        h("00000001 0000000000000005 ffffffff 00000002 00000002 00000000 00000001"),
+    )
 
 
 # --- positional and container queries (6, 29, 30) ----------------------------------------------
@@ -276,15 +299,24 @@ def test_objects_by_container_is_a_single_u32():
 def test_slots_and_board_messages():
     pin(RemoveOrder(5, (10, 4, 1)), TP04, h("00000005 00000003 0000000a 00000004 00000001"))
     message = BoardMessage(board=1, slot=-1, subject="S", body="B", turn=3, references=((-2, 1),))
-    pin(message, TP03, h("00000001 ffffffff 00000000 00000001 53 00000001 42 00000003"
-                         "00000001 fffffffe 00000001"))
+    pin(
+        message,
+        TP03,
+        h("00000001 ffffffff 00000000 00000001 53 00000001 42 0000000300000001 fffffffe 00000001"),
+    )
 
 
 def test_design_and_features():
     design = Design(-1, 0, (1,), "D", "", -1, -1, ((3, 1),), "", ((2, "x"),))
-    pin(design, TP04, h("ffffffff 0000000000000000 00000001 00000001 00000001 44 00000000"
-                        "ffffffff ffffffff 00000001 00000003 00000001 00000000"
-                        "00000001 00000002 00000001 78"))
+    pin(
+        design,
+        TP04,
+        h(
+            "ffffffff 0000000000000000 00000001 00000001 00000001 44 00000000"
+            "ffffffff ffffffff 00000001 00000003 00000001 00000000"
+            "00000001 00000002 00000001 78"
+        ),
+    )
     pin(Features((5, 6, 1000)), TP03, h("00000003 00000005 00000006 000003e8"))
 
 
@@ -306,18 +338,26 @@ TP03_HEAD = (
         (UniverseExtra(age=2), "00000002"),
         (GalaxyExtra(), ""),
         (StarSystemExtra(), ""),
-        (PlanetExtra(owner=-1, resources=((3, 1, 0, 0),)),
-         "ffffffff 00000001 00000003 00000001 00000000 00000000"),
-        (FleetExtra(owner=1, ships=((1, 1),), damage=0),
-         "00000001 00000001 00000001 00000001 00000000"),
-        (WormholeExtra(end=Vec3(1, 2, -3)),
-         "0000000000000001 0000000000000002 fffffffffffffffd"),
+        (
+            PlanetExtra(owner=-1, resources=((3, 1, 0, 0),)),
+            "ffffffff 00000001 00000003 00000001 00000000 00000000",
+        ),
+        (FleetExtra(owner=1, ships=((1, 1),), damage=0), "00000001 00000001 00000001 00000001 00000000"),
+        (WormholeExtra(end=Vec3(1, 2, -3)), "0000000000000001 0000000000000002 fffffffffffffffd"),
     ],
 )
 def test_tp03_object_types(extra, extra_hex):
     obj = Tp03Object(
-        id=5, name="S", size=60000, position=Vec3(1, -2, 3), velocity=Vec3(0, 0, -1),
-        contains=(3,), order_types=(1, 2), orders=0, modtime=3, extra=extra,
+        id=5,
+        name="S",
+        size=60000,
+        position=Vec3(1, -2, 3),
+        velocity=Vec3(0, 0, -1),
+        contains=(3,),
+        order_types=(1, 2),
+        orders=0,
+        modtime=3,
+        extra=extra,
     )
     pin(obj, TP03, h(TP03_HEAD.format(type=extra.OBJECT_TYPE) + extra_hex))
     assert obj.type == extra.OBJECT_TYPE
@@ -343,7 +383,13 @@ def test_objects_are_version_specific():
 def test_tp04_star_system_as_tpserver_cpp_sends_it():
     """The 132-byte Star System frame of the java-tp04 capture, field by field."""
     star = Tp04Object(
-        id=2, type=2, name="0, 0", description="", parent=1, contains=(3,), modtime=3,
+        id=2,
+        type=2,
+        name="0, 0",
+        description="",
+        parent=1,
+        contains=(3,),
+        modtime=3,
         groups=(
             (PositionParam(1, 80001, 0), VelocityParam(0, 0, 0), SizeParam(60000)),
             (IntegerParam(1), IntegerParam(0), IntegerParam(0)),
@@ -367,11 +413,9 @@ TP04_HEAD = "00000001 00000063 00000000 00000000 00000000 00000000 0000000000000
 @pytest.mark.parametrize(
     "param, param_hex",
     [
-        (PositionParam(1, -1, 2, 7),
-         "0000000000000001 ffffffffffffffff 0000000000000002 00000007"),
+        (PositionParam(1, -1, 2, 7), "0000000000000001 ffffffffffffffff 0000000000000002 00000007"),
         (VelocityParam(0, 0, 5), "0000000000000000 0000000000000000 0000000000000005 00000000"),
-        (AccelerationParam(-1, 0, 0, 3),
-         "ffffffffffffffff 0000000000000000 0000000000000000 00000003"),
+        (AccelerationParam(-1, 0, 0, 3), "ffffffffffffffff 0000000000000000 0000000000000000 00000003"),
         (BoundPositionParam(-1), "ffffffff"),
         (OrderQueueParam(9), "00000009"),
         (ResourceListParam(((1, 2, 3, 4),)), "00000001 00000001 00000002 00000003 00000004"),
@@ -385,26 +429,41 @@ TP04_HEAD = "00000001 00000063 00000000 00000000 00000000 00000000 0000000000000
     ],
 )
 def test_tp04_object_parameter_types(param, param_hex):
-    desc = ObjectDesc(99, "Thing", "", 1, (
-        ObjectParamGroupDesc(1, "G", "", (ObjectParamDesc("p", param.PARAM_TYPE, ""),)),
-    ))
+    desc = ObjectDesc(
+        99, "Thing", "", 1, (ObjectParamGroupDesc(1, "G", "", (ObjectParamDesc("p", param.PARAM_TYPE, ""),)),)
+    )
     obj = Tp04Object(1, 99, "", "", 0, (), 0, ((param,),))
     pin(obj, TP04, h(TP04_HEAD + param_hex), object_descs={99: desc})
 
 
 def test_all_twelve_object_parameter_types_are_covered():
-    assert {param.PARAM_TYPE for param in (
-        PositionParam(0, 0, 0), VelocityParam(0, 0, 0), AccelerationParam(0, 0, 0),
-        BoundPositionParam(0), OrderQueueParam(0), ResourceListParam(), ReferenceParam(0, 0),
-        ReferenceQuantityListParam(), IntegerParam(0), SizeParam(0), MediaParam(""),
-        InfluenceParam(0),
-    )} == set(ObjectParamType)
+    assert {
+        param.PARAM_TYPE
+        for param in (
+            PositionParam(0, 0, 0),
+            VelocityParam(0, 0, 0),
+            AccelerationParam(0, 0, 0),
+            BoundPositionParam(0),
+            OrderQueueParam(0),
+            ResourceListParam(),
+            ReferenceParam(0, 0),
+            ReferenceQuantityListParam(),
+            IntegerParam(0),
+            SizeParam(0),
+            MediaParam(""),
+            InfluenceParam(0),
+        )
+    } == set(ObjectParamType)
 
 
 def test_tp04_object_needs_its_description_and_no_bytes_more_or_less():
-    desc = ObjectDesc(99, "Thing", "", 1, (
-        ObjectParamGroupDesc(1, "G", "", (ObjectParamDesc("p", ObjectParamType.INTEGER, ""),)),
-    ))
+    desc = ObjectDesc(
+        99,
+        "Thing",
+        "",
+        1,
+        (ObjectParamGroupDesc(1, "G", "", (ObjectParamDesc("p", ObjectParamType.INTEGER, ""),)),),
+    )
     body = h(TP04_HEAD + "00000005")
     assert refuses(TP04, 7, body).code == FailCode.NO_SUCH_THING
     assert refuses(TP04, 7, body + b"\0", object_descs={99: desc}).code == FailCode.FRAME
@@ -412,14 +471,22 @@ def test_tp04_object_needs_its_description_and_no_bytes_more_or_less():
 
 
 def test_object_desc():
-    desc = ObjectDesc(1, "Galaxy", "G", 3, (
-        ObjectParamGroupDesc(1, "P", "p", (ObjectParamDesc("Size", ObjectParamType.SIZE, "s"),)),
-    ))
-    pin(desc, TP04, h(
-        "00000001 00000006 47616c617879 00000001 47 0000000000000003"
-        "00000001 00000001 00000001 50 00000001 70"
-        "00000001 00000004 53697a65 00000009 00000001 73"
-    ))
+    desc = ObjectDesc(
+        1,
+        "Galaxy",
+        "G",
+        3,
+        (ObjectParamGroupDesc(1, "P", "p", (ObjectParamDesc("Size", ObjectParamType.SIZE, "s"),)),),
+    )
+    pin(
+        desc,
+        TP04,
+        h(
+            "00000001 00000006 47616c617879 00000001 47 0000000000000003"
+            "00000001 00000001 00000001 50 00000001 70"
+            "00000001 00000004 53697a65 00000009 00000001 73"
+        ),
+    )
 
 
 # --- §4 orders ------------------------------------------------------------------------------
@@ -427,11 +494,15 @@ def test_object_desc():
 
 def test_order_desc():
     desc = OrderDesc(2, "Move", "M", (OrderParamDesc("Star System", OrderParamType.OBJECT, "S"),), 5)
-    pin(desc, TP03, h(
-        "00000002 00000004 4d6f7665 00000001 4d"
-        "00000001 0000000b 537461722053797374656d 00000002 00000001 53"
-        "0000000000000005"
-    ))
+    pin(
+        desc,
+        TP03,
+        h(
+            "00000002 00000004 4d6f7665 00000001 4d"
+            "00000001 0000000b 537461722053797374656d 00000002 00000001 53"
+            "0000000000000005"
+        ),
+    )
 
 
 def _descs(*param_types):
@@ -441,8 +512,9 @@ def _descs(*param_types):
 
 def test_order_head_with_read_only_turns_and_resources():
     order = Order(id=7, slot=-1, type=2, args=(), turns=3, resources=((1, 5),))
-    pin(order, TP04, h("00000007 ffffffff 00000002 00000003 00000001 00000001 00000005"),
-        order_descs=_descs())
+    pin(
+        order, TP04, h("00000007 ffffffff 00000002 00000003 00000001 00000001 00000005"), order_descs=_descs()
+    )
 
 
 ORDER_HEAD = "00000007 ffffffff 00000002 00000000 00000000"
@@ -451,11 +523,12 @@ ARG_CASES = [
     (AbsSpaceCoordsArg(1, 2, -3), "0000000000000001 0000000000000002 fffffffffffffffd"),
     (TimeArg(3, 10), "00000003 0000000a"),
     (PlayerArg(4, 0x18), "00000004 00000018"),
-    (RelSpaceCoordsArg(5, 1, 2, 3),
-     "00000005 0000000000000001 0000000000000002 0000000000000003"),
+    (RelSpaceCoordsArg(5, 1, 2, 3), "00000005 0000000000000001 0000000000000002 0000000000000003"),
     (RangeArg(5, 0, 10, 1), "00000005 00000000 0000000a 00000001"),
-    (ListArg(selection=((1, 2),), options=((1, "A", 3),)),
-     "00000001 00000001 00000001 41 00000003  00000001 00000001 00000002"),
+    (
+        ListArg(selection=((1, 2),), options=((1, "A", 3),)),
+        "00000001 00000001 00000001 41 00000003  00000001 00000001 00000002",
+    ),
     (StringArg("hi", 1024), "00000400 00000002 6869"),
     (ReferenceArg(5, (1, 7)), "00000005 00000002 00000001 00000007"),
     (ReferenceListArg((5, 6), (1,)), "00000002 00000005 00000006 00000001 00000001"),
@@ -463,16 +536,20 @@ ARG_CASES = [
 
 TP04_ONLY_ARG_CASES = [
     (ObjectArg(2, (2, 3)), "00000002 00000002 00000002 00000003"),
-    (ResourceListArg(selected=((1, 2),), allowed=((1, 10),), max_mass=100, max_volume=50),
-     "00000001 00000001 0000000a 00000064 00000032 00000001 00000001 00000002"),
-    (GenericReferenceQuantityListArg(
-        selection=((1, 2),),
-        weight_maximums=((10, ((9, 1),)),),
-        options=((1, "B", -1, ((9, 1),), (2,)),),
+    (
+        ResourceListArg(selected=((1, 2),), allowed=((1, 10),), max_mass=100, max_volume=50),
+        "00000001 00000001 0000000a 00000064 00000032 00000001 00000001 00000002",
     ),
-     "00000001 0000000a 00000001 00000009 00000001"
-     "00000001 00000001 00000001 42 ffffffff 00000001 00000009 00000001 00000001 00000002"
-     "00000001 00000001 00000002"),
+    (
+        GenericReferenceQuantityListArg(
+            selection=((1, 2),),
+            weight_maximums=((10, ((9, 1),)),),
+            options=((1, "B", -1, ((9, 1),), (2,)),),
+        ),
+        "00000001 0000000a 00000001 00000009 00000001"
+        "00000001 00000001 00000001 42 ffffffff 00000001 00000009 00000001 00000001 00000002"
+        "00000001 00000001 00000002",
+    ),
 ]
 
 
@@ -490,8 +567,12 @@ def test_order_arguments_of_tp04(arg, arg_hex):
 
 
 def test_tp03_object_argument_is_only_the_object_id():
-    pin(InsertOrder(7, -1, 2, (ObjectArg(2),)), TP03, h(ORDER_HEAD + "00000002"),
-        order_descs=_descs(OrderParamType.OBJECT))
+    pin(
+        InsertOrder(7, -1, 2, (ObjectArg(2),)),
+        TP03,
+        h(ORDER_HEAD + "00000002"),
+        order_descs=_descs(OrderParamType.OBJECT),
+    )
     # valid_types is read-only TP04 data; it is not written for TP03.
     assert encode_body(InsertOrder(7, -1, 2, (ObjectArg(2, (3,)),)), TP03) == h(ORDER_HEAD + "00000002")
 

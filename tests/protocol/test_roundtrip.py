@@ -21,8 +21,8 @@ from protocol import (
     encode_body,
     is_defined,
     message_class,
+    objects,
 )
-from protocol import objects
 from protocol.schema import LeftoverBytes, TruncatedBody
 
 from .strategies import messages_of, tp03_objects, tp04_objects
@@ -35,9 +35,7 @@ ALL_TYPES = [
     if is_defined(frame_type, version)
 ]
 
-ROUND_TRIP = settings(
-    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+ROUND_TRIP = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def test_every_frame_type_of_both_versions_has_a_class():
@@ -45,9 +43,7 @@ def test_every_frame_type_of_both_versions_has_a_class():
     assert all(message_class(t, v) is not None for v, t in ALL_TYPES)
 
 
-@pytest.mark.parametrize(
-    "version, frame_type", ALL_TYPES, ids=[f"{v.name}-{t}" for v, t in ALL_TYPES]
-)
+@pytest.mark.parametrize("version, frame_type", ALL_TYPES, ids=[f"{v.name}-{t}" for v, t in ALL_TYPES])
 @ROUND_TRIP
 @given(data=st.data())
 def test_round_trip(version, frame_type, data):

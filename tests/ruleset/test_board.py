@@ -15,8 +15,18 @@ def test_default_map_has_176_systems_with_refs_terrain_counts():
 
 
 def test_artifact_systems_have_refs_object_ids():
-    expected = {(10, 0): 22, (5, 1): 44, (14, 2): 94, (1, 3): 100, (8, 4): 146, (13, 6): 220,
-                (5, 8): 268, (1, 9): 292, (15, 9): 320, (10, 10): 342}
+    expected = {
+        (10, 0): 22,
+        (5, 1): 44,
+        (14, 2): 94,
+        (1, 3): 100,
+        (8, 4): 146,
+        (13, 6): 220,
+        (5, 8): 268,
+        (1, 9): 292,
+        (15, 9): 320,
+        (10, 10): 342,
+    }
     board = DEFAULT_BOARD
     found = {board.coords[c]: board.system_id(c) for c in board.artifact_cells()}
     assert found == expected
@@ -52,7 +62,9 @@ def test_map_text_round_trips():
     assert parse_map(DEFAULT_BOARD.to_text()) == DEFAULT_BOARD
 
 
-@pytest.mark.parametrize("text, where", [("", "empty"), ("..X\n", "line 1, column 3"), ("..\n.a\n", "line 2")])
+@pytest.mark.parametrize(
+    "text, where", [("", "empty"), ("..X\n", "line 1, column 3"), ("..\n.a\n", "line 2")]
+)
 def test_bad_maps_are_refused_with_the_place(text, where):
     with pytest.raises(MapError, match=where):
         parse_map(text)

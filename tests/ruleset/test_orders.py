@@ -2,7 +2,6 @@
 
 from dataclasses import replace
 
-
 from ruleset import Order, OrderType, Phase, add_player, allowed_order_types, check_order, game_rng, new_game
 from ruleset.board import DEFAULT_BOARD
 from ruleset.kinds import Kind, Role
@@ -17,8 +16,11 @@ def two_players():
 
 
 def fleet(state, player, role, kind=None):
-    return next(f.id for f in state.fleets.values()
-                if f.owner == player and f.role is role and (kind is None or f.kind is kind))
+    return next(
+        f.id
+        for f in state.fleets.values()
+        if f.owner == player and f.role is role and (kind is None or f.kind is kind)
+    )
 
 
 def system(x, y):
@@ -30,7 +32,9 @@ def test_ids_follow_refs_order_for_each_player():
     ann = state.player(1)
     assert (ann.home_system, ann.home_planet) == (354, 355)
     kinds = [(f.role, f.kind) for f in state.fleets_of(1)]
-    assert kinds[:4] == [(Role.COLONIST, k) for k in (Kind.MERCHANT, Kind.SCIENTIST, Kind.SETTLER, Kind.MINING)]
+    assert kinds[:4] == [
+        (Role.COLONIST, k) for k in (Kind.MERCHANT, Kind.SCIENTIST, Kind.SETTLER, Kind.MINING)
+    ]
     assert kinds[4:8] == [(Role.LEADER, k) for k in Kind]
     assert kinds[8:] == [(Role.BOMBER, None)] * 2
     assert state.player(2).home_system == 354 + 2 + 4 + 4 + 2
@@ -39,7 +43,9 @@ def test_ids_follow_refs_order_for_each_player():
 def test_normal_turn_order_types_by_fleet():
     state = two_players()
     assert allowed_order_types(state, fleet(state, 1, Role.COLONIST, Kind.MERCHANT)) == (OrderType.COLONIZE,)
-    assert allowed_order_types(state, fleet(state, 1, Role.COLONIST, Kind.MINING)) == (OrderType.COLONIZE_MINING,)
+    assert allowed_order_types(state, fleet(state, 1, Role.COLONIST, Kind.MINING)) == (
+        OrderType.COLONIZE_MINING,
+    )
     assert allowed_order_types(state, fleet(state, 1, Role.LEADER)) == (OrderType.MOVE,)
     assert allowed_order_types(state, fleet(state, 1, Role.BOMBER)) == (OrderType.ATTACK,)
     assert allowed_order_types(state, state.player(1).home_planet) == ()
@@ -93,10 +99,17 @@ def test_combat_turn_allows_only_the_combatants_reinforcements():
     state = two_players()
     ann_leader = state.leader(1, Kind.SCIENTIST).id
     bob_leader = state.leader(2, Kind.SCIENTIST).id
-    conflict = Conflict(internal=True, kind=Kind.SCIENTIST, attacker=ann_leader, defender=bob_leader,
-                        attacker_strength=1, defender_strength=1)
-    combat = replace(state, phase=Phase.COMBAT, conflicts=(conflict,),
-                     leader_at={ann_leader: 0, bob_leader: 1})
+    conflict = Conflict(
+        internal=True,
+        kind=Kind.SCIENTIST,
+        attacker=ann_leader,
+        defender=bob_leader,
+        attacker_strength=1,
+        defender_strength=1,
+    )
+    combat = replace(
+        state, phase=Phase.COMBAT, conflicts=(conflict,), leader_at={ann_leader: 0, bob_leader: 1}
+    )
     ann_scientist = fleet(combat, 1, Role.COLONIST, Kind.SCIENTIST)
     ann_merchant = fleet(combat, 1, Role.COLONIST, Kind.MERCHANT)
     assert allowed_order_types(combat, ann_scientist) == (OrderType.REINFORCE,)
@@ -105,8 +118,14 @@ def test_combat_turn_allows_only_the_combatants_reinforcements():
     assert check_order(combat, Order(1, ann_scientist, OrderType.REINFORCE)) is None
     assert check_order(combat, Order(1, ann_merchant, OrderType.REINFORCE)).code == 3
     assert check_order(combat, Order(1, ann_scientist, OrderType.COLONIZE, system(2, 0))).code == 3
-    assert check_order(combat, Order(1, ann_scientist, OrderType.REINFORCE),
-                       [Order(1, ann_scientist, OrderType.REINFORCE)]).code == 3
+    assert (
+        check_order(
+            combat,
+            Order(1, ann_scientist, OrderType.REINFORCE),
+            [Order(1, ann_scientist, OrderType.REINFORCE)],
+        ).code
+        == 3
+    )
 
 
 def test_nothing_is_accepted_after_the_game_is_over():

@@ -47,11 +47,13 @@ def test_players_equal_in_every_category_share_the_win():
 
 def test_message_texts():
     assert score_report((1, 2, 3, 4, 5)) == (
-        "Your Current Score: \nMoney: 1\nTechnology: 2\nPeople: 3\nRaw Materials: 4\nAlien Artifacts: 5")
+        "Your Current Score: \nMoney: 1\nTechnology: 2\nPeople: 3\nRaw Materials: 4\nAlien Artifacts: 5"
+    )
     assert turn_order(["b", "c", "a"]) == "The order for the next turn is: b c a "
     assert game_over(["a"], 3, 2) == (
         "a has won the game with a score of 3!  Your final score after distributing your alien "
-        "artifacts was: 2")
+        "artifacts was: 2"
+    )
     assert game_over(["a", "b"], 3, 3).startswith("a and b have won the game with a score of 3!")
 
 

@@ -55,8 +55,14 @@ def small_map_texts(draw, min_artifacts: int = 0) -> str:
     places = [(y, x) for y, row in enumerate(rows) for x in range(len(row))]
     missing = min_artifacts - sum(row.count("A") for row in rows)
     if missing > 0:
-        for y, x in draw(st.lists(st.sampled_from(places), min_size=min(missing, len(places)),
-                                  max_size=min(missing, len(places)), unique=True)):
+        for y, x in draw(
+            st.lists(
+                st.sampled_from(places),
+                min_size=min(missing, len(places)),
+                max_size=min(missing, len(places)),
+                unique=True,
+            )
+        ):
             rows[y][x] = "A"
     return "".join("".join(row) + "\n" for row in rows)
 
@@ -194,7 +200,9 @@ def check_state(state) -> None:
             assert result.final[player.id] == min(spread)
         best = max(tuple(sorted(v)) for v in result.distributed.values())
         assert result.winners and all(tuple(sorted(result.distributed[w])) == best for w in result.winners)
-        assert all(tuple(sorted(v)) < best for pid, v in result.distributed.items() if pid not in result.winners)
+        assert all(
+            tuple(sorted(v)) < best for pid, v in result.distributed.items() if pid not in result.winners
+        )
     # R27: opponents' colonist kinds are hidden; everything else is shown.
     for viewer in state.players:
         view = visible_to(state, viewer.id)
@@ -204,7 +212,11 @@ def check_state(state) -> None:
             seen = view.fleets[fleet.id]
             hidden = fleet.role is Role.COLONIST and fleet.owner != viewer.id
             assert seen.kind is (None if hidden else fleet.kind)
-            assert (seen.owner, seen.role, seen.at) == (fleet.owner, fleet.role, state.leader_at.get(fleet.id))
+            assert (seen.owner, seen.role, seen.at) == (
+                fleet.owner,
+                fleet.role,
+                state.leader_at.get(fleet.id),
+            )
 
 
 def check_turn(before, orders, outcome) -> None:
@@ -224,9 +236,14 @@ def check_turn(before, orders, outcome) -> None:
     # No score ever decreases; bombers are only consumed.
     for old, new in zip(before.players, after.players):
         assert all(n >= o for n, o in zip(new.scores, old.scores)), (old, new)
-        bombers = lambda s, pid: sum(1 for f in s.fleets_of(pid) if f.role is Role.BOMBER)
+
+        def bombers(s, pid):
+            return sum(1 for f in s.fleets_of(pid) if f.role is Role.BOMBER)
+
         assert bombers(after, new.id) <= bombers(before, old.id)
-    gained = {p.id: [n - o for n, o in zip(q.scores, p.scores)] for p, q in zip(before.players, after.players)}
+    gained = {
+        p.id: [n - o for n, o in zip(q.scores, p.scores)] for p, q in zip(before.players, after.players)
+    }
     if combat:
         # R18: only the winner's owner scores, in one category: +1 T (internal) or 1 + removed.
         conflict = before.conflicts[0]
@@ -269,7 +286,12 @@ class Checker:
         snapshot = (dict(before.fleets), dict(before.leader_at), dict(before.colonies), before.players)
         check_turn(before, orders, outcome)
         # resolve_turn never mutates the state it was given.
-        assert snapshot == (dict(before.fleets), dict(before.leader_at), dict(before.colonies), before.players)
+        assert snapshot == (
+            dict(before.fleets),
+            dict(before.leader_at),
+            dict(before.colonies),
+            before.players,
+        )
         self.turns += 1
         self.messages.extend(outcome.messages)
 
@@ -292,9 +314,11 @@ def play_checked(players, board, seed):
 
 
 def _label(board, record) -> str:
-    return (f"{'default' if board == DEFAULT_BOARD else 'other'} map, "
-            f"{'ended' if record.ended else 'deadlock'}, {min(record.turns // 10 * 10, 50)}+ turns, "
-            f"{'with' if record.combat_turns else 'no'} combat")
+    return (
+        f"{'default' if board == DEFAULT_BOARD else 'other'} map, "
+        f"{'ended' if record.ended else 'deadlock'}, {min(record.turns // 10 * 10, 50)}+ turns, "
+        f"{'with' if record.combat_turns else 'no'} combat"
+    )
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -394,8 +418,11 @@ def test_incremental_region_labels_match_a_recount(seed, players, data):
         state = resolve_turn(state, list(record.orders[t - 1]), game_rng(seed, t)).state
     position = Position(state)
     position.labels()
-    empty = [c for c in range(state.board.size) if c not in state.colonies and c not in state.destroyed
-             and c not in state.leader_at.values()]
+    empty = [
+        c
+        for c in range(state.board.size)
+        if c not in state.colonies and c not in state.destroyed and c not in state.leader_at.values()
+    ]
     for cell in data.draw(st.lists(st.sampled_from(empty), max_size=12, unique=True)) if empty else []:
         position.colonies[cell] = Kind.SCIENTIST
         position.add_member(cell)
@@ -438,8 +465,11 @@ class Model:
         return found
 
     def leaders(self, region, kind=None) -> list[int]:
-        return sorted(f for c, f in self.leader_cells.items()
-                      if c in region and (kind is None or self.state.fleets[f].kind is kind))
+        return sorted(
+            f
+            for c, f in self.leader_cells.items()
+            if c in region and (kind is None or self.state.fleets[f].kind is kind)
+        )
 
     def free(self, cell) -> bool:
         s = self.state
@@ -479,14 +509,20 @@ def normal_states(players, board, seed) -> list:
 def plausible_targets(state, model, mining: bool | None) -> list[int]:
     """Free systems next to a region member (of the terrain for `mining`, if given)."""
     terrain = state.board.terrain
-    return [c for c in range(state.board.size)
-            if model.free(c) and model.bordering(c)
-            and (mining is None or (terrain[c] == UNINHABITABLE) == mining)]
+    return [
+        c
+        for c in range(state.board.size)
+        if model.free(c)
+        and model.bordering(c)
+        and (mining is None or (terrain[c] == UNINHABITABLE) == mining)
+    ]
 
 
 def score_delta(before, after):
-    return {p.id: tuple(n - o for n, o in zip(q.scores[:4], p.scores[:4]))
-            for p, q in zip(before.players, after.players)}
+    return {
+        p.id: tuple(n - o for n, o in zip(q.scores[:4], p.scores[:4]))
+        for p, q in zip(before.players, after.players)
+    }
 
 
 def expect_conflict_started(state, after, conflict_kind, attacker, defender, internal):
@@ -551,16 +587,20 @@ def test_a_single_colonization_follows_r10_and_r13_to_r16(game, data):
             found = [ls[0] for r in sorted(bordering, key=min) if (ls := model.leaders(r, kind))]
             if len(found) >= 2:
                 conflicts.append((kind, found[0], found[1]))
-    event(f"{len(bordering)} bordering regions, {'conflict' if conflicts else 'no conflict'}, "
-          f"{'scored' if any(any(v) for v in expected.values()) else 'no score'}")
+    event(
+        f"{len(bordering)} bordering regions, {'conflict' if conflicts else 'no conflict'}, "
+        f"{'scored' if any(any(v) for v in expected.values()) else 'no score'}"
+    )
     assert delta == {pid: tuple(v) for pid, v in expected.items()}
     if conflicts:
         kind, a, b = conflicts[0]
         rotation = state.rotation_order()
         owners = (state.fleets[a].owner, state.fleets[b].owner)
-        if owners[1] == player or (owners[0] != player and
-                                   (rotation.index(owners[1]) - rotation.index(player)) % len(rotation)
-                                   < (rotation.index(owners[0]) - rotation.index(player)) % len(rotation)):
+        if owners[1] == player or (
+            owners[0] != player
+            and (rotation.index(owners[1]) - rotation.index(player)) % len(rotation)
+            < (rotation.index(owners[0]) - rotation.index(player)) % len(rotation)
+        ):
             a, b = b, a
         assert cell in after.unification_cells or after.phase is Phase.OVER
         expect_conflict_started(state, after, kind, a, b, internal=False)
@@ -578,18 +618,27 @@ def test_a_single_move_follows_r9_and_r17(game, data):
     leader = state.leader(player, data.draw(st.sampled_from(list(Kind))))
     model = Model(state, lifted=leader.id)
     near = [c for c in range(board.size) if model.free(c) and model.scientist_next_to(c)]
-    cell = data.draw(st.one_of(st.integers(0, board.size - 1), st.sampled_from(near)) if near
-                     else st.integers(0, board.size - 1))
+    cell = data.draw(
+        st.one_of(st.integers(0, board.size - 1), st.sampled_from(near))
+        if near
+        else st.integers(0, board.size - 1)
+    )
     order = Order(player, leader.id, OrderType.MOVE, board.system_id(cell))
     assert check_order(state, order) is None
     after = resolve_turn(state, [order], game_rng(seed, state.turn + 1)).state
 
     bordering = model.bordering(cell)
-    valid = (board.terrain[cell] == HABITABLE and model.free(cell) and len(bordering) <= 1
-             and model.scientist_next_to(cell))
+    valid = (
+        board.terrain[cell] == HABITABLE
+        and model.free(cell)
+        and len(bordering) <= 1
+        and model.scientist_next_to(cell)
+    )
     rivals = model.leaders(bordering[0], leader.kind) if valid and bordering else []
-    event(f"{'valid' if valid else 'invalid'} move, {len(bordering)} bordering"
-          f"{', internal conflict' if rivals else ''}")
+    event(
+        f"{'valid' if valid else 'invalid'} move, {len(bordering)} bordering"
+        f"{', internal conflict' if rivals else ''}"
+    )
     if not valid:
         assert after.leader_at.get(leader.id) == state.leader_at.get(leader.id)
         assert after.phase is not Phase.COMBAT
@@ -615,7 +664,9 @@ def test_a_single_bombing_follows_r20_and_r21(game, data):
     cell = data.draw(st.one_of(st.sampled_from(busy), st.integers(0, board.size - 1)))
     order = Order(bomber.owner, bomber.id, OrderType.ATTACK, board.system_id(cell))
     after = resolve_turn(state, [order], game_rng(seed, state.turn + 1)).state
-    valid = cell not in state.destroyed and cell not in state.artifacts and cell not in state.unification_cells
+    valid = (
+        cell not in state.destroyed and cell not in state.artifacts and cell not in state.unification_cells
+    )
     event("valid bombing" if valid else "invalid bombing")
     if not valid:
         assert bomber.id in after.fleets and after.destroyed == state.destroyed
@@ -625,8 +676,9 @@ def test_a_single_bombing_follows_r20_and_r21(game, data):
     assert after.colonies == colonies
     assert after.removed == state.removed + (cell in state.colonies)
     stay = {f: c for f, c in state.leader_at.items() if c != cell}
-    stay = {f: c for f, c in stay.items()
-            if any(colonies.get(n) is Kind.SCIENTIST for n in board.neighbours[c])}
+    stay = {
+        f: c for f, c in stay.items() if any(colonies.get(n) is Kind.SCIENTIST for n in board.neighbours[c])
+    }
     assert after.leader_at == stay
     assert all(d == (0, 0, 0, 0) for d in score_delta(state, after).values())
 
@@ -658,21 +710,30 @@ def test_a_combat_turn_follows_r16_r18_r21(game, data):
     if not conflict.internal:
         losing_region = model.region_of[state.leader_at[loser.id]]
         assert conflict.unification not in losing_region
-        doomed = {c for c in losing_region
-                  if state.colonies.get(c) is conflict.kind and board.terrain[c] != ARTIFACT}
-    event(f"{'internal' if conflict.internal else 'external'}, "
-          f"{'attacker' if winner is attacker else 'defender'} wins, {min(len(doomed), 3)}+ removed")
+        doomed = {
+            c
+            for c in losing_region
+            if state.colonies.get(c) is conflict.kind and board.terrain[c] != ARTIFACT
+        }
+    event(
+        f"{'internal' if conflict.internal else 'external'}, "
+        f"{'attacker' if winner is attacker else 'defender'} wins, {min(len(doomed), 3)}+ removed"
+    )
     colonies = {c: k for c, k in state.colonies.items() if c not in doomed}
     assert after.colonies == colonies
     assert after.removed == state.removed + len(orders) + len(doomed)
     assert all(o.fleet not in after.fleets for o in orders)
     expected = {p.id: [0, 0, 0, 0] for p in state.players}
-    expected[winner.owner][Kind.SCIENTIST if conflict.internal else conflict.kind] += \
+    expected[winner.owner][Kind.SCIENTIST if conflict.internal else conflict.kind] += (
         1 if conflict.internal else 1 + len(doomed)
+    )
     assert score_delta(state, after) == {pid: tuple(v) for pid, v in expected.items()}
     leaders = {f: c for f, c in state.leader_at.items() if f != loser.id}
-    leaders = {f: c for f, c in leaders.items()
-               if any(colonies.get(n) is Kind.SCIENTIST for n in board.neighbours[c])}
+    leaders = {
+        f: c
+        for f, c in leaders.items()
+        if any(colonies.get(n) is Kind.SCIENTIST for n in board.neighbours[c])
+    }
     assert after.leader_at == leaders
     assert after.conflicts[:1] != state.conflicts[:1] or after.phase is Phase.OVER
 
@@ -717,14 +778,18 @@ def test_r16_a_lost_war_removes_only_the_losers_colonies():
     m1, m2 = state.leader(1, Kind.MERCHANT).id, state.leader(2, Kind.MERCHANT).id
     colonies = dict(state.colonies)
     colonies[cell(2, 0)] = colonies[cell(4, 0)] = Kind.MERCHANT
-    state = replace(state, colonies=colonies, leader_at={m1: cell(1, 0), m2: cell(5, 0)},
-                    pool=(state.pool[0] - 2, *state.pool[1:]))
+    state = replace(
+        state,
+        colonies=colonies,
+        leader_at={m1: cell(1, 0), m2: cell(5, 0)},
+        pool=(state.pool[0] - 2, *state.pool[1:]),
+    )
     # A|m1 M . M m2|A on row 0: P1's settler joins the two merchant regions at (3, 0).
     order = Order(1, state.hand(1)[0].id, OrderType.COLONIZE, board.system_id(cell(3, 0)))
     state = resolve_turn(state, [order], game_rng(0, 1)).state
     assert state.phase is Phase.COMBAT and state.conflicts[0].unification == cell(3, 0)
     state = resolve_turn(state, [], game_rng(0, 2)).state  # 1:1, the defender (P2) wins
-    assert cell(2, 0) not in state.colonies                # the loser's merchant colony goes
+    assert cell(2, 0) not in state.colonies  # the loser's merchant colony goes
     assert state.colonies.get(cell(4, 0)) is Kind.MERCHANT  # the winner's stays
-    assert state.player(2).scores[Kind.MERCHANT] == 2       # +1, +1 per colony removed
+    assert state.player(2).scores[Kind.MERCHANT] == 2  # +1, +1 per colony removed
     assert state.removed == 1

@@ -44,7 +44,10 @@ CASES = sorted(SCENARIOS.glob("*.toml"))
 def run_scenario(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "ruleset.scenario", str(path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -85,7 +88,9 @@ def match(expected, actual, path: str, problems: list[str]) -> None:
             problems.append(f"{path}: expected {_fmt(expected)}, got {_fmt(actual)}")
         return
     if type(expected) is not type(actual) and not (
-        isinstance(expected, (int, float)) and isinstance(actual, (int, float)) and not isinstance(actual, bool)
+        isinstance(expected, (int, float))
+        and isinstance(actual, (int, float))
+        and not isinstance(actual, bool)
     ):
         problems.append(f"{path}: expected {_fmt(expected)}, got {_fmt(actual)}")
         return
@@ -136,7 +141,8 @@ def check_extras(expected: dict, result: dict, problems: list[str]) -> None:
             problems.append(f"hand size of {player}: expected {n}, got {sum(hand.values())} ({_fmt(hand)})")
     for kind, n in expected.get("_pool_total", {}).items():
         total = result.get("pool", {}).get(kind, 0) + sum(
-            p.get("hand", {}).get(kind, 0) for p in result.get("players", []))
+            p.get("hand", {}).get(kind, 0) for p in result.get("players", [])
+        )
         if total != n:
             problems.append(f"pool + hands for {kind}: expected {n}, got {total}")
     for kind, n in expected.get("_max_in_hands", {}).items():
@@ -153,7 +159,8 @@ def test_rule_case(case: Path) -> None:
     proc = run_scenario(case)
     want_exit = expected.get("_exit", 0)
     assert proc.returncode == want_exit, (
-        f"exit status {proc.returncode}, expected {want_exit}\nstderr:\n{proc.stderr}")
+        f"exit status {proc.returncode}, expected {want_exit}\nstderr:\n{proc.stderr}"
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     result = json.loads(proc.stdout)
     problems: list[str] = []

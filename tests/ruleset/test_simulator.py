@@ -124,7 +124,8 @@ def test_the_random_player_shares_its_per_turn_targets():
     assert len(first.mining) == DEFAULT_BOARD.terrain.count("M")
     # Leaders may only go next to a scientist colony: here, next to an artifact system.
     assert first.leader_targets and all(
-        any(n in state.artifacts for n in DEFAULT_BOARD.neighbours[c]) for c in first.leader_targets)
+        any(n in state.artifacts for n in DEFAULT_BOARD.neighbours[c]) for c in first.leader_targets
+    )
 
 
 def test_strategies_are_pluggable():

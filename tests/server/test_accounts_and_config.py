@@ -6,7 +6,7 @@ from server.modtimes import ModTimes
 
 
 def test_passwords_are_salted_and_verified():
-    one, two = hash_password("pw", n=2 ** 4), hash_password("pw", n=2 ** 4)
+    one, two = hash_password("pw", n=2**4), hash_password("pw", n=2**4)
     assert one != two
     assert verify_password("pw", one) and not verify_password("PW", one)
     assert not verify_password("pw", "garbage") and not verify_password("pw", "scrypt$x$y$z$00$00")
@@ -35,18 +35,23 @@ def write(tmp_path, text):
 
 
 def test_config_file(tmp_path):
-    config = load_config(write(tmp_path, 'listen = ["tcp:7000"]\n[game]\nname = "g"\nseed = 4\ntimer = "basic"\n'))
+    config = load_config(
+        write(tmp_path, 'listen = ["tcp:7000"]\n[game]\nname = "g"\nseed = 4\ntimer = "basic"\n')
+    )
     assert config.listen == ("tcp:7000",)
     assert config.game.name == "g" and config.game.seed == 4 and config.game.timer.kind == "basic"
 
 
-@pytest.mark.parametrize("text, words", [
-    ("colour = 1\n", "unknown setting 'colour'"),
-    ("[game]\nseed = 'x'\n", "game.seed"),
-    ("[game]\ntimer = 'daily'\n", "timer"),
-    ("log_format = 'xml'\n", "log_format"),
-    ("listen = [\n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("colour = 1\n", "unknown setting 'colour'"),
+        ("[game]\nseed = 'x'\n", "game.seed"),
+        ("[game]\ntimer = 'daily'\n", "timer"),
+        ("log_format = 'xml'\n", "log_format"),
+        ("listen = [\n", "not valid TOML"),
+    ],
+)
 def test_bad_config_names_the_setting(tmp_path, text, words):
     with pytest.raises(ConfigError, match=words):
         load_config(write(tmp_path, text))

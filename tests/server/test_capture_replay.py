@@ -11,14 +11,25 @@ from .wire import Wire, make_directory
 
 # request class -> the reply classes it may get (a Fail is always possible)
 SINGLE = {
-    tp.Connect: (tp.Okay,), tp.Login: (tp.Okay,), tp.CreateAccount: (tp.Okay,), tp.Ping: (tp.Okay,),
-    tp.FinishedTurn: (tp.Okay,), tp.GetFeatures: (tp.Features,), tp.GetTimeRemaining: (tp.TimeRemaining,),
-    tp.GetGames: (tp.Game,), tp.GetObjectIDs: (tp.ObjectIDs,), tp.GetObjectDescIDs: (tp.ObjectDescIDs,),
-    tp.GetOrderDescIDs: (tp.OrderDescIDs,), tp.ProbeOrder: (tp.Order,),
+    tp.Connect: (tp.Okay,),
+    tp.Login: (tp.Okay,),
+    tp.CreateAccount: (tp.Okay,),
+    tp.Ping: (tp.Okay,),
+    tp.FinishedTurn: (tp.Okay,),
+    tp.GetFeatures: (tp.Features,),
+    tp.GetTimeRemaining: (tp.TimeRemaining,),
+    tp.GetGames: (tp.Game,),
+    tp.GetObjectIDs: (tp.ObjectIDs,),
+    tp.GetObjectDescIDs: (tp.ObjectDescIDs,),
+    tp.GetOrderDescIDs: (tp.OrderDescIDs,),
+    tp.ProbeOrder: (tp.Order,),
 }
 MULTI = {
-    tp.GetObjectsByID: (tp.Tp03Object, tp.Tp04Object), tp.GetObjectDesc: (tp.ObjectDesc,),
-    tp.GetOrderDesc: (tp.OrderDesc,), tp.GetOrder: (tp.Order,), tp.GetPlayer: (tp.Player,),
+    tp.GetObjectsByID: (tp.Tp03Object, tp.Tp04Object),
+    tp.GetObjectDesc: (tp.ObjectDesc,),
+    tp.GetOrderDesc: (tp.OrderDesc,),
+    tp.GetOrder: (tp.Order,),
+    tp.GetPlayer: (tp.Player,),
 }
 
 
@@ -32,11 +43,13 @@ def test_replayed_capture_gets_well_formed_answers(capture):
     wire = Wire(directory, version)
     answered = 0
     for frame in requests:
-        request = tp.decode(frame, order_descs={})  if frame.type not in (12, 34) else None
+        request = tp.decode(frame, order_descs={}) if frame.type not in (12, 34) else None
         replies = [r for r in wire.frames(_send(wire, frame)) if r.sequence == frame.sequence]
         assert replies, f"no answer to {frame.type} (sequence {frame.sequence})"
         decoded = [tp.decode(r, object_descs=_descs(), order_descs=_order_descs()) for r in replies]
-        kind = type(request) if request is not None else (tp.InsertOrder if frame.type == 12 else tp.ProbeOrder)
+        kind = (
+            type(request) if request is not None else (tp.InsertOrder if frame.type == 12 else tp.ProbeOrder)
+        )
         if kind is tp.InsertOrder:
             allowed = (tp.Okay,) if version == Version.TP03 else (tp.Order,)
             assert len(decoded) == 1 and isinstance(decoded[0], allowed + (tp.Fail,)), decoded
@@ -64,9 +77,11 @@ def _send(wire: Wire, frame: tp.Frame) -> bytes:
 
 def _descs():
     from server.catalogue import OBJECT_DESCS
+
     return OBJECT_DESCS
 
 
 def _order_descs():
     from server.catalogue import ORDER_DESCS
+
     return ORDER_DESCS

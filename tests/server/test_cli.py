@@ -15,7 +15,6 @@ import pytest
 
 from server.cli import main
 from server.database import SyncDatabase, head_revision, upgrade
-
 from tests.integration.server_process import ROOT, ServerProcess, tae_server
 
 pytestmark = pytest.mark.timeout(60)
@@ -48,8 +47,16 @@ def url(tmp_path):
 def test_help_lists_every_command(capsys):
     code, out, _ = run(capsys)
     assert code == 0
-    for command in ("serve", "create-game", "list-games", "status", "add-player", "remove-player",
-                    "end-turn", "upgrade-db"):
+    for command in (
+        "serve",
+        "create-game",
+        "list-games",
+        "status",
+        "add-player",
+        "remove-player",
+        "end-turn",
+        "upgrade-db",
+    ):
         assert command in out
     code, out, _ = run(capsys, "create-game", "--help")
     assert code == 0 and "--max-players" in out and "--threshold" in out
@@ -58,10 +65,30 @@ def test_help_lists_every_command(capsys):
 def test_create_list_and_status(capsys, url, tmp_path):
     map_file = tmp_path / "map.txt"
     map_file.write_text("A..M\n....\n.M.A\n")
-    code, out, err = run(capsys, "create-game", "small", "--database", url, "--map", str(map_file),
-                         "--seed", "42", "--max-players", "3", "--timer", "threshold",
-                         "--turn-length", "600", "--threshold", "50", "--over", "60", "--under", "0",
-                         "--no-account-creation")
+    code, out, err = run(
+        capsys,
+        "create-game",
+        "small",
+        "--database",
+        url,
+        "--map",
+        str(map_file),
+        "--seed",
+        "42",
+        "--max-players",
+        "3",
+        "--timer",
+        "threshold",
+        "--turn-length",
+        "600",
+        "--threshold",
+        "50",
+        "--over",
+        "60",
+        "--under",
+        "0",
+        "--no-account-creation",
+    )
     assert (code, err) == (0, "")
     assert out.startswith("game 'small' created (id 1, seed 42); no server is running")
     code, out, _ = run(capsys, "create-game", "big", "--database", url, "--auto-add")
@@ -74,7 +101,9 @@ def test_create_list_and_status(capsys, url, tmp_path):
     code, out, _ = run(capsys, "list-games", "--database", url, "--json")
     games = json.loads(out)
     assert [(g["name"], g["seed"], g["max_players"], g["timer"], g["turn"]) for g in games] == [
-        ("small", 42, 3, "threshold", 0), ("big", games[1]["seed"], 0, "playersfinished", 0)]
+        ("small", 42, 3, "threshold", 0),
+        ("big", games[1]["seed"], 0, "playersfinished", 0),
+    ]
 
     assert run(capsys, "add-player", "small", "ann", "--password", "pw", "--database", url)[0] == 0
     code, out, _ = run(capsys, "status", "small", "--database", url)
@@ -90,8 +119,9 @@ def test_create_list_and_status(capsys, url, tmp_path):
 
 def test_players_and_turns_offline(capsys, url):
     run(capsys, "create-game", "g", "--database", url, "--seed", "1")
-    code, out, err = run(capsys, "add-player", "g", "ann", "--password", "pw", "--database", url,
-                         "--email", "ann@example.org")
+    code, out, err = run(
+        capsys, "add-player", "g", "ann", "--password", "pw", "--database", url, "--email", "ann@example.org"
+    )
     assert (code, out, err) == (0, "player 'ann' added to game 'g' as player 1\n", "")
     assert run(capsys, "add-player", "g", "bob", "--password", "pw", "--database", url)[0] == 0
     code, _, err = run(capsys, "add-player", "g", "ann", "--password", "x", "--database", url)
@@ -124,7 +154,10 @@ def test_the_database_from_the_config_file_and_flags_over_it(capsys, tmp_path, u
 def test_upgrade_db(capsys, tmp_path):
     url = f"sqlite:///{tmp_path / 'new.db'}"
     code, out, _ = run(capsys, "upgrade-db", "--database", url)
-    assert (code, out) == (0, f"database {url} upgraded from revision none to {head_revision()} (the newest)\n")
+    assert (code, out) == (
+        0,
+        f"database {url} upgraded from revision none to {head_revision()} (the newest)\n",
+    )
     code, out, _ = run(capsys, "upgrade-db", "--database", url)
     assert (code, out) == (0, f"database {url} is at revision {head_revision()} (the newest)\n")
     old = f"sqlite:///{tmp_path / 'old.db'}"
@@ -135,28 +168,38 @@ def test_upgrade_db(capsys, tmp_path):
     assert code == 0 and f"from revision 0001 to {head_revision()}" in out
 
 
-@pytest.mark.parametrize("args, words", [
-    (["create-game"], "Missing argument 'NAME'"),
-    (["create-game", "g", "--seed", "x"], "Invalid value for '--seed'"),
-    (["create-game", "g", "--timer", "hourly"], "Invalid value for '--timer'"),
-    (["create-game", "g", "--turn-length", "-5"], "Invalid value for '--turn-length'"),
-    (["create-game", "g", "--threshold", "150"], "Invalid value for '--threshold'"),
-    (["create-game", "a@b"], "game.name"),
-    (["create-game", "g", "--map", "/nonexistent/map.txt"], "map: cannot read /nonexistent/map.txt"),
-    (["list-games", "--colour"], "No such option '--colour'"),
-    (["status"], "Missing argument 'GAME'"),
-    (["add-player", "g"], "Missing argument 'NAME'"),
-    (["remove-player", "g", "x", "--wait", "-1"], "Invalid value for '--wait'"),
-    (["end-turn"], "Missing argument 'GAME'"),
-    (["upgrade-db", "extra"], "Got unexpected extra argument"),
-    (["serve", "--listen"], "Option '--listen' requires an argument"),
-    (["serve", "--log-format", "xml"], "Invalid value for '--log-format'"),
-    (["serve", "--timer", "threshold", "--turn-length", "-1"], "Invalid value for '--turn-length'"),
-    (["frobnicate"], "No such command 'frobnicate'"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["create-game"], "Missing argument 'NAME'"),
+        (["create-game", "g", "--seed", "x"], "Invalid value for '--seed'"),
+        (["create-game", "g", "--timer", "hourly"], "Invalid value for '--timer'"),
+        (["create-game", "g", "--turn-length", "-5"], "Invalid value for '--turn-length'"),
+        (["create-game", "g", "--threshold", "150"], "Invalid value for '--threshold'"),
+        (["create-game", "a@b"], "game.name"),
+        (["create-game", "g", "--map", "/nonexistent/map.txt"], "map: cannot read /nonexistent/map.txt"),
+        (["list-games", "--colour"], "No such option '--colour'"),
+        (["status"], "Missing argument 'GAME'"),
+        (["add-player", "g"], "Missing argument 'NAME'"),
+        (["remove-player", "g", "x", "--wait", "-1"], "Invalid value for '--wait'"),
+        (["end-turn"], "Missing argument 'GAME'"),
+        (["upgrade-db", "extra"], "Got unexpected extra argument"),
+        (["serve", "--listen"], "Option '--listen' requires an argument"),
+        (["serve", "--log-format", "xml"], "Invalid value for '--log-format'"),
+        (["serve", "--timer", "threshold", "--turn-length", "-1"], "Invalid value for '--turn-length'"),
+        (["frobnicate"], "No such command 'frobnicate'"),
+    ],
+)
 def test_bad_arguments_are_one_line_and_exit_2(capsys, url, args, words):
-    code, out, err = run(capsys, *args, *(["--database", url] if args[0] != "frobnicate" and
-                                          "serve" not in args and "--database" not in args else []))
+    code, out, err = run(
+        capsys,
+        *args,
+        *(
+            ["--database", url]
+            if args[0] != "frobnicate" and "serve" not in args and "--database" not in args
+            else []
+        ),
+    )
     assert code == 2, (out, err)
     assert words in one_line_error(err)
 
@@ -170,18 +213,23 @@ def test_a_bad_map_file_is_a_configuration_error(capsys, url, tmp_path):
     assert code == 2 and f"map {bad}" in one_line_error(err)
 
 
-@pytest.mark.parametrize("text, words", [
-    ("colour = 1\n", "unknown setting 'colour'"),
-    ("database = 5\n", "database: expected str"),
-    ("[game]\nseed = 'x'\n", "game.seed"),
-    ("[game]\ntimer = 'daily'\n", "timer"),
-    ("[game]\nturn_player_threshold = 300\n", "percentage"),
-    ("log_format = 'xml'\n", "log_format"),
-    ("listen = [\n", "not valid TOML"),
-    ("listen = []\n", "listen"),
-])
-@pytest.mark.parametrize("command", [["serve"], ["list-games"], ["create-game", "g"], ["status", "g"],
-                                     ["end-turn", "g"], ["upgrade-db"]])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("colour = 1\n", "unknown setting 'colour'"),
+        ("database = 5\n", "database: expected str"),
+        ("[game]\nseed = 'x'\n", "game.seed"),
+        ("[game]\ntimer = 'daily'\n", "timer"),
+        ("[game]\nturn_player_threshold = 300\n", "percentage"),
+        ("log_format = 'xml'\n", "log_format"),
+        ("listen = [\n", "not valid TOML"),
+        ("listen = []\n", "listen"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command",
+    [["serve"], ["list-games"], ["create-game", "g"], ["status", "g"], ["end-turn", "g"], ["upgrade-db"]],
+)
 def test_bad_configuration_is_one_line_and_exit_2(capsys, tmp_path, text, words, command):
     config = tmp_path / "tae.toml"
     config.write_text(text)
@@ -199,8 +247,12 @@ def test_operational_failures_are_one_line_and_exit_1(capsys, url, tmp_path):
     code, _, err = run(capsys, "list-games", "--database", url)
     assert code == 1 and "no such file" in one_line_error(err)
     run(capsys, "create-game", "g", "--database", url)
-    for args in (["status", "nope"], ["end-turn", "nope"], ["add-player", "nope", "a", "--password", "x"],
-                 ["remove-player", "nope", "a"]):
+    for args in (
+        ["status", "nope"],
+        ["end-turn", "nope"],
+        ["add-player", "nope", "a", "--password", "x"],
+        ["remove-player", "nope", "a"],
+    ):
         code, _, err = run(capsys, *args, "--database", url)
         assert code == 1 and "no game named 'nope' (games: g)" in one_line_error(err), args
     code, _, err = run(capsys, "create-game", "g", "--database", url)
@@ -215,7 +267,9 @@ def test_operational_failures_are_one_line_and_exit_1(capsys, url, tmp_path):
 
 
 def test_serve_refuses_a_bad_endpoint_in_one_line(tmp_path):
-    done = tae_server("serve", "--database", f"sqlite:///{tmp_path / 'tae.db'}", "--listen", "carrier-pigeon:1")
+    done = tae_server(
+        "serve", "--database", f"sqlite:///{tmp_path / 'tae.db'}", "--listen", "carrier-pigeon:1"
+    )
     assert done.returncode == 2
     assert "listen: 'carrier-pigeon:1' is not a usable endpoint" in one_line_error(done.stderr)
 
@@ -226,7 +280,9 @@ def test_serve_logs_json_lines_and_stops_on_sigterm(tmp_path, capsys):
     try:
         port = server.start()
         assert port > 0
-        server.wait_for(lambda e: e.get("log_format", "").startswith("game {name!r}") and e.get("name") == "open")
+        server.wait_for(
+            lambda e: e.get("log_format", "").startswith("game {name!r}") and e.get("name") == "open"
+        )
         assert all(isinstance(e, dict) and "log_time" in e and "log_namespace" in e for e in server.events)
         # a second server on the same database is refused while the first runs
         second = tae_server("serve", "--database", url, "--listen", "tcp:0:interface=127.0.0.1")
@@ -246,8 +302,16 @@ def test_serve_logs_json_lines_and_stops_on_sigterm(tmp_path, capsys):
 
 def test_serve_text_logs_say_where_to_connect_first(tmp_path):
     """What `make run` shows: the first lines say where the server listens and how to connect."""
-    command = [sys.executable, "-m", "server.cli", "serve", "--listen", "tcp:0:interface=127.0.0.1",
-               "--database", f"sqlite:///{tmp_path / 'tae.db'}"]
+    command = [
+        sys.executable,
+        "-m",
+        "server.cli",
+        "serve",
+        "--listen",
+        "tcp:0:interface=127.0.0.1",
+        "--database",
+        f"sqlite:///{tmp_path / 'tae.db'}",
+    ]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines: list[str] = []

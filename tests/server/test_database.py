@@ -72,6 +72,7 @@ class TeeStore:
         def call(*args):
             getattr(self.memory, name)(*args)
             return getattr(self.store, name)(*args)
+
         return call
 
 
@@ -98,9 +99,17 @@ def inject_failure(engine, prefix: str):
 
 
 def full_setup(name="full") -> GameSetup:
-    return GameSetup(name=name, map_text="A.M\n.A.\n..M\n", seed=2 ** 62 + 7,
-                     timer=TimerSettings("threshold", 120, 3, 50, 30, 600), max_players=5,
-                     auto_add=True, account_creation=False, description="ünïcode\nlines", ctime=1700000000)
+    return GameSetup(
+        name=name,
+        map_text="A.M\n.A.\n..M\n",
+        seed=2**62 + 7,
+        timer=TimerSettings("threshold", 120, 3, 50, 30, 600),
+        max_players=5,
+        auto_add=True,
+        account_creation=False,
+        description="ünïcode\nlines",
+        ctime=1700000000,
+    )
 
 
 def drive_game(game: Game, turns: int, seed: int = 1, joiner_at: int = 1) -> None:
@@ -143,11 +152,13 @@ def assert_same_game(again: Game, game: Game) -> None:
     assert again.state == game.state
     assert again.accounts == game.accounts
     assert again.order_serial == game.order_serial
-    assert {k: [(q.entry, q.order) for q in v] for k, v in again.queues.items()} == \
-           {k: [(q.entry, q.order) for q in v] for k, v in game.queues.items()}
+    assert {k: [(q.entry, q.order) for q in v] for k, v in again.queues.items()} == {
+        k: [(q.entry, q.order) for q in v] for k, v in game.queues.items()
+    }
     for pid in range(1, len(game.state.players) + 1):
-        assert [(m.index, m.message) for m in again.board(pid)] == \
-               [(m.index, m.message) for m in game.board(pid)]
+        assert [(m.index, m.message) for m in again.board(pid)] == [
+            (m.index, m.message) for m in game.board(pid)
+        ]
 
 
 # -- checks shared with the PostgreSQL tests -------------------------------------------------
@@ -161,7 +172,7 @@ def check_migrations_from_empty(url) -> None:
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
-            assert TABLES <= set(sa.inspect(conn).get_table_names())
+            assert set(sa.inspect(conn).get_table_names()) >= TABLES
             # the migrations build exactly what server.database.schema declares
             assert compare_metadata(MigrationContext.configure(conn), metadata) == []
         with engine.begin() as conn:
@@ -181,8 +192,10 @@ def check_every_record_round_trips(url) -> None:
         state = set_up(2, seed=9)
         for game_id in ids:
             for pid, name in ((1, "alice"), (2, "bob")):
-                messages = (Message(pid, 0, "Welcome", f"hello {name}"),
-                            Message(3 - pid, 0, "New Player", f"{name} joined"))
+                messages = (
+                    Message(pid, 0, "Welcome", f"hello {name}"),
+                    Message(3 - pid, 0, "New Player", f"{name} joined"),
+                )
                 result(store.add_account(game_id, Account(name, "scrypt$x", pid, f"{name}@x", "c"), messages))
         first, second = ids
         result(store.record_order(first, OrderEntry(1, 1, 1, 500, 0, 1, 4)))
@@ -193,7 +206,9 @@ def check_every_record_round_trips(url) -> None:
         result(store.remove_message(first, 1, 0))  # twice: still one removal
         result(store.remove_message(second, 2, 1))
         for turn in (1, 2):
-            orders = RandomPlayer()(state, 1, game_rng(9, turn, "p1")) + RandomPlayer()(state, 2, game_rng(9, turn, "p2"))
+            orders = RandomPlayer()(state, 1, game_rng(9, turn, "p1")) + RandomPlayer()(
+                state, 2, game_rng(9, turn, "p2")
+            )
             outcome = resolve_turn(state, orders, game_rng(9, turn))
             state = outcome.state
             record = TurnRecord(turn, state, outcome.messages, outcome.events, 10 * turn)
@@ -352,14 +367,15 @@ def check_one_database_thread_and_results_after_commit(url) -> None:
     reactor = ThreadReactor()
     store = DatabaseStore(url, reactor)
     threads = set()
-    sa.event.listen(store.engine, "before_cursor_execute",
-                    lambda *a: threads.add(threading.get_ident()))
+    sa.event.listen(store.engine, "before_cursor_execute", lambda *a: threads.add(threading.get_ident()))
     observer = create_engine(url)  # another connection, as another process would see it
     seen = []
 
     def visible(game_id):
         with observer.connect() as conn:
-            seen.append(conn.execute(sa.text("SELECT name FROM games WHERE id = :i"), {"i": game_id}).scalar())
+            seen.append(
+                conn.execute(sa.text("SELECT name FROM games WHERE id = :i"), {"i": game_id}).scalar()
+            )
         return game_id
 
     try:

@@ -25,8 +25,11 @@ def new_game(**setup):
 
 
 def colonist(game, player, kind=None):
-    return next(f.id for f in game.state.fleets.values()
-                if f.owner == player and f.role is Role.COLONIST and (kind is None or f.kind is kind))
+    return next(
+        f.id
+        for f in game.state.fleets.values()
+        if f.owner == player and f.role is Role.COLONIST and (kind is None or f.kind is kind)
+    )
 
 
 def test_accounts_and_passwords():
@@ -180,7 +183,7 @@ def test_a_join_during_the_end_of_turn_waits_for_the_new_state():
     late = game.create_account("c", "x")
     fleet = next(f.id for f in game.state.fleets.values() if f.owner == 1 and f.role is Role.LEADER)
     order = game.insert_order(1, fleet, -1, OrderType.MOVE, game.state.board.system_id(0))
-    store.finish_all()   # the turn commits, then the join and the order run on the new state
+    store.finish_all()  # the turn commits, then the join and the order run on the new state
     store.finish_all()
     store.finish_all()
     assert game.state.turn == 1

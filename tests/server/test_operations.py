@@ -19,8 +19,14 @@ from ruleset import Phase
 from server.accounts import hash_password
 from server.app import Server, load_games
 from server.config import ServerConfig
-from server.database import DatabaseStore, SyncDatabase, SynchronousDatabaseThread, create_engine, upgrade
-from server.database import lease
+from server.database import (
+    DatabaseStore,
+    SyncDatabase,
+    SynchronousDatabaseThread,
+    create_engine,
+    lease,
+    upgrade,
+)
 from server.database.operator_requests import OperatorRequest
 from server.directory import GameDirectory
 from server.game import Game
@@ -53,15 +59,19 @@ def url(request, tmp_path):
         yield f"sqlite:///{tmp_path / 'tae.db'}"
         return
     if not PG_URL or make_url(PG_URL).get_backend_name() != "postgresql":
-        pytest.skip("TAE_TEST_DATABASE_URL is not set to a PostgreSQL URL (e.g. "
-                    "postgresql+psycopg://postgres@127.0.0.1:5432/test)")
+        pytest.skip(
+            "TAE_TEST_DATABASE_URL is not set to a PostgreSQL URL (e.g. "
+            "postgresql+psycopg://postgres@127.0.0.1:5432/test)"
+        )
     base = make_url(PG_URL)
     schema = f"tae_test_{secrets.token_hex(6)}"
     admin = create_engine(base)
     with admin.begin() as conn:
         conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     try:
-        yield base.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+        yield base.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+            hide_password=False
+        )
     finally:
         with admin.begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
@@ -124,18 +134,27 @@ def test_revision_0002_keeps_the_data_of_0001_and_fills_join_turns(url):
     try:
         upgrade(engine, "0001")
         with engine.begin() as conn:
-            conn.execute(sa.text(
-                "INSERT INTO games (name, seed, timer_kind, turn_length, turn_players_min, "
-                "turn_player_threshold, turn_length_over_threshold, turn_length_under_threshold, "
-                "max_players, auto_add, account_creation, description, ctime, last_turn) VALUES "
-                "('old', 1, 'basic', 0, 2, 0, 0, 0, 0, false, true, '', 0, 3)"))
-            conn.execute(sa.text(
-                "INSERT INTO accounts (game_id, player_id, username, password_hash, email, comment) "
-                "VALUES (1, 1, 'a', 'h', '', ''), (1, 2, 'b', 'h', '', '')"))
-            conn.execute(sa.text(
-                "INSERT INTO join_messages (game_id, seq, joined_player, player, turn, subject, body) "
-                "VALUES (1, 1, 1, 1, 0, 'Welcome', ''), (1, 2, 2, 2, 2, 'Welcome', ''), "
-                "(1, 3, 2, 1, 2, 'New Player', '')"))
+            conn.execute(
+                sa.text(
+                    "INSERT INTO games (name, seed, timer_kind, turn_length, turn_players_min, "
+                    "turn_player_threshold, turn_length_over_threshold, turn_length_under_threshold, "
+                    "max_players, auto_add, account_creation, description, ctime, last_turn) VALUES "
+                    "('old', 1, 'basic', 0, 2, 0, 0, 0, 0, false, true, '', 0, 3)"
+                )
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO accounts (game_id, player_id, username, password_hash, email, comment) "
+                    "VALUES (1, 1, 'a', 'h', '', ''), (1, 2, 'b', 'h', '', '')"
+                )
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO join_messages (game_id, seq, joined_player, player, turn, subject, body) "
+                    "VALUES (1, 1, 1, 1, 0, 'Welcome', ''), (1, 2, 2, 2, 2, 'Welcome', ''), "
+                    "(1, 3, 2, 1, 2, 'New Player', '')"
+                )
+            )
         assert upgrade(engine) == "0002"
         with SyncDatabase(engine) as database:
             stored = database.load_games()[0]
@@ -189,7 +208,7 @@ def test_the_lease(db):
     db.release_lease("other", 2)
     assert db.lease_holder(now + 40) is None
     # on this host, a holder whose process is gone is not alive, however fresh its heartbeat
-    dead = 2 ** 22 + 12345
+    dead = 2**22 + 12345
     assert not lease.process_exists(dead)
     assert db.take_lease(host, dead, now + 50) is None
     assert db.lease_holder(now + 50) is None
@@ -210,8 +229,12 @@ def test_requests_are_carried_out_by_a_running_server(url, db):
     other = db.create_game(setup("two", seed=9))
     load = queue(db, other, "load_game")
     add = queue(db, game_id, "add_player", {"username": "ann", "password_hash": hash_password("pw", n=16)})
-    add_again = queue(db, game_id, "add_player", {"username": "ann", "password_hash": hash_password("x", n=16)})
-    add_bob = queue(db, game_id, "add_player", {"username": "bob", "password_hash": hash_password("pw", n=16)})
+    add_again = queue(
+        db, game_id, "add_player", {"username": "ann", "password_hash": hash_password("x", n=16)}
+    )
+    add_bob = queue(
+        db, game_id, "add_player", {"username": "bob", "password_hash": hash_password("pw", n=16)}
+    )
     result(desk.poll())
     assert directory.find("two").id == other and directory.find("two").state.turn == 0
     assert db.request(load).status == "done"

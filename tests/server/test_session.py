@@ -69,8 +69,14 @@ def test_full_download_like_a_client(server, version):
     # every contained id can be downloaded (the client builds the tree from object 0)
     assert all(child in by_id for o in objects for child in o.contains)
     assert by_id[0].name == "The Universe" and by_id[1].name == "The Fertile Galaxy"
-    for kind in (tp.GetCategoryIDs, tp.GetDesignIDs, tp.GetComponentIDs, tp.GetPropertyIDs, tp.GetResourceIDs,
-                 tp.GetBoardIDs):
+    for kind in (
+        tp.GetCategoryIDs,
+        tp.GetDesignIDs,
+        tp.GetComponentIDs,
+        tp.GetPropertyIDs,
+        tp.GetResourceIDs,
+        tp.GetBoardIDs,
+    ):
         listed = wire.one(wire.id_request(kind))
         assert not isinstance(listed, tp.Fail), kind
     me = wire.items(tp.GetPlayer((0,)))[0]
@@ -103,12 +109,15 @@ def test_id_lists_page_with_a_stable_key(server, version):
         assert page.remaining == first.remaining - len(seen)
     assert seen == game.universe().ids
     assert isinstance(wire.one(wire.id_request(tp.GetObjectIDs, key=first.key + 100)), tp.Fail)
-    assert isinstance(wire.one(wire.id_request(tp.GetObjectIDs, key=first.key, start=10 ** 6)), tp.Fail)
+    assert isinstance(wire.one(wire.id_request(tp.GetObjectIDs, key=first.key, start=10**6)), tp.Fail)
 
 
 def colonist_of(game, player, kinds=(Kind.MERCHANT, Kind.SCIENTIST, Kind.SETTLER)):
-    return next(f for f in game.state.fleets.values()
-                if f.owner == player and f.role is Role.COLONIST and f.kind in kinds)
+    return next(
+        f
+        for f in game.state.fleets.values()
+        if f.owner == player and f.role is Role.COLONIST and f.kind in kinds
+    )
 
 
 @pytest.mark.parametrize("version", BOTH)
@@ -160,7 +169,10 @@ def test_turn_ends_when_all_finished_and_pushes_time_remaining(server, version):
     pushes = [f for f in ann.read() if isinstance(f, tp.TimeRemaining)]
     assert [p.time for p in pushes][:1] == [0]
     if version == Version.TP04:
-        assert [p.reason for p in pushes] == [tp.TimeRemainingReason.ALL_FINISHED, tp.TimeRemainingReason.TIMER_STARTED]
+        assert [p.reason for p in pushes] == [
+            tp.TimeRemainingReason.ALL_FINISHED,
+            tp.TimeRemainingReason.TIMER_STARTED,
+        ]
         assert pushes[-1].turn == 1
     universe = ann.items(tp.GetObjectsByID((0,)))[0]
     assert (universe.extra.age if version == Version.TP03 else universe.groups[1][0].value) == 1
@@ -189,7 +201,13 @@ def test_malformed_frames_get_a_fail_and_the_connection_goes_on(server, version)
     wire.login("ann")
     header = b"TP03" if version == Version.TP03 else b"TP\x04\x00"
     # a GetObjectsByID whose list count promises more than the body holds
-    bad = header + (99).to_bytes(4, "big") + (5).to_bytes(4, "big") + (4).to_bytes(4, "big") + (7).to_bytes(4, "big")
+    bad = (
+        header
+        + (99).to_bytes(4, "big")
+        + (5).to_bytes(4, "big")
+        + (4).to_bytes(4, "big")
+        + (7).to_bytes(4, "big")
+    )
     replies = wire.raw(bad)
     assert isinstance(replies[0], tp.Fail) and replies[0].code == FailCode.FRAME
     assert isinstance(wire.one(tp.Ping()), tp.Okay)
@@ -208,7 +226,9 @@ def test_garbage_is_answered_and_closed_without_touching_others(server):
     assert bad.transport.value().startswith(b"You are not running the correct protocol")
     assert bad.transport.disconnecting
     huge = Wire(directory)
-    huge.connection.dataReceived(b"TP\x04\x00" + (1).to_bytes(4, "big") + (3).to_bytes(4, "big") + (2 ** 21).to_bytes(4, "big"))
+    huge.connection.dataReceived(
+        b"TP\x04\x00" + (1).to_bytes(4, "big") + (3).to_bytes(4, "big") + (2**21).to_bytes(4, "big")
+    )
     assert huge.transport.disconnecting
     assert isinstance(good.one(tp.Ping()), tp.Okay)
 
@@ -216,9 +236,12 @@ def test_garbage_is_answered_and_closed_without_touching_others(server):
 def test_requests_split_byte_by_byte_and_pipelined(server):
     directory, _ = server
     wire = Wire(directory)
-    data = b"".join(tp.encode(m, Version.TP04, seq) for seq, m in enumerate([tp.Connect("x"), tp.Ping(), tp.GetFeatures()], 2))
+    data = b"".join(
+        tp.encode(m, Version.TP04, seq)
+        for seq, m in enumerate([tp.Connect("x"), tp.Ping(), tp.GetFeatures()], 2)
+    )
     for i in range(len(data)):
-        wire.connection.dataReceived(data[i:i + 1])
+        wire.connection.dataReceived(data[i : i + 1])
     frames = wire.frames(wire.transport.value())
     assert [f.sequence for f in frames] == [2, 3, 4]
 

@@ -2,7 +2,8 @@
 answers with well-formed frames or closes that connection, never raises, and the other players'
 sessions go on."""
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import protocol as tp
 from protocol import Version, is_defined, is_request, message_class
@@ -11,14 +12,19 @@ from tests.protocol.strategies import messages_of
 from .wire import Wire, make_directory
 
 REQUESTS = {
-    version: [message_class(t, version) for t in range(78)
-              if is_defined(t, version) and is_request(t) and t not in (tp.FrameType.ORDER,)]
+    version: [
+        message_class(t, version)
+        for t in range(78)
+        if is_defined(t, version) and is_request(t) and t not in (tp.FrameType.ORDER,)
+    ]
     for version in Version
 }
 
 
 def request_messages(version: Version):
-    return st.sampled_from(REQUESTS[version]).flatmap(lambda cls: messages_of(cls, version)).map(lambda m: m[0])
+    return (
+        st.sampled_from(REQUESTS[version]).flatmap(lambda cls: messages_of(cls, version)).map(lambda m: m[0])
+    )
 
 
 def check_answers(wire: Wire) -> None:
@@ -30,11 +36,13 @@ def check_answers(wire: Wire) -> None:
 
 def _object_descs():
     from server.catalogue import OBJECT_DESCS
+
     return OBJECT_DESCS
 
 
 def _order_descs():
     from server.catalogue import ORDER_DESCS
+
     return ORDER_DESCS
 
 

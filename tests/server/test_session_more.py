@@ -24,8 +24,8 @@ def test_optional_object_queries():
     assert [i.id for i in inside.ids] == [system + 1]
     near = wire.one(tp.GetObjectIDsByPos(tp.Vec3(1, 80001, 0), 10))
     assert {i.id for i in near.ids} == {0, 1, system, system + 1}  # the universe and galaxy contain it
-    assert isinstance(wire.one(tp.GetObjectIDsByContainer(10 ** 6)), tp.Fail)
-    assert wire.items(tp.GetObjectsByID((10 ** 6,)))[0].code == FailCode.NO_SUCH_THING
+    assert isinstance(wire.one(tp.GetObjectIDsByContainer(10**6)), tp.Fail)
+    assert wire.items(tp.GetObjectsByID((10**6,)))[0].code == FailCode.NO_SUCH_THING
     assert wire.one(tp.GetObjectsByID(())).code == FailCode.NO_SUCH_THING
 
 

@@ -17,8 +17,12 @@ from server.turn_timer import TIMER_KINDS, TimerSettings
 
 pytestmark = pytest.mark.timeout(60)
 
-BOARDS = [DEFAULT_BOARD, parse_map(grid_map_text(7, 5, 4)), parse_map("A.M\n.A.\n..M\n"),
-          parse_map("\n.A.\nMA.\n")]
+BOARDS = [
+    DEFAULT_BOARD,
+    parse_map(grid_map_text(7, 5, 4)),
+    parse_map("A.M\n.A.\n..M\n"),
+    parse_map("\n.A.\nMA.\n"),
+]
 PLAYER = RandomPlayer()
 
 
@@ -56,8 +60,12 @@ def assert_same_state(decoded: GameState, state: GameState):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(board=st.sampled_from(BOARDS), players=st.integers(1, 5), seed=st.integers(0, 2 ** 40),
-       turns=st.integers(0, 80))
+@given(
+    board=st.sampled_from(BOARDS),
+    players=st.integers(1, 5),
+    seed=st.integers(0, 2**40),
+    turns=st.integers(0, 80),
+)
 def test_states_of_real_games_round_trip(board, players, seed, turns):
     for state, messages, events in played(board, players, seed, turns):
         data = codec.encode_state(state)
@@ -94,16 +102,27 @@ def test_a_board_is_built_once_and_the_default_board_is_shared():
     assert codec.decode_state(through_json(codec.encode_state(other))).board is first
 
 
-timers = st.builds(TimerSettings, kind=st.sampled_from(TIMER_KINDS), turn_length=st.integers(0, 10 ** 6),
-                   turn_players_min=st.integers(0, 64), turn_player_threshold=st.integers(0, 100),
-                   turn_length_over_threshold=st.integers(0, 10 ** 6),
-                   turn_length_under_threshold=st.integers(0, 10 ** 6))
-setups = st.builds(GameSetup, name=st.text(min_size=1, max_size=40),
-                   map_text=st.none() | st.sampled_from([b.to_text() for b in BOARDS]),
-                   seed=st.integers(-(2 ** 63), 2 ** 63 - 1), timer=timers,
-                   max_players=st.integers(0, 100), auto_add=st.booleans(),
-                   account_creation=st.booleans(), description=st.text(max_size=200),
-                   ctime=st.integers(0, 2 ** 40))
+timers = st.builds(
+    TimerSettings,
+    kind=st.sampled_from(TIMER_KINDS),
+    turn_length=st.integers(0, 10**6),
+    turn_players_min=st.integers(0, 64),
+    turn_player_threshold=st.integers(0, 100),
+    turn_length_over_threshold=st.integers(0, 10**6),
+    turn_length_under_threshold=st.integers(0, 10**6),
+)
+setups = st.builds(
+    GameSetup,
+    name=st.text(min_size=1, max_size=40),
+    map_text=st.none() | st.sampled_from([b.to_text() for b in BOARDS]),
+    seed=st.integers(-(2**63), 2**63 - 1),
+    timer=timers,
+    max_players=st.integers(0, 100),
+    auto_add=st.booleans(),
+    account_creation=st.booleans(),
+    description=st.text(max_size=200),
+    ctime=st.integers(0, 2**40),
+)
 
 
 @settings(max_examples=50, deadline=None)
@@ -114,13 +133,16 @@ def test_setups_round_trip(setup):
     assert codec.decode_setup(through_json(data)) == setup
 
 
-@pytest.mark.parametrize("mangle", [
-    lambda d: d.update(v=99),
-    lambda d: d.pop("fleets"),
-    lambda d: d.update(phase="sideways"),
-    lambda d: d.update(fleets=[[1, 2]]),
-    lambda d: d.update(colonies=[[3, 17]]),
-])
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda d: d.update(v=99),
+        lambda d: d.pop("fleets"),
+        lambda d: d.update(phase="sideways"),
+        lambda d: d.update(fleets=[[1, 2]]),
+        lambda d: d.update(colonies=[[3, 17]]),
+    ],
+)
 def test_what_is_not_a_state_is_refused_with_a_codec_error(mangle):
     data = codec.encode_state(set_up(2, DEFAULT_BOARD, 3))
     mangle(data)

@@ -4,16 +4,26 @@ import pytest
 from twisted.internet.task import Clock
 
 from server.turn_timer import (
-    ALL_FINISHED, END_OF_TURN_STARTED, THRESHOLD_TIMER_STARTED, TIMER_STARTED, TIMER_WARNING,
-    TimerSettings, TimerSettingsError, TurnTimer,
+    ALL_FINISHED,
+    END_OF_TURN_STARTED,
+    THRESHOLD_TIMER_STARTED,
+    TIMER_STARTED,
+    TIMER_WARNING,
+    TimerSettings,
+    TimerSettingsError,
+    TurnTimer,
 )
 
 
 def make(**settings):
     clock = Clock()
     ended, announced = [], []
-    timer = TurnTimer(clock, TimerSettings(**settings), ended.append,
-                      lambda seconds, reason: announced.append((seconds, reason)))
+    timer = TurnTimer(
+        clock,
+        TimerSettings(**settings),
+        ended.append,
+        lambda seconds, reason: announced.append((seconds, reason)),
+    )
     return clock, timer, ended, announced
 
 
@@ -43,7 +53,7 @@ def test_players_finished_without_length_waits_forever():
     clock, timer, ended, announced = make(kind="playersfinished", turn_length=0)
     timer.start_turn(players=2)
     assert announced == [(-1, TIMER_STARTED)] and timer.seconds_left() == -1
-    clock.advance(10 ** 6)
+    clock.advance(10**6)
     assert ended == []
 
 
@@ -59,8 +69,12 @@ def test_basic_timer_ignores_finished_players():
 
 
 def test_threshold_shortens_the_turn():
-    clock, timer, ended, announced = make(kind="threshold", turn_player_threshold=50,
-                                          turn_length_under_threshold=1000, turn_length_over_threshold=30)
+    clock, timer, ended, announced = make(
+        kind="threshold",
+        turn_player_threshold=50,
+        turn_length_under_threshold=1000,
+        turn_length_over_threshold=30,
+    )
     timer.start_turn(players=4)
     timer.player_finished(1, 4, 4)
     assert announced[-1] == (1000, TIMER_WARNING)
@@ -77,7 +91,9 @@ def test_threshold_with_zero_over_length_ends_at_once():
     assert ended == [ALL_FINISHED]
 
 
-@pytest.mark.parametrize("settings", [dict(kind="daily"), dict(turn_length=-1), dict(turn_player_threshold=101)])
+@pytest.mark.parametrize(
+    "settings", [dict(kind="daily"), dict(turn_length=-1), dict(turn_player_threshold=101)]
+)
 def test_bad_settings_are_refused(settings):
     with pytest.raises(TimerSettingsError):
         TimerSettings(**settings).validate()

@@ -50,7 +50,9 @@ class Wire:
         self.deframer.feed(data)
         out = []
         while (frame := self.deframer.next_frame()) is not None:
-            out.append(tp.decode(frame, object_descs=catalogue.OBJECT_DESCS, order_descs=catalogue.ORDER_DESCS))
+            out.append(
+                tp.decode(frame, object_descs=catalogue.OBJECT_DESCS, order_descs=catalogue.ORDER_DESCS)
+            )
         return out
 
     def frames(self, data: bytes) -> list[tp.Frame]:
@@ -69,8 +71,13 @@ class Wire:
             replies.append(frame)
         mine = []
         for frame in replies:
-            (self.pushed if isinstance(frame, tp.TimeRemaining) and frame is not replies[-1]
-             and not isinstance(message, tp.GetTimeRemaining) else mine).append(frame)
+            (
+                self.pushed
+                if isinstance(frame, tp.TimeRemaining)
+                and frame is not replies[-1]
+                and not isinstance(message, tp.GetTimeRemaining)
+                else mine
+            ).append(frame)
         return mine
 
     def one(self, message):
