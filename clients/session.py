@@ -66,7 +66,7 @@ from .errors import (
     UnexpectedReply,
     VersionRejected,
 )
-from .replies import ReplyForm, ReplySpec, reply_spec
+from protocol.replies import ReplyForm, ReplySpec, reply_spec
 
 __all__ = [
     "AsyncReceived",

@@ -1,6 +1,8 @@
 """Which answer each request gets: one frame, or Sequence(N) and N frames (spec §6.2).
 
-The session needs this to know when a request is complete and what its result looks like:
+Declared once, here, for both ends: the server's dispatch encodes each handler's answer in the
+request's form, and the client session uses it to know when a request is complete and what its
+result looks like:
 
 * ``ReplyForm.SINGLE``: exactly one frame, no Sequence (Connect, Login, GetFeatures,
   GetTimeRemaining, every Get…IDs, InsertOrder, ProbeOrder, AddDesign …). The result is that
@@ -19,7 +21,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from protocol import (
+from .enums import (
+    Version,
+)
+from .messages import (
     AddCategory,
     AddDesign,
     Board,
@@ -66,16 +71,12 @@ from protocol import (
     GetResource,
     GetResourceIDs,
     GetTimeRemaining,
-    InsertOrder,
     Login,
     Message,
     ModifyDesign,
-    ObjectDesc,
     ObjectDescIDs,
     ObjectIDs,
     Okay,
-    Order,
-    OrderDesc,
     OrderDescIDs,
     OrderQueue,
     OrderQueueIDs,
@@ -83,7 +84,6 @@ from protocol import (
     Player,
     PlayerIDs,
     PostMessage,
-    ProbeOrder,
     Property,
     PropertyIDs,
     Redirect,
@@ -95,9 +95,17 @@ from protocol import (
     ResourceIDs,
     SetFilters,
     TimeRemaining,
+)
+from .objects import (
+    ObjectDesc,
     Tp03Object,
     Tp04Object,
-    Version,
+)
+from .orders import (
+    InsertOrder,
+    Order,
+    OrderDesc,
+    ProbeOrder,
 )
 
 
