@@ -55,6 +55,7 @@ from protocol import (
     decode,
     encode,
 )
+from protocol.replies import ReplyForm, ReplySpec, reply_spec
 
 from .errors import (
     ClientError,
@@ -66,7 +67,6 @@ from .errors import (
     UnexpectedReply,
     VersionRejected,
 )
-from protocol.replies import ReplyForm, ReplySpec, reply_spec
 
 __all__ = [
     "AsyncReceived",

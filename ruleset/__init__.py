@@ -17,14 +17,15 @@ from .messages import Message
 from .orders import (
     ORDER_NAMES,
     ORDER_TYPES_BY_NAME,
-    FailCode,
     Order,
     OrderType,
     Problem,
+    ProblemCode,
+    acting_players,
     allowed_order_types,
     check_order,
 )
-from .randomness import game_rng
+from .randomness import game_rng, join_rng
 from .regions import label_regions
 from .setup import SetupError, add_player, new_game
 from .state import Conflict, FinalResult, Fleet, GameState, Phase, Player
@@ -37,7 +38,7 @@ __all__ = [
     "DEFAULT_BOARD",
     "DEFAULT_MAP_TEXT",
     "Event",
-    "FailCode",
+    "ProblemCode",
     "FinalResult",
     "Fleet",
     "GameOverError",
@@ -57,10 +58,12 @@ __all__ = [
     "SetupError",
     "TurnOutcome",
     "add_player",
+    "acting_players",
     "allowed_order_types",
     "check_order",
     "final_result",
     "game_rng",
+    "join_rng",
     "label_regions",
     "new_game",
     "parse_map",

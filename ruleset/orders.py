@@ -8,7 +8,7 @@ order executes (R9, R10, R14, R17, R20) are in `ruleset.execution`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -55,8 +55,9 @@ ORDER_TYPES_BY_NAME = {name: order_type for order_type, name in ORDER_NAMES.item
 ORDERS_PER_TURN = 2
 
 
-class FailCode(IntEnum):
-    """The TP Fail codes the ruleset's problems map to."""
+class ProblemCode(IntEnum):
+    """What kind of refusal a `Problem` is. R7 names them by their TP Fail codes, so the values
+    are those codes; the server maps them to its wire enum in one place."""
 
     FRAME = 1
     UNAVAILABLE_PERMANENTLY = 2
@@ -68,23 +69,23 @@ class FailCode(IntEnum):
 class Problem:
     """Why an order is refused: the TP Fail code and a message for the player."""
 
-    code: FailCode
+    code: ProblemCode
     message: str
 
 
-NO_SUCH_QUEUE = Problem(FailCode.NO_SUCH_THING, "No such Object Order Queue")
-NO_SUCH_ORDER_TYPE = Problem(FailCode.NO_SUCH_THING, "No such order type")
-NOT_ALLOWED = Problem(FailCode.UNAVAILABLE_TEMPORARILY, "Not allowed to add that order type.")
-GAME_IS_OVER = Problem(FailCode.UNAVAILABLE_TEMPORARILY, "The game is over: no orders are accepted.")
-NO_SUCH_SYSTEM = Problem(FailCode.NO_SUCH_THING, "No such star system on the board")
+NO_SUCH_QUEUE = Problem(ProblemCode.NO_SUCH_THING, "No such Object Order Queue")
+NO_SUCH_ORDER_TYPE = Problem(ProblemCode.NO_SUCH_THING, "No such order type")
+NOT_ALLOWED = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "Not allowed to add that order type.")
+GAME_IS_OVER = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "The game is over: no orders are accepted.")
+NO_SUCH_SYSTEM = Problem(ProblemCode.NO_SUCH_THING, "No such star system on the board")
 TOO_MANY_ORDERS = Problem(
-    FailCode.UNAVAILABLE_TEMPORARILY, f"At most {ORDERS_PER_TURN} orders per player per turn."
+    ProblemCode.UNAVAILABLE_TEMPORARILY, f"At most {ORDERS_PER_TURN} orders per player per turn."
 )
 SYSTEM_ALREADY_TARGETED = Problem(
-    FailCode.UNAVAILABLE_TEMPORARILY, "System already targeted for an action this turn."
+    ProblemCode.UNAVAILABLE_TEMPORARILY, "System already targeted for an action this turn."
 )
 FLEET_ALREADY_ORDERED = Problem(
-    FailCode.UNAVAILABLE_TEMPORARILY, "That fleet already has its order for this turn."
+    ProblemCode.UNAVAILABLE_TEMPORARILY, "That fleet already has its order for this turn."
 )
 
 
@@ -166,3 +167,16 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
     if any(target_cell(state, o.target) == cell for o in mine):
         return SYSTEM_ALREADY_TARGETED
     return None
+
+
+def acting_players(state: GameState, removed: Collection[int] = ()) -> tuple[int, ...]:
+    """Who must act in the next turn, in ascending id: every player in a normal turn, the two
+    combatants' owners in a combat turn (R18), nobody once the game is over. Players in
+    `removed` (taken out of the game by an operator) are never waited for."""
+    if state.phase is Phase.OVER:
+        return ()
+    conflict = state.active_conflict
+    if conflict is not None:
+        owners = {state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner}
+        return tuple(sorted(owners.difference(removed)))
+    return tuple(p.id for p in state.players if p.id not in removed)

@@ -13,3 +13,12 @@ def game_rng(seed: int, turn: int, purpose: str = "") -> random.Random:
     material = f"tae:{seed}:{turn}:{purpose}".encode()
     digest = hashlib.blake2b(material, digest_size=16).digest()
     return random.Random(int.from_bytes(digest, "big"))
+
+
+def join_rng(seed: int, player: int) -> random.Random:
+    """The random stream that draws the starting hand of the `player`-th player to join (R2, R3).
+
+    Joining does not depend on the turn at which a player joins, so a replay that adds the
+    player at another point of the order log deals the same hand.
+    """
+    return game_rng(seed, 0, f"join {player}")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .board import DEFAULT_BOARD, HABITABLE, UNINHABITABLE, Board
 from .kinds import Kind, Role
 from .orders import Order, OrderType, check_order
-from .randomness import game_rng
+from .randomness import game_rng, join_rng
 from .regions import label_regions
 from .setup import add_player, new_game
 from .state import Fleet, GameState, Phase
@@ -336,7 +336,7 @@ def set_up(players: int = 4, board: Board = DEFAULT_BOARD, seed: int = 0) -> Gam
         raise ValueError("a game needs at least one player")
     state = new_game(board, seed)
     for i in range(1, players + 1):
-        state, _ = add_player(state, f"P{i}", game_rng(seed, 0, f"join {i}"))
+        state, _ = add_player(state, f"P{i}", join_rng(seed, i))
     return state
 
 

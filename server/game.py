@@ -17,8 +17,8 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
 import ruleset
-from ruleset import GameState, Message, Order, Phase, Problem, check_order, game_rng, resolve_turn
-from ruleset.orders import FailCode, owns_queue
+from ruleset import GameState, Message, Order, Phase, Problem, check_order, game_rng, join_rng, resolve_turn
+from ruleset.orders import ProblemCode, owns_queue
 
 from .accounts import hash_password, verify_password
 from .frames import FrameCache
@@ -29,14 +29,14 @@ from .universe import Universe, all_fingerprints, object_fingerprint, queue_fing
 
 log = Logger()
 
-ACCOUNT_EXISTS = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "An account with that name already exists.")
-GAME_FULL = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "This game has no room for more players.")
-GAME_ENDED = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
+ACCOUNT_EXISTS = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "An account with that name already exists.")
+GAME_FULL = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game has no room for more players.")
+GAME_ENDED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
 CREATION_DISABLED = Problem(5, "Account creation Disabled")  # PermissionDenied, as tpserver-cpp
-BAD_NAME = Problem(FailCode.FRAME, "A user name must be 1 to 64 characters, without '@'.")
-BAD_SLOT = Problem(FailCode.UNAVAILABLE_TEMPORARILY, "No such slot in that order queue.")
-REMOVED = Problem(FailCode.UNAVAILABLE_PERMANENTLY, "You have been removed from this game.")
-NO_SUCH_PLAYER = Problem(FailCode.NO_SUCH_THING, "No player of that name in this game.")
+BAD_NAME = Problem(ProblemCode.FRAME, "A user name must be 1 to 64 characters, without '@'.")
+BAD_SLOT = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "No such slot in that order queue.")
+REMOVED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You have been removed from this game.")
+NO_SUCH_PLAYER = Problem(ProblemCode.NO_SUCH_THING, "No player of that name in this game.")
 MAX_NAME = 64
 
 
@@ -107,7 +107,7 @@ class Game:
         for account in sorted(stored.accounts, key=lambda a: a.player_id):
             if account.player_id > len(state.players):
                 state, _ = ruleset.add_player(
-                    state, account.username, game_rng(setup.seed, 0, f"join {account.player_id}")
+                    state, account.username, join_rng(setup.seed, account.player_id)
                 )
         game = cls(stored.game_id, setup, state, store, clock)
         game.accounts = {a.username: a for a in stored.accounts}
@@ -214,7 +214,7 @@ class Game:
             return defer.succeed((None, problem))
         player_id = len(self.state.players) + 1
         state, messages = ruleset.add_player(
-            self.state, username, game_rng(self.setup.seed, 0, f"join {player_id}")
+            self.state, username, join_rng(self.setup.seed, player_id)
         )
         account = Account(username, password_hash or hash_password(password), player_id, email, comment)
         d = defer.maybeDeferred(self.store.add_account, self.id, account, messages)
@@ -388,14 +388,7 @@ class Game:
         return [pid for pid in self.acting_players() if pid not in self.finished]
 
     def acting_players(self) -> list[int]:
-        state = self.state
-        if state.phase is Phase.OVER:
-            return []
-        conflict = state.active_conflict
-        if conflict is not None:
-            owners = {state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner}
-            return sorted(owners - self.removed_players)
-        return [p.id for p in state.players if p.id not in self.removed_players]
+        return list(ruleset.acting_players(self.state, self.removed_players))
 
     def finish_turn(self, player: int) -> defer.Deferred:
         """The player has finished the turn. Fires once that is stored (and, when it ended the

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import ruleset
-from ruleset import GameState, Order, game_rng, resolve_turn
+from ruleset import GameState, Order, game_rng, join_rng, resolve_turn
 
 from .store import StoredGame
 
@@ -37,7 +37,7 @@ def _join(state: GameState, stored: StoredGame, after_turn: int) -> GameState:
             state.players
         ):
             state, _ = ruleset.add_player(
-                state, account.username, game_rng(stored.setup.seed, 0, f"join {account.player_id}")
+                state, account.username, join_rng(stored.setup.seed, account.player_id)
             )
     return state
 

@@ -19,8 +19,7 @@ import protocol as tp
 from protocol import FailCode, FeatureId, ReferenceType, Version
 from protocol.records import GameConnection, GameParam, IdModtime, Reference
 from ruleset import Phase
-from ruleset.orders import NOT_ALLOWED
-from ruleset.orders import FailCode as RuleFailCode
+from ruleset.orders import NOT_ALLOWED, ProblemCode
 
 from . import catalogue, frames
 from .accounts import split_login
@@ -456,7 +455,7 @@ class Session:
             text = problem.message
             if problem is NOT_ALLOWED:  # tpserver-cpp's wording and code for a probe
                 code, text = (
-                    RuleFailCode.UNAVAILABLE_PERMANENTLY,
+                    ProblemCode.UNAVAILABLE_PERMANENTLY,
                     "The order to be probed is not allowed on this object",
                 )
             return self._one(fail(code, text, [(ReferenceType.ORDER_QUEUE, message.id)]), sequence)

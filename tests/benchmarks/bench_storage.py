@@ -27,7 +27,7 @@ from sqlalchemy.engine import make_url
 from twisted.internet.task import Clock
 from twisted.python.failure import Failure
 
-from ruleset import DEFAULT_BOARD, add_player, game_rng, new_game, resolve_turn
+from ruleset import DEFAULT_BOARD, add_player, game_rng, join_rng, new_game, resolve_turn
 from ruleset.simulator import RandomPlayer
 from server.database import DatabaseStore, SyncDatabase, create_engine
 from server.database import games as q
@@ -74,7 +74,7 @@ def joined(seed: int):
     state = new_game(DEFAULT_BOARD, seed)
     accounts = []
     for pid in range(1, PLAYERS + 1):
-        state, messages = add_player(state, f"P{pid}", game_rng(seed, 0, f"join {pid}"))
+        state, messages = add_player(state, f"P{pid}", join_rng(seed, pid))
         accounts.append((Account(f"P{pid}", "scrypt$bench", pid), messages))
     return state, accounts
 
