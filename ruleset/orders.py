@@ -63,6 +63,7 @@ class ProblemCode(IntEnum):
     UNAVAILABLE_PERMANENTLY = 2
     UNAVAILABLE_TEMPORARILY = 3
     NO_SUCH_THING = 4
+    PERMISSION_DENIED = 5
 
 
 @dataclass(frozen=True, slots=True)

@@ -213,9 +213,7 @@ class Game:
         if problem is not None:
             return defer.succeed((None, problem))
         player_id = len(self.state.players) + 1
-        state, messages = ruleset.add_player(
-            self.state, username, join_rng(self.setup.seed, player_id)
-        )
+        state, messages = ruleset.add_player(self.state, username, join_rng(self.setup.seed, player_id))
         account = Account(username, password_hash or hash_password(password), player_id, email, comment)
         d = defer.maybeDeferred(self.store.add_account, self.id, account, messages)
 

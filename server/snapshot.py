@@ -1,0 +1,140 @@
+"""What a game looks like between two changes: one immutable `GameSnapshot` per commit.
+
+The write side (`server.game.Game`) publishes a new snapshot after every change it has stored
+(an account, an order, a removal, a finished flag, a turn) and after every change of its turn
+deadline. Every reader (the TP views, the web pages, the JSON API, the notifications, the admin
+interface) renders from snapshots only, so a reader never sees half a change and never needs
+the game's lock. A snapshot holds everything, private parts included: a reader filters through
+`ruleset.visible_to` (or the helpers below) before it shows anything to anyone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ruleset import GameState, Message, Order, Phase, acting_players
+
+from .store import GameSetup, OrderEntry
+
+EMPTY: Mapping = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedOrder:
+    """An accepted order of the coming turn: as stored (`entry`) and as the ruleset runs it."""
+
+    entry: OrderEntry
+    order: Order
+
+
+@dataclass(frozen=True, slots=True)
+class BoardMessage:
+    """A message on a player's board; `index` counts every message ever posted to that board,
+    so it stays the same when earlier messages are removed."""
+
+    index: int
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class GameSnapshot:
+    """One game as it was after one commit.
+
+    * `serial` rises by one with every snapshot of this game (readers compare it to see change).
+    * `queues`: object id → the orders in its queue, slot order; objects without orders absent.
+    * `boards`: player id → their board, oldest first; `posted` counts every message ever posted.
+    * `modtimes`: the TP cache key (`("object", id)`, `("queue", id)`, `("board", player)`,
+      `("player", id)`, `("design", fleet)`) → its modtime (spec/protocol.md §5.5);
+      `modtime_serial` is the highest modtime issued.
+    * `deadline`: when the coming turn ends by the timer, in the game clock's seconds (the Unix
+      time on a real reactor); None without a deadline.
+    * `started`: the first turn's timer runs (the game had enough players);
+      `resolving`: the coming turn is being resolved and stored right now.
+    * `last_turn_messages` / `last_turn_events`: what the last resolved turn posted and did.
+    """
+
+    game_id: int
+    setup: GameSetup
+    serial: int
+    state: GameState
+    queues: Mapping[int, tuple[QueuedOrder, ...]] = EMPTY
+    finished: frozenset[int] = frozenset()
+    removed_players: frozenset[int] = frozenset()
+    usernames: Mapping[int, str] = EMPTY
+    boards: Mapping[int, tuple[BoardMessage, ...]] = EMPTY
+    posted: Mapping[int, int] = EMPTY
+    modtimes: Mapping[Hashable, int] = EMPTY
+    modtime_serial: int = 1
+    deadline: float | None = None
+    started: bool = False
+    resolving: bool = False
+    last_turn_messages: tuple[Message, ...] = ()
+    last_turn_events: tuple = ()
+    _derived: dict = field(default_factory=dict, compare=False, repr=False)
+
+    # -- who plays ------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.setup.name
+
+    @property
+    def turn(self) -> int:
+        """Turns played so far; the coming turn is `turn + 1`."""
+        return self.state.turn
+
+    @property
+    def phase(self) -> Phase:
+        return self.state.phase
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase is Phase.OVER
+
+    def acting_players(self) -> tuple[int, ...]:
+        """Who must act in the coming turn (`ruleset.acting_players`)."""
+        return acting_players(self.state, self.removed_players)
+
+    def waiting_for(self) -> tuple[int, ...]:
+        """Players who can act in the coming turn and have not finished it."""
+        return tuple(pid for pid in self.acting_players() if pid not in self.finished)
+
+    def seconds_left(self, now: float) -> int:
+        """Whole seconds until the deadline at clock time `now`; -1 when there is none."""
+        if self.deadline is None:
+            return -1
+        return max(0, int(round(self.deadline - now)))
+
+    # -- orders and boards ----------------------------------------------------------------
+
+    def queue(self, object_id: int) -> tuple[QueuedOrder, ...]:
+        return self.queues.get(object_id, ())
+
+    def orders_of(self, player: int) -> list[Order]:
+        """The player's accepted orders of the coming turn, in submission order."""
+        queued = [q for queue in self.queues.values() for q in queue if q.order.player == player]
+        queued.sort(key=lambda q: q.entry.seq)
+        return [q.order for q in queued]
+
+    def all_orders(self) -> list[Order]:
+        """Every accepted order of the coming turn, in submission order (what the turn runs)."""
+        queued = sorted((q for queue in self.queues.values() for q in queue), key=lambda q: q.entry.seq)
+        return [q.order for q in queued]
+
+    def board(self, player: int) -> tuple[BoardMessage, ...]:
+        return self.boards.get(player, ())
+
+    def modtime(self, key: Hashable) -> int:
+        """The modtime of a TP cache item; 1 for an item never stamped."""
+        return self.modtimes.get(key) or 1
+
+    def derived(self, key: Hashable, build):
+        """A value computed once from this snapshot and kept with it (a reader's cache that
+        goes away with the snapshot): `build()` runs the first time `key` is asked for."""
+        try:
+            return self._derived[key]
+        except KeyError:
+            value = self._derived[key] = build()
+            return value
