@@ -18,7 +18,9 @@ from ruleset import GameState, Message, Order, Phase, acting_players
 
 from .store import GameSetup, OrderEntry
 
-EMPTY: Mapping = MappingProxyType({})
+
+def _empty() -> Mapping:
+    return MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +61,13 @@ class GameSnapshot:
     setup: GameSetup
     serial: int
     state: GameState
-    queues: Mapping[int, tuple[QueuedOrder, ...]] = EMPTY
+    queues: Mapping[int, tuple[QueuedOrder, ...]] = field(default_factory=_empty)
     finished: frozenset[int] = frozenset()
     removed_players: frozenset[int] = frozenset()
-    usernames: Mapping[int, str] = EMPTY
-    boards: Mapping[int, tuple[BoardMessage, ...]] = EMPTY
-    posted: Mapping[int, int] = EMPTY
-    modtimes: Mapping[Hashable, int] = EMPTY
+    usernames: Mapping[int, str] = field(default_factory=_empty)
+    boards: Mapping[int, tuple[BoardMessage, ...]] = field(default_factory=_empty)
+    posted: Mapping[int, int] = field(default_factory=_empty)
+    modtimes: Mapping[Hashable, int] = field(default_factory=_empty)
     modtime_serial: int = 1
     deadline: float | None = None
     started: bool = False
