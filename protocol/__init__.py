@@ -102,6 +102,7 @@ from .codec import (
     encode,
     encode_body,
     encode_error,
+    fit_fail,
     encode_reply,
     frame_bytes,
     message_class,
