@@ -102,8 +102,8 @@ from .codec import (
     encode,
     encode_body,
     encode_error,
-    fit_fail,
     encode_reply,
+    fit_fail,
     frame_bytes,
     message_class,
 )
