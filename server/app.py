@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from twisted.internet import defer
 from twisted.internet.endpoints import serverFromString
@@ -40,6 +41,7 @@ class Server:
     ports: list = field(default_factory=list)
     desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
+    cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -56,6 +58,8 @@ class Server:
         )
         if self.desk is not None:
             await self.desk.stop()
+        if self.cluster is not None:
+            await self.cluster.stop()  # hands every game over to the other nodes
         games = list(self.directory.games.values())
         clock = games[0].clock if games else default_reactor
         deadline = clock.seconds() + STOP_WAIT_S
@@ -129,14 +133,31 @@ def open_database(url: str, reactor) -> defer.Deferred:
 
 @defer.inlineCallbacks
 def start_server(config: ServerConfig, reactor, store: GameStore | None = None) -> defer.Deferred:
-    """Load the games and listen on every configured endpoint; fires with the `Server`."""
-    if store is None:
+    """Load the games and listen on every configured endpoint; fires with the `Server`.
+    With `config.node` the server is a cluster node (`server.cluster`): it joins the others on
+    the PostgreSQL database and runs its share of the games, and its listeners serve them all."""
+    node = None
+    if config.node is not None:
+        from .cluster.start import open_node_store
+
+        store = yield open_node_store(config, reactor, store)
+    elif store is None:
         from .database import DEFAULT_URL
 
         store = yield open_database(config.database or DEFAULT_URL, reactor)
     hasher = ThreadPoolHasher(reactor)
     desk = None
-    if hasattr(store, "pending_requests"):
+    if config.node is not None:
+        from .cluster.start import join_cluster
+
+        try:
+            node = yield defer.ensureDeferred(join_cluster(config, store, reactor, hasher))
+        except Exception:
+            hasher.stop()
+            yield defer.maybeDeferred(store.close)  # type: ignore[attr-defined]
+            raise
+        desk = node.desk
+    elif hasattr(store, "pending_requests"):
         from .operator_desk import OperatorDesk
 
         desk = OperatorDesk(store, None, reactor, hasher=hasher)
@@ -147,17 +168,21 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
             yield defer.maybeDeferred(getattr(store, "close", lambda: None))
             raise
     try:
-        directory = yield load_games(config, store, reactor, desk, hasher=hasher)
+        directory = (
+            node.directory
+            if node is not None
+            else (yield load_games(config, store, reactor, desk, hasher=hasher))
+        )
     except Exception:
         hasher.stop()
         if desk is not None:
             yield defer.ensureDeferred(desk.stop())
         yield defer.maybeDeferred(getattr(store, "close", lambda: None))
         raise
-    server = Server(config, store, directory, desk=desk, hasher=hasher)
+    server = Server(config, store, directory, desk=desk, hasher=hasher, cluster=node)
     if desk is not None:
         desk.directory = directory
-    factory = TPFactory(directory)
+    factory = TPFactory(directory, session_factory=None if node is None else node.session_factory)
     try:
         for description in config.listen:
             try:

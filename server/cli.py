@@ -11,6 +11,9 @@
     tae-server remove-player GAME NAME
     tae-server end-turn GAME
     tae-server upgrade-db
+    tae-server serve --node NAME --advertise HOST:PORT ...   (a cluster node, PostgreSQL)
+    tae-server nodes [--json]
+    tae-server move-game GAME NODE
 
 Every command takes `--config FILE` (TOML; see server.config) and `--database URL`; flags
 override the file. Commands that change a game work with or without a running server: without
@@ -118,7 +121,11 @@ def _open(config_path, database, *, create=False):
 @click.option("--game-name", help="Name of the open game created on first start (default tae).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), help="Log as text or JSON lines.")
 @click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
-def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database) -> None:
+@click.option("--node", metavar="NAME", help="Run as this cluster node (PostgreSQL; see docs/cluster.md).")
+@click.option("--advertise", metavar="HOST:PORT", help="Where the other nodes reach this node's TP listener.")
+def serve(
+    config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database, node, advertise
+) -> None:
     """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
     config = _config(
         config_path,
@@ -131,6 +138,15 @@ def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, lo
         timer=timer,
         name=game_name,
     )
+    if node or advertise:
+        from .cluster.settings import ClusterSettings
+        from .config import validate
+
+        cluster = config.cluster or ClusterSettings("", "")
+        cluster = replace(cluster, node=node or cluster.node, advertise=advertise or cluster.advertise)
+        if not cluster.node:
+            raise click.UsageError("--advertise is for a cluster node: give --node NAME too")
+        config = validate(replace(config, cluster=cluster))
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
     from .runner import run
 
@@ -393,6 +409,53 @@ def end_turn(game, wait, config_path, database) -> None:
     db = _open(config_path, database)
     try:
         click.echo(end(db, game, wallclock=time.time, wait=wait).text)
+    finally:
+        db.close()
+
+
+# -- cluster nodes ----------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a table.")
+@database_options
+def nodes(as_json, config_path, database) -> None:
+    """List the cluster nodes, the games each runs, and the games waiting for a node."""
+    from .operations import cluster_view
+
+    db = _open(config_path, database)
+    try:
+        view = cluster_view(db)
+    finally:
+        db.close()
+    if as_json:
+        click.echo(json.dumps(view, indent=2))
+        return
+    if not view["nodes"]:
+        click.echo("no cluster nodes have joined this database")
+    for n in view["nodes"]:
+        state = n["state"] if n["alive"] else "down"
+        click.echo(
+            f"{n['name']:<16} {state:<9} {n['advertise']:<22} pid {n['pid']} on {n['host']}, "
+            f"heartbeat {n['heartbeat_age']:.0f} s ago, {len(n['games'])} games"
+            + (f": {', '.join(n['games'])}" if n["games"] else "")
+        )
+    if view["waiting"]:
+        click.echo(f"waiting for a node: {', '.join(view['waiting'])}")
+
+
+@cli.command("move-game")
+@click.argument("game")
+@click.argument("node")
+@wait_option
+@database_options
+def move_game(game, node, wait, config_path, database) -> None:
+    """Hand a game over to another cluster node (its players stay connected)."""
+    from .operations import move_game as move
+
+    db = _open(config_path, database)
+    try:
+        click.echo(move(db, game, node, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
 

@@ -19,6 +19,11 @@
     auto_add = false                 # a login with an unknown name creates the account
     account_creation = true          # CreateAccount is offered (feature 1000)
 
+    [cluster]                        # several nodes on one PostgreSQL database (docs/cluster.md)
+    node = "node-a"                  # this node's name (or `serve --node NAME`)
+    advertise = "10.0.0.5:6923"      # where the other nodes reach its TP listener (--advertise)
+    poll_interval = 1.0              # the other settings: server.cluster.settings
+
 The file is read against one typed schema (`ConfigFile`, with msgspec): an unknown key or a
 value of the wrong type is refused. Every problem is a `ConfigError` with a one-line message
 naming the setting.
@@ -35,6 +40,7 @@ import msgspec
 
 import ruleset
 
+from .cluster.settings import ClusterSettings, ClusterSettingsError
 from .schema_errors import describe_validation_error
 from .store import GameSetup
 from .turn_timer import TimerSettings, TimerSettingsError
@@ -71,6 +77,17 @@ class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     account_creation: bool | None = None
 
 
+class ClusterTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """The `[cluster]` table as written (server.cluster.settings)."""
+
+    node: str | None = None
+    advertise: str | None = None
+    poll_interval: float | None = None
+    failover_timeout: float | None = None
+    relay_timeout: float | None = None
+    handover_timeout: float | None = None
+
+
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """The configuration file's schema: every key, its type; anything else is refused."""
 
@@ -78,6 +95,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     log_format: str | None = None
     database: str | None = None
     game: GameTable | None = None
+    cluster: ClusterTable | None = None
 
 
 class ConfigError(ValueError):
@@ -128,6 +146,12 @@ class ServerConfig:
     log_format: str = "text"
     database: str | None = None
     game: GameConfig = field(default_factory=GameConfig)
+    # A cluster node's settings; a node only when `node` is set (the file, or `serve --node`).
+    cluster: ClusterSettings | None = None
+
+    @property
+    def node(self) -> ClusterSettings | None:
+        return self.cluster if self.cluster is not None and self.cluster.node else None
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:
@@ -166,6 +190,9 @@ def load_config(path: str | None) -> ServerConfig:
         config = replace(
             config, game=apply_game_settings(config.game, msgspec.structs.asdict(data.game), "game.")
         )
+    if data.cluster is not None:
+        given = {k: v for k, v in msgspec.structs.asdict(data.cluster).items() if v is not None}
+        config = replace(config, cluster=ClusterSettings(**{"node": "", "advertise": "", **given}))
     return validate(config)
 
 
@@ -208,4 +235,11 @@ def validate(config: ServerConfig) -> ServerConfig:
         game.timer.validate()
     except TimerSettingsError as error:
         raise ConfigError(f"game.{error}") from None
+    if config.node is not None:
+        if not config.node.advertise:
+            raise ConfigError("cluster.advertise: a node needs the HOST:PORT the other nodes reach it at")
+        try:
+            config.node.validate()
+        except ClusterSettingsError as error:
+            raise ConfigError(str(error)) from None
     return config

@@ -33,9 +33,13 @@ MAX_PENDING = 256
 
 
 class TPConnection(twisted_protocol.Protocol):
-    def __init__(self, directory: GameDirectory, frames=None):
+    def __init__(self, directory: GameDirectory, frames=None, session_factory=None):
         self.directory = directory
         self.frames = frames
+        # What serves a connection: `Session`, or a stand-in with the same constructor (a
+        # cluster node's `server.cluster.routing.ClusterSession`, which relays to other nodes;
+        # a stand-in with `handle_frame(message, frame)` also gets the undecoded frame).
+        self.session_factory = session_factory or Session
         self.deframer = Deframer()
         self.session: Session | None = None
         self.pending: deque[tp.Frame | ProtocolError] = deque()
@@ -93,7 +97,7 @@ class TPConnection(twisted_protocol.Protocol):
                 continue
             if self.session is None:
                 host = self.transport.getHost()
-                self.session = Session(
+                self.session = self.session_factory(
                     self.directory,
                     frame.version,
                     self._push,
@@ -108,7 +112,11 @@ class TPConnection(twisted_protocol.Protocol):
                 self.transport.write(tp.encode_error(error, frame.version, frame.sequence))
                 continue
             try:
-                result = self.session.handle(message, frame.sequence)
+                handle_frame = getattr(self.session, "handle_frame", None)
+                if handle_frame is not None:
+                    result = handle_frame(message, frame)
+                else:
+                    result = self.session.handle(message, frame.sequence)
             except Exception:
                 log.failure("handler failed for {message}", message=type(message).__name__)
                 result = self._internal_error(frame)
@@ -155,8 +163,9 @@ class TPFactory(twisted_protocol.Factory):
 
     noisy = False
 
-    def __init__(self, directory: GameDirectory):
+    def __init__(self, directory: GameDirectory, session_factory=None):
         self.directory = directory
+        self.session_factory = session_factory
         self._frame_caches: dict[int, FrameCache] = {}
 
     def frames(self, game_id: int) -> FrameCache:
@@ -166,6 +175,6 @@ class TPFactory(twisted_protocol.Factory):
         return cache
 
     def buildProtocol(self, addr) -> TPConnection:
-        connection = TPConnection(self.directory, self.frames)
+        connection = TPConnection(self.directory, self.frames, self.session_factory)
         connection.factory = self
         return connection
