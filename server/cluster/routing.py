@@ -137,14 +137,14 @@ class ClusterSession:
         if isinstance(message, tp.Connect):
             self.client = message.client
             self.relayed = message.client.startswith(RELAY_CLIENT)
+        if isinstance(message, tp.GetGames):  # the whole cluster's, whoever runs this session's game
+            return defer.ensureDeferred(self._games(frame))
         if self.mode == "remote":
             return defer.ensureDeferred(self._forward(message, frame))
         if self.mode == "local":
             return self._serve_locally(message, frame)
         if isinstance(message, (tp.Login, tp.CreateAccount)):
             return defer.ensureDeferred(self._route(message, frame))
-        if isinstance(message, tp.GetGames):
-            return defer.ensureDeferred(self._games(frame))
         if isinstance(message, (tp.GetFeatures, tp.GetTimeRemaining)):
             placement = self.node.placement(None)
             if placement is not None and placement.owned and self.node.local(None) is None:
