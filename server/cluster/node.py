@@ -24,6 +24,7 @@ no longer holds cannot be changed by it.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import Any
@@ -45,6 +46,8 @@ from .notify import NotifyListener
 from .settings import ClusterSettings
 
 log = Logger()
+
+REBALANCE_PER_ROUND = 2
 
 
 def _register(conn, name: str, advertise: str, host: str, pid: int, now: float) -> tuple[int, int]:
@@ -110,6 +113,7 @@ class ClusterNode:
         self._departure_watchers: list[Callable[[int], None]] = []
         self._news: dict[int, list[Callable[[dict], None]]] = {}
         self._rejoining = False
+        self._rebalancing = False
 
     # -- joining ---------------------------------------------------------------------------
 
@@ -318,6 +322,7 @@ class ClusterNode:
                 "cluster node {node}: node {other} stopped answering; cut off", node=self.name, other=name
             )
         self._take_round(result)
+        self._rebalance(result)
         gains = {
             gid: epoch
             for gid, epoch in result.mine.items()
@@ -337,6 +342,42 @@ class ClusterNode:
             held = self.store.claims.get(game.id)
             if result.mine.get(game.id) != held:
                 self._drop(game, "another node runs it now")
+
+    def _rebalance(self, result: ownership.Round) -> None:
+        """Hand games to nodes with fewer, while this node runs more than its fair share and a
+        node runs at least two fewer than this one (so two nodes never pass a game to and fro).
+        A few games a round, each handed over gracefully: players stay connected."""
+        if self.stopping or self._rebalancing:
+            return
+        running = [n for n in result.nodes if n.alive and n.state == ownership.RUNNING]
+        me = next((n for n in running if n.id == self.node_id), None)
+        if me is None or len(running) < 2:
+            return
+        share = math.ceil(len(result.placements) / len(running))
+        counts = {n.name: len(n.games) for n in running}
+        mine = sorted(
+            (g for g in self.directory.games.values() if g.id not in self.leaving), key=lambda g: -g.id
+        )
+        plan = []
+        while counts[self.name] > share and mine and len(plan) < REBALANCE_PER_ROUND:
+            target = min((n for n in running if n.name != self.name), key=lambda n: (counts[n.name], n.name))
+            if counts[target.name] >= counts[self.name] - 1:
+                break
+            counts[target.name] += 1
+            counts[self.name] -= 1
+            plan.append((mine.pop(0), target))
+        if plan:
+            self._rebalancing = True
+            moves = [defer.ensureDeferred(self._hand_over(game, target)) for game, target in plan]
+            done = defer.DeferredList(moves, consumeErrors=True)
+            done.addCallback(lambda _: setattr(self, "_rebalancing", False))
+            done.addCallback(lambda _: self.wake())
+            log.info(
+                "cluster node {node}: handing {count} games to less loaded nodes ({moves})",
+                node=self.name,
+                count=len(plan),
+                moves=", ".join(f"{g.setup.name}->{t.name}" for g, t in plan),
+            )
 
     def _local_by_id(self, game_id: int) -> Game | None:
         return next((g for g in self.directory.games.values() if g.id == game_id), None)
