@@ -8,7 +8,6 @@
 * `relay`: `Upstream`, the TP connection from one node to another.
 * `notify`: cluster news over LISTEN/NOTIFY (turns, timer announcements, claims, requests).
 * `start`: what `server.app.start_server` calls for a node.
-* `web`: the web listener's hook (where a game runs; proxying a page to its owner).
 
 Nothing here is imported by a single server; `server.config` imports `settings` only.
 """

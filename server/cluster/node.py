@@ -47,7 +47,7 @@ from .settings import ClusterSettings
 
 log = Logger()
 
-REBALANCE_PER_ROUND = 2
+REBALANCE_PER_ROUND = 8
 
 
 def _register(conn, name: str, advertise: str, host: str, pid: int, now: float) -> tuple[int, int]:
@@ -507,7 +507,9 @@ class ClusterNode:
                 "t": snapshot.state.turn,
                 "w": list(snapshot.waiting_for()),
             }
-            self.store.notify(message).addErrback(lambda failure: None)
+            if self.claims is not None and not self.claims.broken:
+                # On the claim connection's thread, not the store's: news never delays a write.
+                self.claims.run(ownership.thd_notify, self.space, message).addErrback(lambda failure: None)
 
         return announce
 
