@@ -34,10 +34,14 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
+from twisted.internet.task import Clock
 
 import protocol as tp
 from protocol import Deframer, Version
-from server.database import SyncDatabase
+from server.accounts import hash_password
+from server.database import ConnectionStore, SyncDatabase
+from server.database import games as q
+from server.game import Game
 from server.store import GameSetup
 from server.turn_timer import TimerSettings
 
@@ -63,16 +67,18 @@ class ScriptedPlayer:
         self.deframer = Deframer()
         self.waiting: dict[int, asyncio.Future] = {}
         self.turn_started = asyncio.Event()
+        self.ready = asyncio.Event()
         self.finished = 0
 
-    async def run(self, stop: asyncio.Event) -> None:
+    async def run(self, go: asyncio.Event, stop: asyncio.Event) -> None:
         reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         reading = asyncio.ensure_future(self._read(reader))
         try:
             await self.request(tp.Connect("bench-cluster"))
-            await self.request(tp.CreateAccount(self.login, "pw", "", ""))
             answer = await self.request(tp.Login(self.login, "pw"))
             assert isinstance(answer, tp.Okay), answer
+            self.ready.set()
+            await go.wait()
             while not stop.is_set():
                 self.turn_started.clear()
                 await self.request(tp.FinishedTurn())
@@ -147,11 +153,22 @@ def _start_nodes(url: str, count: int, cwd: Path) -> list[NodeProcess]:
 
 
 def _add_games(url: str, count: int) -> list[str]:
+    """New games with their two players, each game and its accounts in one transaction (so a
+    node claims it complete); the passwords are hashed cheaply, the benchmark is about turns."""
     names = [f"b{i:03}" for i in range(count)]
     timer = TimerSettings(turn_length=300, turn_players_min=2)
+    digest = hash_password("pw", n=16)
+
+    def create(conn, setup: GameSetup) -> None:
+        game_id = q.thd_create_game(conn, setup)
+        stored = q.thd_load_games(conn, [game_id], all_states=False)[0]
+        game = Game.restore(stored, ConnectionStore(conn), Clock())
+        for k in range(2):
+            game.create_account(f"p{k}", "", password_hash=digest, creation_setting_applies=False)
+
     with SyncDatabase(url) as db:
         for i, name in enumerate(names):
-            db.create_game(GameSetup(name, SMALL_MAP, seed=i, timer=timer))
+            db.run(create, GameSetup(name, SMALL_MAP, seed=i, timer=timer))
     _wait(lambda: not nodes_view(url)["waiting"], 120)
     return names
 
@@ -164,9 +181,17 @@ def _wait(predicate, timeout: float) -> None:
         time.sleep(0.2)
 
 
+async def _start(players: list[ScriptedPlayer]) -> tuple[asyncio.Event, list[asyncio.Future]]:
+    """Every player connected and logged in, then all told to play."""
+    go, stop = asyncio.Event(), asyncio.Event()
+    tasks = [asyncio.ensure_future(p.run(go, stop)) for p in players]
+    await asyncio.wait([asyncio.ensure_future(p.ready.wait()) for p in players], timeout=300)
+    go.set()
+    return stop, tasks
+
+
 async def _drive(players: list[ScriptedPlayer], url: str) -> float:
-    stop = asyncio.Event()
-    tasks = [asyncio.ensure_future(p.run(stop)) for p in players]
+    stop, tasks = await _start(players)
     await asyncio.sleep(WARMUP_S)
     before, started = _turns(url), time.monotonic()
     await asyncio.sleep(WINDOW_S)
@@ -224,8 +249,7 @@ def _last_turns(url: str) -> dict[str, int]:
 
 
 async def _kill_and_time(players: list[ScriptedPlayer], url: str, victim: NodeProcess) -> list[float]:
-    stop = asyncio.Event()
-    tasks = [asyncio.ensure_future(p.run(stop)) for p in players]
+    stop, tasks = await _start(players)
     await asyncio.sleep(WARMUP_S)
     games = next(n["games"] for n in nodes_view(url)["nodes"] if n["name"] == victim.name)
     killed = time.monotonic()
