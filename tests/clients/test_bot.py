@@ -9,8 +9,10 @@ import socket
 import pytest
 
 from clients import Version
-from clients.bot import Bot, BotResult, format_results, main, parse_game_over, run_bots
-from clients.bot_strategy import MOVE, BotStrategy, Intent, RandomStrategy, Strategy, View
+from clients.bot import Bot, BotResult, format_results, parse_game_over, run_bots
+from clients.bot_random import RandomStrategy
+from clients.bot_strategy import BotStrategy
+from clients.bot_view import MOVE, Intent, Strategy, View
 from clients.game_api import FleetKind
 from tests.benchmarks.bench_bot import (
     cheap_passwords as cheap_password_hashing,
@@ -133,21 +135,6 @@ def test_run_bots_reports_a_server_that_is_not_there():
     assert all(not r.ok for r in results)
     with pytest.raises(ValueError):
         run_bots("127.0.0.1", 1, ["a", "a"], "pw")
-
-
-def test_command_line(capsys):
-    assert main(["--help"]) == 0
-    assert "tae-client bot" in capsys.readouterr().out
-    assert main(["--protocol", "5"]) == 2
-    assert main(["--count", "0"]) == 2
-    assert main(["x", "x"]) == 2
-    status = main(["--port", str(free_port()), "--timeout", "2", "--turn-timeout", "2", "-n", "2"])
-    assert status == 1
-    out = capsys.readouterr().out
-    assert "bot1" in out and "bot2" in out and "ERROR" in out
-    assert main(["--port", str(free_port()), "--timeout", "1", "--json", "solo"]) == 1
-    line = capsys.readouterr().out.strip()
-    assert '"name": "solo"' in line and '"ok": false' in line
 
 
 def test_format_results():

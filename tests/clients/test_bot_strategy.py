@@ -9,18 +9,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clients.bot_strategy import (
+from clients.bot_random import RandomStrategy
+from clients.bot_strategy import BotStrategy
+from clients.bot_view import (
     ATTACK,
     COLONIZE,
     COLONIZE_MINING,
     MOVE,
     REINFORCE,
-    BotStrategy,
     CombatInfo,
     Intent,
     LeaderInfo,
     MyFleet,
-    RandomStrategy,
     Square,
     View,
     parse_combat,
