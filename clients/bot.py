@@ -26,7 +26,6 @@ from __future__ import annotations
 import enum
 import json
 import logging
-import re
 import threading
 import time
 import traceback
@@ -37,10 +36,17 @@ from protocol import FinishedTurn, Version
 
 from .blocking import BlockingClient
 from .bot_strategy import BotStrategy, Strategy
-from .bot_view import ORDERS_PER_TURN, REINFORCE, Intent, View, intents_summary, view_from_game
+from .bot_view import (
+    ORDERS_PER_TURN,
+    Intent,
+    View,
+    intents_summary,
+    view_from_game,
+)
 from .errors import ClientError, RequestFailed
-from .game_api import Scores, TaeGame
+from .game_api import TaeGame
 from .plans import Plan
+from .tae_model import REINFORCE, Scores
 from .tls import TlsOptions
 
 __all__ = [
@@ -68,27 +74,6 @@ class Failure(enum.Enum):
     REFUSED = "refused"  # the server refused the login
     DEADLINE = "deadline"  # the deadline or max_turns passed first
     INTERNAL = "internal"  # a bug in the bot
-
-
-_GAME_OVER = re.compile(
-    r"^(?P<who>.*?) (?:has|have) won the game with a score of (?P<best>-?\d+)!\s*"
-    r"Your final score after distributing your alien artifacts was: (?P<own>-?\d+)",
-    re.DOTALL,
-)
-
-
-def parse_game_over(body: str) -> tuple[tuple[str, ...], int | None, int | None]:
-    """(winners, winning score, own final score) from a "GAME OVER!" body (R25)."""
-    match = _GAME_OVER.search(body.strip())
-    if match is None:
-        return (), None, None
-    who = match.group("who")
-    if " and " in who:
-        head, _, last = who.rpartition(" and ")
-        winners = tuple(n for n in head.split(", ") if n) + (last,)
-    else:
-        winners = (who,)
-    return winners, int(match.group("best")), int(match.group("own"))
 
 
 @dataclass
@@ -219,9 +204,10 @@ class Bot:
         ended = game.game_over
         if ended is not None:
             result.game_over = True
-            winners, best, own = parse_game_over(ended.body)
-            result.winners, result.winning_score, result.final_score = winners, best, own
-            result.won = self.name in winners
+            result.winners, result.final_score = ended.winners, ended.final_score
+            result.winning_score = ended.winning_score
+            standing = ended.standing_of(game.player_id)
+            result.won = standing.rank == 1 if standing is not None else self.name in ended.winners
         if game.turn != self._last_turn:
             board = tuple(
                 sorted(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .bot_view import HABITABLE, KINDS, MINING, SCIENTIST, UNINHABITABLE, LeaderInfo, Pos, Square, View
-from .game_api import ColonyKind
+from .tae_model import ColonyKind
 
 __all__ = ["Board", "Geometry"]
 

@@ -7,19 +7,14 @@ import random
 
 from .bot_board import Board, Geometry
 from .bot_view import (
-    ATTACK,
-    COLONIZE,
-    COLONIZE_MINING,
     MINING,
-    MOVE,
     ORDERS_PER_TURN,
-    REINFORCE,
     Intent,
     Pos,
     Strategy,
     View,
 )
-from .game_api import FleetKind
+from .tae_model import ATTACK, COLONIZE, COLONIZE_MINING, MOVE, REINFORCE, FleetKind
 
 __all__ = ["RandomStrategy"]
 

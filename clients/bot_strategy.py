@@ -43,17 +43,12 @@ from dataclasses import dataclass
 
 from .bot_board import Board, Geometry
 from .bot_view import (
-    ATTACK,
-    COLONIZE,
-    COLONIZE_MINING,
     HABITABLE,
     KINDS,
     MERCHANT,
     MINING,
-    MOVE,
     ORDERS_PER_TURN,
     POOL_SHARE,
-    REINFORCE,
     SCIENTIST,
     SETTLER,
     UNINHABITABLE,
@@ -64,7 +59,7 @@ from .bot_view import (
     Strategy,
     View,
 )
-from .game_api import ColonyKind, FleetKind
+from .tae_model import ATTACK, COLONIZE, COLONIZE_MINING, MOVE, REINFORCE, ColonyKind, FleetKind
 
 __all__ = ["BotStrategy", "Strategy", "Weights"]
 

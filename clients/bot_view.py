@@ -12,11 +12,13 @@ prose (``clients.game_messages``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .game_api import ColonyKind, FleetKind, TaeGame
+from .conflict_view import running_conflict
+from .game_api import TaeGame
+from .game_messages import COMBAT
+from .tae_model import REINFORCE, ColonyKind, FleetKind
 
 __all__ = [
     "CombatInfo",
@@ -27,7 +29,6 @@ __all__ = [
     "Strategy",
     "View",
     "intents_summary",
-    "parse_combat",
     "view_from_game",
 ]
 
@@ -40,13 +41,6 @@ MERCHANT, SCIENTIST, SETTLER, MINING = (
 KINDS = (MERCHANT, SCIENTIST, SETTLER, MINING)
 WAR_ORDER = (SETTLER, SCIENTIST, MERCHANT, MINING)  # R16: conflicts queue in this order
 
-COLONIZE, COLONIZE_MINING, MOVE, ATTACK, REINFORCE = (
-    "Colonize",
-    "ColonizeMining",
-    "Move",
-    "Attack",
-    "Reinforce",
-)
 ORDERS_PER_TURN = 2  # R11
 HABITABLE, UNINHABITABLE = ".", "M"
 
@@ -101,7 +95,8 @@ class MyFleet:
 
 @dataclass(frozen=True, slots=True)
 class CombatInfo:
-    """The running conflict, from the latest "COMBAT!" message (attacker named first)."""
+    """The running conflict (``clients.conflict_view``): its kind, the combatants' names
+    (attacker first) and their initial strengths."""
 
     internal: bool
     attacker: str
@@ -168,23 +163,6 @@ class Intent:
     alternate: bool = False
 
 
-_COMBAT = re.compile(
-    r"next turn is an (INTERNAL|EXTERNAL) combat turn! Combatants are:\s+(.+?) with an initial "
-    r"strength of (-?\d+) and (.+?) with an initial strength of (-?\d+)\s*$",
-    re.DOTALL,
-)
-
-
-def parse_combat(body: str) -> CombatInfo | None:
-    """The combatants and initial strengths named by a "COMBAT!" message body (R26)."""
-    match = _COMBAT.search(body)
-    if match is None:
-        return None
-    return CombatInfo(
-        match.group(1) == "INTERNAL", match.group(2), int(match.group(3)), match.group(4), int(match.group(5))
-    )
-
-
 def view_from_game(game: TaeGame, *, stalled: int = 0) -> View:
     """Copy what ``game``'s cache knows into a ``View`` (call after ``cache.update()``)."""
     me = game.player_id if game.player_id is not None else -1
@@ -235,11 +213,15 @@ def view_from_game(game: TaeGame, *, stalled: int = 0) -> View:
         else (scores.money, scores.technology, scores.people, scores.raw_materials, scores.artifacts)
     )
     turn = game.turn or 0
-    combat, combat_turn = None, False
-    for message in reversed(game.messages("COMBAT!")):
-        if message.turn == turn:  # posted at the end of the last turn: this one is a combat turn
-            combat, combat_turn = parse_combat(message.body), True
-        break
+    posted = game.messages(COMBAT)
+    # Posted at the end of the last turn: this one is a combat turn.
+    combat_turn = bool(posted) and posted[-1].turn == turn
+    combat = None
+    conflict = running_conflict(game)
+    if conflict is not None:
+        a, d = conflict.attacker.strength, conflict.defender.strength
+        if a is not None and d is not None:
+            combat = CombatInfo(conflict.internal, conflict.attacker.name, a, conflict.defender.name, d)
     return View(
         me=me,
         squares=squares,

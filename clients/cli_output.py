@@ -19,7 +19,8 @@ from rich.text import Text
 from protocol import ObjectArg, Order, Version
 
 from .fleet_refs import fleet_ref
-from .game_api import ColonyKind, FleetView, SystemView, TaeGame
+from .game_api import TaeGame
+from .tae_model import ColonyKind, FleetView, SystemView
 
 __all__ = [
     "board_data",

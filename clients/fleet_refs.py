@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .game_api import ColonyKind, FleetKind, FleetView, TaeGame
+from .game_api import TaeGame
+from .tae_model import ColonyKind, FleetKind, FleetView
 
 __all__ = [
     "FleetPicker",

@@ -18,8 +18,8 @@ wire says (spec/ruleset.md §2–§4, §12). What is derived from what:
   ScientistShip, SettlerShip, MiningShip); opponents' colonist designs are hidden, so their
   type is None. A fleet's square is the board system it is in (fleet → planet → system).
 * **Scores** come only from the latest "Turn complete" message; **game over** from a
-  "GAME OVER!" message; the **turn** from the Universe (object 0): TP04 "Informational" group's
-  first Integer, TP03 ``UniverseExtra.age``.
+  "GAME OVER!" message (both read by ``clients.game_messages``); the **turn** from the Universe
+  (object 0): TP04 "Informational" group's first Integer, TP03 ``UniverseExtra.age``.
 * **Orders.** Allowed types: TP03 ``Object.order_types``, TP04 the fleet's OrderQueue. Orders are
   addressed by object id in TP03 and by order-queue id in TP04; InsertOrder is answered by Okay
   in TP03 and by the Order in TP04.
@@ -29,10 +29,8 @@ The order and turn helpers are plans (``clients.plans``): run them with a transp
 
 from __future__ import annotations
 
-import enum
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from protocol import (
     AnyObject,
@@ -61,185 +59,28 @@ from protocol import (
 )
 
 from .cache import Cache
+from .game_messages import GAME_OVER, TURN_COMPLETE, GameOver, parse_scores, read_game_over
 from .plans import Plan
-
-__all__ = [
-    "ColonyKind",
-    "FleetKind",
-    "FleetView",
-    "GameOver",
-    "Scores",
-    "SystemView",
-    "TaeGame",
-    "parse_scores",
-    "parse_system_name",
-]
-
-# Object types (spec/ruleset.md §3.1) and planet resources (§3.2).
-UNIVERSE, GALAXY, STAR_SYSTEM, PLANET, FLEET = 0, 1, 2, 3, 4
-RES_UNINHABITABLE, RES_DESTROYED, RES_ARTIFACT = 1, 2, 3
-
-# Order type names (§4.1); their ids come from the server's OrderDescs.
-COLONIZE_MINING, COLONIZE, MOVE, ATTACK, REINFORCE = (
-    "ColonizeMining",
-    "Colonize",
-    "Move",
-    "Attack",
-    "Reinforce",
+from .tae_model import (
+    COLONY_RESOURCES,
+    DESIGN_NAMES,
+    FLEET,
+    LEADER_NAMES,
+    NO_OWNER,
+    PLANET,
+    RES_ARTIFACT,
+    RES_DESTROYED,
+    RES_UNINHABITABLE,
+    STAR_SYSTEM,
+    ColonyKind,
+    FleetKind,
+    FleetView,
+    Scores,
+    SystemView,
+    parse_system_name,
 )
 
-TURN_COMPLETE = "Turn complete"
-GAME_OVER = "GAME OVER!"
-
-
-class ColonyKind(str, enum.Enum):
-    """The four colonist (and leader, and colony) types, with their score letter."""
-
-    MERCHANT = "merchant"
-    SCIENTIST = "scientist"
-    SETTLER = "settler"
-    MINING = "mining"
-
-    @property
-    def resource_id(self) -> int:
-        return _RESOURCE_OF[self]
-
-
-class FleetKind(str, enum.Enum):
-    LEADER = "leader"
-    COLONIST = "colonist"
-    BOMBER = "bomber"
-    OTHER = "other"
-
-
-_COLONY_RESOURCES = {
-    4: ColonyKind.MERCHANT,
-    5: ColonyKind.SCIENTIST,
-    6: ColonyKind.SETTLER,
-    7: ColonyKind.MINING,
-}
-_RESOURCE_OF = {kind: resource for resource, kind in _COLONY_RESOURCES.items()}
-_LEADER_NAMES = {f"{kind.value.capitalize()} Leader": kind for kind in ColonyKind}
-_DESIGN_NAMES = {f"{kind.value.capitalize()}Ship": kind for kind in ColonyKind}
-_SYSTEM_NAME = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
-_SCORE_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(-?\d+)\s*$", re.MULTILINE)
-_NO_OWNER = (0, -1, 0xFFFFFFFF)
-
-
-def parse_system_name(name: str) -> tuple[int, int] | None:
-    """(x, y) of a board system named ``"x, y"``; None for any other name."""
-    match = _SYSTEM_NAME.match(name)
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-@dataclass(frozen=True, slots=True)
-class Scores:
-    """A player's scores as reported in a "Turn complete" message (R27: only there)."""
-
-    money: int
-    technology: int
-    people: int
-    raw_materials: int
-    artifacts: int
-    turn: int = 0
-
-    @property
-    def by_kind(self) -> dict[ColonyKind, int]:
-        return {
-            ColonyKind.MERCHANT: self.money,
-            ColonyKind.SCIENTIST: self.technology,
-            ColonyKind.SETTLER: self.people,
-            ColonyKind.MINING: self.raw_materials,
-        }
-
-    @property
-    def final(self) -> int:
-        """The end-of-game score (R25): artifacts fill the lowest categories, then the minimum."""
-        values = sorted(self.by_kind.values())
-        for _ in range(self.artifacts):
-            values[0] += 1
-            values.sort()
-        return values[0]
-
-
-_SCORE_KEYS = {
-    "money": "money",
-    "technology": "technology",
-    "people": "people",
-    "raw materials": "raw_materials",
-    "alien artifacts": "artifacts",
-}
-
-
-def parse_scores(body: str, turn: int = 0) -> Scores | None:
-    """Parse "Your Current Score: \\nMoney: m\\nTechnology: t\\nPeople: p\\nRaw Materials: r\\n
-    Alien Artifacts: a"; None if any of the five lines is missing."""
-    values = {}
-    for label, number in _SCORE_LINE.findall(body):
-        key = _SCORE_KEYS.get(label.strip().lower())
-        if key is not None:
-            values[key] = int(number)
-    if len(values) != len(_SCORE_KEYS):
-        return None
-    return Scores(turn=turn, **values)
-
-
-@dataclass(frozen=True, slots=True)
-class GameOver:
-    """The "GAME OVER!" message: its body names the winner(s) and this player's final score."""
-
-    turn: int
-    body: str
-
-
-@dataclass(frozen=True, slots=True)
-class SystemView:
-    """One board square."""
-
-    id: int
-    x: int
-    y: int
-    name: str
-    planet_id: int | None
-    habitable: bool  # False for terrain 'M' (only mining colonists)
-    destroyed: bool
-    colony: ColonyKind | None
-    artifact: bool
-    region: int  # 0: in no region
-    leaders: tuple[int, ...] = ()  # fleet ids of the leaders on this square
-
-    @property
-    def position(self) -> tuple[int, int]:
-        return (self.x, self.y)
-
-    @property
-    def terrain(self) -> str:
-        """The map letter: 'A' artifact system, 'M' uninhabitable, '.' habitable."""
-        if self.artifact:
-            return "A"
-        return "." if self.habitable else "M"
-
-    @property
-    def empty(self) -> bool:
-        """No colony, no leader, not destroyed: a square one might colonize or move to."""
-        return self.colony is None and not self.leaders and not self.destroyed
-
-
-@dataclass(frozen=True, slots=True)
-class FleetView:
-    """One fleet: its kind, type (leader/colonist type), owner, square and orders."""
-
-    id: int
-    name: str
-    owner: int | None
-    kind: FleetKind
-    colony_kind: ColonyKind | None  # the leader's or colonist's type; None if hidden/none
-    system_id: int | None  # the board system it is on, None when at home
-    position: tuple[int, int] | None
-    order_holder: int | None  # object id (TP03) or order-queue id (TP04)
-    order_types: tuple[int, ...]
-    orders: tuple[Order | None, ...]
-    designs: tuple[int, ...] = ()
+__all__ = ["TaeGame"]
 
 
 class TaeGame:
@@ -326,7 +167,12 @@ class TaeGame:
     def game_over(self) -> GameOver | None:
         """The "GAME OVER!" message, once the game has ended."""
         ended = self.messages(GAME_OVER)
-        return GameOver(ended[-1].turn, ended[-1].body) if ended else None
+        if not ended:
+            return None
+        names = {pid: player.name for pid, player in self.cache.players.items()}
+        if self.cache.me is not None:
+            names.setdefault(self.cache.me.id, self.cache.me.name)
+        return read_game_over(ended[-1], names, self.player_id)
 
     @property
     def is_over(self) -> bool:
@@ -365,7 +211,7 @@ class TaeGame:
                 habitable = bool(status.get("Inhabitable", 1))
             destroyed = bool(status.get("Destroyed", 0)) or resources.get(RES_DESTROYED, 0) > 0
             colony = next(
-                (kind for rid, kind in _COLONY_RESOURCES.items() if resources.get(rid, 0) > 0),
+                (kind for rid, kind in COLONY_RESOURCES.items() if resources.get(rid, 0) > 0),
                 None,
             )
             raw.append(
@@ -385,7 +231,7 @@ class TaeGame:
             )
         if not self.regions_from_server:
             regions = _compute_regions(raw)
-            raw = [_replace_region(view, regions.get(view.id, 0)) for view in raw]
+            raw = [replace(view, region=regions.get(view.id, 0)) for view in raw]
         return {view.position: view for view in raw}
 
     @property
@@ -456,8 +302,8 @@ class TaeGame:
             return None
         owner = self._owner(obj)
         designs = self._designs(obj)
-        if obj.name in _LEADER_NAMES:
-            kind, colony_kind = FleetKind.LEADER, _LEADER_NAMES[obj.name]
+        if obj.name in LEADER_NAMES:
+            kind, colony_kind = FleetKind.LEADER, LEADER_NAMES[obj.name]
         elif obj.name == "Bomber":
             kind, colony_kind = FleetKind.BOMBER, None
         elif obj.name == "Colonist Fleet":
@@ -666,7 +512,7 @@ class TaeGame:
                     if isinstance(param, ReferenceParam) and param.type == ReferenceType.PLAYER:
                         owner = param.id
                         break
-        return None if owner in _NO_OWNER else owner
+        return None if owner in NO_OWNER else owner
 
     def _designs(self, obj: AnyObject) -> tuple[int, ...]:
         if isinstance(obj, Tp03Object):
@@ -686,8 +532,8 @@ class TaeGame:
     def _colonist_kind(self, designs: tuple[int, ...]) -> ColonyKind | None:
         for design_id in designs:
             design = self.cache.designs.get(design_id)
-            if design is not None and design.name in _DESIGN_NAMES:
-                return _DESIGN_NAMES[design.name]
+            if design is not None and design.name in DESIGN_NAMES:
+                return DESIGN_NAMES[design.name]
         return None
 
     def _square_of(self, object_id: int) -> tuple[int | None, tuple[int, int] | None]:
@@ -731,10 +577,6 @@ def _compute_regions(views: list[SystemView]) -> dict[int, int]:
         for view in component:
             region_of[view.id] = region_id
     return region_of
-
-
-def _replace_region(view: SystemView, region: int) -> SystemView:
-    return replace(view, region=region)
 
 
 _COLONY_LETTERS = {

@@ -61,6 +61,7 @@ from protocol import (
     PositionParam,
     PropertyIDs,
     ProtocolError,
+    Reference,
     ReferenceParam,
     ReferenceQuantity,
     ReferenceQuantityListParam,
@@ -152,7 +153,8 @@ class FakeWorld:
         self.queues: dict[int, FakeQueue] = {0: FakeQueue(0, 0, 0, ())}
         self.players: dict[int, FakePlayer] = {}
         self.designs: dict[int, FakeDesign] = {}
-        self.messages: dict[int, list[tuple[str, str, int]]] = {}  # board (= player) id
+        # board (= player) id → (subject, body, turn, references)
+        self.messages: dict[int, list[tuple[str, str, int, tuple[Reference, ...]]]] = {}
         self.board_modtimes: dict[int, int] = {}
         self.order_descs = dict(ORDER_DESCS)
         self.object_descs = dict(OBJECT_DESCS)
@@ -203,8 +205,12 @@ class FakeWorld:
         self.add_queue(fleet, owner, tuple(order_types))
         return fleet
 
-    def post(self, player_id: int, subject: str, body: str) -> None:
-        self.messages[player_id].append((subject, body, self.turn))
+    def post(
+        self, player_id: int, subject: str, body: str, references: tuple[tuple[int, int], ...] = ()
+    ) -> None:
+        """Post a message; ``references`` are (reftype, id) pairs (1 Object, 7 Player)."""
+        refs = tuple(Reference(ReferenceType(t), i) for t, i in references)
+        self.messages[player_id].append((subject, body, self.turn, refs))
         self.board_modtimes[player_id] = self.tick()
 
     # -- reading ----------------------------------------------------------------------------------
@@ -692,8 +698,8 @@ class FakeConnection:
         def make(slot):
             if not 0 <= slot < len(messages):
                 return None
-            subject, body, turn = messages[slot]
-            return BoardMessage(board_id, slot, subject, body, turn)
+            subject, body, turn, references = messages[slot]
+            return BoardMessage(board_id, slot, subject, body, turn, references)
 
         return self._items(message.slots, make, sequence, "message", 5)
 

@@ -9,11 +9,11 @@ import socket
 import pytest
 
 from clients import Version
-from clients.bot import Bot, BotResult, format_results, parse_game_over, run_bots
+from clients.bot import Bot, BotResult, format_results, run_bots
 from clients.bot_random import RandomStrategy
 from clients.bot_strategy import BotStrategy
-from clients.bot_view import MOVE, Intent, Strategy, View
-from clients.game_api import FleetKind
+from clients.bot_view import Intent, Strategy, View
+from clients.tae_model import MOVE, FleetKind
 from tests.benchmarks.bench_bot import (
     cheap_passwords as cheap_password_hashing,
 )
@@ -106,20 +106,6 @@ def test_game_over_stops_the_bot():
     assert bot.result.turns_played == played and bot.result.game_over
     assert sent == 0 and client.game.is_over
     client.close()
-
-
-def test_parse_game_over():
-    body = (
-        "ann has won the game with a score of 7!  "
-        "Your final score after distributing your alien artifacts was: 3"
-    )
-    assert parse_game_over(body) == (("ann",), 7, 3)
-    body = (
-        "ann, bob and cid have won the game with a score of 4!  Your final score after "
-        "distributing your alien artifacts was: 4"
-    )
-    assert parse_game_over(body) == (("ann", "bob", "cid"), 4, 4)
-    assert parse_game_over("nonsense") == ((), None, None)
 
 
 def free_port() -> int:

@@ -13,7 +13,7 @@ from clients.fleet_refs import (
     parse_fleet_selector,
     parse_target,
 )
-from clients.game_api import ColonyKind, FleetKind
+from clients.tae_model import ColonyKind, FleetKind
 from clients.turn_file import (
     TurnFileError,
     load_turn_file,
