@@ -21,6 +21,7 @@ import click
 
 from protocol import CreateAccount
 
+from . import cli_board, cli_status
 from . import cli_output as output
 from .blocking import BlockingClient
 from .cli_bot import bot
@@ -219,10 +220,10 @@ def status(as_json):
     run = runtime()
     client = run.client()
     settings = run.settings()
-    data = output.status_data(
+    data = cli_status.status_data(
         client.game, game_name=_game_name(client, settings), host=settings.host, port=settings.port
     )
-    show(run, as_json, data, output.render_status)
+    show(run, as_json, data, cli_status.render_status)
 
 
 @cli.command()
@@ -230,12 +231,12 @@ def status(as_json):
 def board(as_json):
     """Draw the board: colonies by type, leaders, artifacts, regions, destroyed systems."""
     run = runtime()
-    data = output.board_data(run.client().game)
+    data = cli_board.board_data(run.client().game)
     show(
         run,
         as_json,
         data,
-        lambda console, shown: output.render_board(console, shown, color=run.colored),
+        lambda console, shown: cli_board.render_board(console, shown, color=run.colored),
     )
 
 

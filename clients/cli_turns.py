@@ -14,6 +14,7 @@ import click
 from protocol import TimeRemaining
 
 from . import cli_output as output
+from . import cli_status
 from .cli_runtime import (
     EXIT_CONNECTION,
     EXIT_GAME_OVER,
@@ -170,7 +171,7 @@ def _wait(
             pass
         client.update()
     settings = run.settings()
-    data = output.status_data(game, game_name=settings.game, host=settings.host, port=settings.port)
+    data = cli_status.status_data(game, game_name=settings.game, host=settings.host, port=settings.port)
     data["previous_turn"] = start
     return data
 

@@ -159,6 +159,7 @@ class FakeWorld:
         self.order_descs = dict(ORDER_DESCS)
         self.object_descs = dict(OBJECT_DESCS)
         self.finished: set[int] = set()
+        self.pending: set[int] = set()  # pending unification systems: in no region (R16)
         self.connections: list[FakeConnection] = []
         self.lock = threading.RLock()
 
@@ -205,6 +206,18 @@ class FakeWorld:
         self.add_queue(fleet, owner, tuple(order_types))
         return fleet
 
+    def place(self, fleet: FakeObject, x: int, y: int) -> None:
+        """Put a fleet on the board system at (x, y)."""
+        target = self.system_at(x, y)
+        fleet.parent, fleet.position = target.id, target.position
+        self.touch(fleet)
+
+    def colonize(self, x: int, y: int, resource: int) -> None:
+        """A colony (resource 4-7: merchant, scientist, settler, mining) at (x, y)."""
+        planet = self.planet_of(self.system_at(x, y))
+        planet.resources[resource] = 1
+        self.touch(planet)
+
     def post(
         self, player_id: int, subject: str, body: str, references: tuple[tuple[int, int], ...] = ()
     ) -> None:
@@ -233,7 +246,7 @@ class FakeWorld:
         """Flood fill of colonized or leader-held undestroyed board systems (R5)."""
         members = {}
         for obj in self.objects.values():
-            if obj.type != STAR_SYSTEM or ", " not in obj.name or obj.destroyed:
+            if obj.type != STAR_SYSTEM or ", " not in obj.name or obj.destroyed or obj.id in self.pending:
                 continue
             planet = self.planet_of(obj)
             colonized = planet is not None and any(planet.resources.get(r, 0) for r in (4, 5, 6, 7))

@@ -4,7 +4,6 @@ over an in-memory loopback), refusals, game over, the command line."""
 from __future__ import annotations
 
 import dataclasses
-import socket
 
 import pytest
 
@@ -108,14 +107,8 @@ def test_game_over_stops_the_bot():
     client.close()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_run_bots_reports_a_server_that_is_not_there():
-    results = run_bots("127.0.0.1", free_port(), ["a", "b"], "pw", "tp03", timeout=2, turn_timeout=2)
+def test_run_bots_reports_a_server_that_is_not_there(closed_port):
+    results = run_bots("127.0.0.1", closed_port, ["a", "b"], "pw", "tp03", timeout=2, turn_timeout=2)
     assert [r.name for r in results] == ["a", "b"]
     assert all(r.error and "ConnectFailed" in r.error for r in results)
     assert all(not r.ok for r in results)

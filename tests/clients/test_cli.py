@@ -4,7 +4,6 @@ command prints, as text and as JSON, its exit codes, and the all-or-nothing subm
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 
@@ -14,56 +13,12 @@ from click.testing import CliRunner
 from clients.cli import cli
 from protocol import Fail, FailCode, Version
 
+from .conftest import invoke, invoke_json
 from .fake_server import REINFORCE, FakeConnection, ThreadedFakeServer, tae_world
 
 pytestmark = pytest.mark.timeout(30)
 
 VERSIONS = [Version.TP03, Version.TP04]
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("TAE_") or name == "NO_COLOR":
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
-
-
-@pytest.fixture
-def world():
-    return tae_world()
-
-
-@pytest.fixture
-def server(world):
-    with ThreadedFakeServer(world) as running:
-        yield running
-
-
-def invoke(
-    server, *args, user="alice", password="secret", version=Version.TP04, expect=0, timeout="5", env=None
-):
-    base = [
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(server.port),
-        "--timeout",
-        timeout,
-        "--protocol",
-        version.name.lower(),
-    ]
-    if user is not None:
-        base += ["--user", user, "--password", password]
-    result = CliRunner().invoke(cli, base + list(args), env=env)
-    assert result.exit_code == expect, (
-        f"{args} → {result.exit_code}\nstdout: {result.stdout}\nstderr: {result.stderr}"
-    )
-    return result
-
-
-def invoke_json(server, *args, **kwargs):
-    return json.loads(invoke(server, "--json", *args, **kwargs).stdout)
 
 
 def turn_file(tmp_path, orders, name="turn.toml", **top):
@@ -109,6 +64,7 @@ def test_status(server, version):
         "waiting_for",
         "orders_queued",
         "scores",
+        "conflict",
         "game_over",
     }
     assert data["player"] == {"id": 1, "name": "alice"}
@@ -489,7 +445,9 @@ def test_game_over(server, world, tmp_path):
     world.post(1, "GAME OVER!", "alice has won the game with a score of 6!")
     status = invoke_json(server, "status")
     assert status["phase"] == "over"
-    assert status["game_over"] == {"turn": 0, "message": "alice has won the game with a score of 6!"}
+    over = status["game_over"]
+    assert (over["turn"], over["message"]) == (0, "alice has won the game with a score of 6!")
+    assert over["ranking"] == [] and over["reason"] is None  # REF's sentence carries no ranking
     path = turn_file(tmp_path, [])
     result = invoke(server, "submit", path, expect=4)
     assert result.stderr == (

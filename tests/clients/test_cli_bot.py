@@ -2,21 +2,14 @@
 its help (the default password) and its exit codes."""
 
 import json
-import socket
 
 from click.testing import CliRunner
 
 from clients.cli import cli
 
 
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_bot_uses_the_settings_and_a_server_that_is_down_is_exit_3():
-    port = closed_port()
+def test_bot_uses_the_settings_and_a_server_that_is_down_is_exit_3(closed_port):
+    port = closed_port
     result = CliRunner().invoke(
         cli, ["--host", "127.0.0.1", "--port", str(port), "--timeout", "2", "--json", "bot", "-n", "2"]
     )
@@ -29,8 +22,8 @@ def test_bot_uses_the_settings_and_a_server_that_is_down_is_exit_3():
     assert result.stderr.count("\n") == 1
 
 
-def test_the_table_names_every_bot():
-    port = closed_port()
+def test_the_table_names_every_bot(closed_port):
+    port = closed_port
     result = CliRunner().invoke(cli, ["--port", str(port), "--timeout", "1", "bot", "ann", "bob"])
     assert result.exit_code == 3
     assert "ann" in result.stdout and "bob" in result.stdout and "ERROR" in result.stdout

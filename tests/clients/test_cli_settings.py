@@ -4,7 +4,6 @@ passwords never shown."""
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
@@ -13,15 +12,6 @@ from click.testing import CliRunner
 from clients.cli import EXIT_CODES, cli
 from clients.cli_settings import SettingsError, default_config_path, resolve_settings
 from protocol import Version
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("TAE_") or name == "NO_COLOR":
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-
 
 NO_FLAGS = dict.fromkeys(("host", "port", "user", "password", "protocol", "timeout"))
 
