@@ -152,8 +152,7 @@ class BlockingConnection:
             step = advance(plan, first=True)
             while True:
                 if is_batch(step):
-                    outcome = self.request_many(step, timeout)
-                    step = advance(plan, outcome)
+                    step = advance(plan, self.request_many(step, timeout))
                 else:
                     try:
                         outcome = self.request(step, timeout)

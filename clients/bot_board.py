@@ -112,11 +112,12 @@ class Board:
         return board
 
     def invalidate(self) -> None:
+        # Keyed by region label; lookups take a label or None ("no region") and find nothing.
         self._labels: dict[Pos, int] | None = None
-        self._groups: dict[int, list[Pos]] = {}
-        self._leaders_in: dict[int, list[int]] = {}
-        self._counts: dict[int, dict[ColonyKind, int]] = {}
-        self._artifacts: dict[int, int] = {}
+        self._groups: dict[int | None, list[Pos]] = {}
+        self._leaders_in: dict[int | None, list[int]] = {}
+        self._counts: dict[int | None, dict[ColonyKind, int]] = {}
+        self._artifacts: dict[int | None, int] = {}
         self._border: dict[Pos, frozenset[int]] = {}
         self._frontier: dict[tuple[int | None, str], frozenset[Pos]] = {}
         self._empty: dict[str, tuple[Pos, ...]] = {}
@@ -127,12 +128,13 @@ class Board:
     def labels(self) -> dict[Pos, int]:
         if self._labels is None:
             self._derive()
+        assert self._labels is not None
         return self._labels
 
     def _derive(self) -> None:
         members = (set(self.colony) | set(self.at_pos)) - self.destroyed - self.pending
         labels: dict[Pos, int] = {}
-        groups: dict[int, list[Pos]] = {}
+        groups: dict[int | None, list[Pos]] = {}
         neighbours, system_id = self.geo.neighbours, self.geo.system_id
         for start in members:
             if start in labels:
@@ -149,22 +151,22 @@ class Board:
             for p in component:
                 labels[p] = label
             groups[label] = component
-        counts: dict[int, dict[ColonyKind, int]] = {}
-        artifacts: dict[int, int] = {}
+        counts: dict[int | None, dict[ColonyKind, int]] = {}
+        artifacts: dict[int | None, int] = {}
         for pos, kind in self.colony.items():
-            label = labels.get(pos)
-            if label is not None:
-                per = counts.setdefault(label, {})
+            at = labels.get(pos)
+            if at is not None:
+                per = counts.setdefault(at, {})
                 per[kind] = per.get(kind, 0) + 1
         for pos in self.artifact:
-            label = labels.get(pos)
-            if label is not None:
-                artifacts[label] = artifacts.get(label, 0) + 1
-        leaders_in: dict[int, list[int]] = {}
+            at = labels.get(pos)
+            if at is not None:
+                artifacts[at] = artifacts.get(at, 0) + 1
+        leaders_in: dict[int | None, list[int]] = {}
         for pos, lid in self.at_pos.items():
-            label = labels.get(pos)
-            if label is not None:
-                leaders_in.setdefault(label, []).append(lid)
+            at = labels.get(pos)
+            if at is not None:
+                leaders_in.setdefault(at, []).append(lid)
         for found in leaders_in.values():
             found.sort()
         self._labels, self._groups, self._counts = labels, groups, counts

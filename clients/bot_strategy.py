@@ -224,13 +224,14 @@ class _Turn:
     def _grown_frontier(self, board: Board, terrain: str, pos: Pos, labels: frozenset[int]) -> int:
         """How many frontier squares the regions ``labels`` have together once ``pos`` (empty
         now) joins them. Squares between two of them that ``pos`` does not touch are left out."""
+        frontier: frozenset[Pos]
         if len(labels) == 1:
             (label,) = labels
             frontier = board.frontier(label, terrain)
         elif labels:
             frontier = frozenset().union(*(board.frontier(label, terrain) for label in labels))
         else:
-            frontier = _NO_LABELS
+            frontier = frozenset()
         size = len(frontier) - (1 if pos in frontier else 0)
         geo_terrain = self.geo.terrain
         for n in self.geo.neighbours[pos]:
@@ -323,7 +324,7 @@ class _Turn:
         )
         p = _p_win(our_strength, their_strength, attacker=True)
 
-        def doomed(label: int) -> int:  # colonies the loser loses (never artifact systems)
+        def doomed(label: int | None) -> int:  # colonies the loser loses (never artifact systems)
             return sum(
                 1 for c in board.cells(label) if board.colony.get(c) is kind and c not in board.artifact
             )
@@ -430,10 +431,10 @@ class _Turn:
         current = board.leader_at.get(fleet.id)
         lifted, now = self.lifted(board, fleet.id)
         found = []
-        spots = lifted.empty_squares("L")
+        spots: Iterable[Pos] = lifted.empty_squares("L")
         if where is not None:
-            where = set(where)
-            spots = [p for p in spots if p in where]
+            wanted = set(where)
+            spots = [p for p in spots if p in wanted]
         for pos in spots:
             if pos != current:
                 candidate = self.move_value(lifted, fleet.id, kind, pos, now, worth)
@@ -500,7 +501,9 @@ class _Turn:
                 options = by_kind.get(fleet.kind)
                 if options is None:
                     options = []
-                    empty = board.empty_squares(UNINHABITABLE if fleet.kind is MINING else HABITABLE)
+                    empty: Iterable[Pos] = board.empty_squares(
+                        UNINHABITABLE if fleet.kind is MINING else HABITABLE
+                    )
                     if where is not None:
                         empty = [p for p in empty if p in where_set]
                     for pos in empty:
@@ -535,10 +538,11 @@ class _Turn:
 
     def apply(self, board: Board, candidate: _Candidate, scores: tuple[int, ...]) -> tuple[Board, tuple]:
         after = board.copy()
-        scores = list(scores)
+        new_scores = list(scores)
         if candidate.order in (COLONIZE, COLONIZE_MINING):
+            assert candidate.kind is not None  # a colonization always has its colonist's kind
             if candidate.scores:
-                scores[KINDS.index(candidate.kind)] += 1
+                new_scores[KINDS.index(candidate.kind)] += 1
             after.colonize(candidate.pos, candidate.kind, war=candidate.war)
         elif candidate.order == MOVE:
             after.lift(candidate.fleet)  # R9: lifted first
@@ -550,7 +554,7 @@ class _Turn:
             after.place(candidate.fleet, candidate.pos)
         elif candidate.order == ATTACK:
             after.bomb(candidate.pos)
-        return after, tuple(scores)
+        return after, tuple(new_scores)
 
     def plan(self) -> list[Intent]:
         view = self.view
@@ -615,11 +619,10 @@ class _Turn:
                 where.update(self.geo.neighbours[cell])
         for c in first[:40]:
             where.add(c.pos)
+        look: list[Pos] | None = sorted(where)
         if pick.order == ATTACK or (pick.order == MOVE and board.leader_at.get(pick.fleet) is not None):
-            where = None  # a region may have split: look everywhere again
-        second = self.candidates(
-            after, scores_after, rest, taken | {pick.pos}, None if where is None else sorted(where)
-        )
+            look = None  # a region may have split: look everywhere again
+        second = self.candidates(after, scores_after, rest, taken | {pick.pos}, look)
         base = {(c.fleet, c.order, c.pos): c.value for c in first}
         adjusted = []
         for c in second:
@@ -642,9 +645,9 @@ class _Turn:
         """Whether ``pick`` still works, and pays, once ``before`` has executed."""
         after, scores_after = self.apply(board, before, scores)
         worth = self.category_worth(scores_after)
-        if pick.order in (COLONIZE, COLONIZE_MINING):
+        if pick.order in (COLONIZE, COLONIZE_MINING) and pick.kind is not None:
             again = self.colonize_value(after, pick.kind, pick.pos, pick.fleet, worth)
-        elif pick.order == MOVE:
+        elif pick.order == MOVE and pick.kind is not None:
             lifted, now = self.lifted(after, pick.fleet)
             again = self.move_value(lifted, pick.fleet, pick.kind, pick.pos, now, worth)
         else:

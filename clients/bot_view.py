@@ -179,7 +179,9 @@ def view_from_game(game: TaeGame, *, stalled: int = 0) -> View:
             system.region,
         )
     names = {desc.id: desc.name for desc in game.cache.order_descs.values()}
-    leaders, fleets, hands = [], [], {}
+    leaders: list[LeaderInfo] = []
+    fleets: list[MyFleet] = []
+    hands: dict[int, int] = {}
     for fleet in game.fleets():
         if fleet.kind is FleetKind.LEADER and fleet.colony_kind is not None and fleet.owner is not None:
             leaders.append(LeaderInfo(fleet.id, fleet.owner, fleet.colony_kind, fleet.position))

@@ -161,7 +161,7 @@ def render_fleets(console: Console, data: list[dict], *, everyone: bool = False)
         orders = (
             "; ".join(f"{o['order']} {_target_text(o['target'])}".strip() for o in fleet["orders"]) or "-"
         )
-        row = [str(fleet["id"]), name]
+        row: list[str | Text] = [str(fleet["id"]), name]
         if everyone:
             row.append(fleet["owner_name"] or str(fleet["owner"]))
         row += [where, ", ".join(fleet["allowed"]) or "-", orders]

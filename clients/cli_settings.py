@@ -192,7 +192,7 @@ def resolve_settings(
             sources[key] = "default"
     if sources["port"] == "default" and values.get("tls"):
         values["port"] = DEFAULT_TLS_PORT
-    warnings = ()
+    warnings: tuple[str, ...] = ()
     if "password" in from_file:
         warnings = _permission_warnings(path)
     return Settings(

@@ -89,7 +89,7 @@ def server_from_txt(
     host: str,
     port: int,
     addresses: Sequence[str],
-    properties: Mapping[bytes | str, bytes | str | None],
+    properties: Mapping[bytes, bytes | None] | Mapping[str, str | None],
 ) -> DiscoveredServer:
     """A ``DiscoveredServer`` from a service's TXT record (bytes or text, as zeroconf gives it)."""
     text = {_text(key): _text(value) for key, value in properties.items() if value is not None}
