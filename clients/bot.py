@@ -24,7 +24,6 @@ The command line is ``tae-client bot`` (``clients.cli_bot``); ``format_results``
 from __future__ import annotations
 
 import enum
-import json
 import logging
 import threading
 import time
@@ -125,8 +124,6 @@ class BotResult:
         data["ok"] = self.ok
         return data
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
 
 
 class _NamedAdapter(logging.LoggerAdapter):
