@@ -125,7 +125,6 @@ class BotResult:
         return data
 
 
-
 class _NamedAdapter(logging.LoggerAdapter):
     def process(self, msg, kwargs):
         return f"[{self.extra['bot']}] {msg}", kwargs

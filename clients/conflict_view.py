@@ -24,7 +24,7 @@ from protocol import BoardMessage
 
 from .game_api import TaeGame
 from .game_messages import COMBAT, object_references, parse_ref_combat, player_references
-from .tae_model import REINFORCE, ColonyKind, FleetKind, FleetView, SystemView
+from .tae_model import REINFORCE, ColonyKind, FleetKind, FleetView, SystemView, compute_regions
 
 __all__ = ["ConflictView", "Side", "running_conflict"]
 
@@ -194,19 +194,8 @@ def _region_of(game: TaeGame, start: SystemView, unification: SystemView | None)
         if not start.region:
             return []
         return [view for view in squares.values() if view.region == start.region]
-    skip = unification.position if unification is not None else None
-    members = {
-        pos
-        for pos, view in squares.items()
-        if pos != skip and not view.destroyed and (view.colony is not None or view.leaders)
-    }
-    if start.position not in members:
+    regions = compute_regions(squares.values(), without=(unification.id,) if unification is not None else ())
+    label = regions.get(start.id)
+    if label is None:
         return []
-    seen, stack = {start.position}, [start.position]
-    while stack:
-        x, y = stack.pop()
-        for step in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if step in members and step not in seen:
-                seen.add(step)
-                stack.append(step)
-    return [squares[pos] for pos in seen]
+    return [view for view in squares.values() if regions.get(view.id) == label]

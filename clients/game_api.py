@@ -33,10 +33,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from protocol import (
-    AnyObject,
     BoardMessage,
     FinishedTurn,
-    FleetExtra,
     InsertOrder,
     IntegerParam,
     ObjectArg,
@@ -45,19 +43,14 @@ from protocol import (
     OrderArg,
     OrderDesc,
     OrderParamType,
-    PlanetExtra,
     ProbeOrder,
-    ReferenceParam,
-    ReferenceQuantityListParam,
-    ReferenceType,
     RemoveOrder,
-    ResourceListParam,
     Tp03Object,
-    Tp04Object,
     UniverseExtra,
     Version,
 )
 
+from . import object_params
 from .cache import Cache
 from .game_messages import GAME_OVER, TURN_COMPLETE, GameOver, parse_scores, read_game_over
 from .plans import Plan
@@ -66,7 +59,6 @@ from .tae_model import (
     DESIGN_NAMES,
     FLEET,
     LEADER_NAMES,
-    NO_OWNER,
     PLANET,
     RES_ARTIFACT,
     RES_DESTROYED,
@@ -77,7 +69,9 @@ from .tae_model import (
     FleetView,
     Scores,
     SystemView,
+    compute_regions,
     parse_system_name,
+    square_letter,
 )
 
 __all__ = ["TaeGame"]
@@ -118,7 +112,7 @@ class TaeGame:
             return None
         if isinstance(universe, Tp03Object):
             return universe.extra.age if isinstance(universe.extra, UniverseExtra) else None
-        group = self._group(universe, "Informational")
+        group = object_params.group_values(self.cache.object_descs, universe, "Informational")
         if group:
             for param in group:
                 if isinstance(param, IntegerParam):
@@ -203,8 +197,8 @@ class TaeGame:
                 (objects[c] for c in obj.contains if c in objects and objects[c].type == PLANET),
                 None,
             )
-            resources = self._resources(planet) if planet is not None else {}
-            status = self._named_integers(obj, "Status")
+            resources = object_params.resources(planet) if planet is not None else {}
+            status = object_params.named_integers(self.cache.object_descs, obj, "Status")
             if planet is not None:
                 habitable = resources.get(RES_UNINHABITABLE, 0) <= 0
             else:
@@ -230,7 +224,7 @@ class TaeGame:
                 )
             )
         if not self.regions_from_server:
-            regions = _compute_regions(raw)
+            regions = compute_regions(raw)
             raw = [replace(view, region=regions.get(view.id, 0)) for view in raw]
         return {view.position: view for view in raw}
 
@@ -272,7 +266,7 @@ class TaeGame:
             line = []
             for x in range(width):
                 view = systems.get((x, y))
-                line.append(_square_letter(view))
+                line.append(square_letter(view))
             rows.append("".join(line))
         return "\n".join(rows)
 
@@ -300,8 +294,8 @@ class TaeGame:
         obj = self.cache.objects.get(fleet_id)
         if obj is None or obj.type != FLEET:
             return None
-        owner = self._owner(obj)
-        designs = self._designs(obj)
+        owner = object_params.owner(obj)
+        designs = object_params.designs(obj)
         if obj.name in LEADER_NAMES:
             kind, colony_kind = FleetKind.LEADER, LEADER_NAMES[obj.name]
         elif obj.name == "Bomber":
@@ -464,71 +458,6 @@ class TaeGame:
             raise ValueError(f"no board system at {target}")
         return system
 
-    def _group(self, obj: Tp04Object, name: str) -> tuple | None:
-        desc = self.cache.object_descs.get(obj.type)
-        if desc is None:
-            return None
-        for group_desc, values in zip(desc.groups, obj.groups):
-            if group_desc.name == name:
-                return values
-        return None
-
-    def _named_integers(self, obj: AnyObject, group_name: str) -> dict[str, int]:
-        if not isinstance(obj, Tp04Object):
-            return {}
-        desc = self.cache.object_descs.get(obj.type)
-        if desc is None:
-            return {}
-        found = {}
-        for group_desc, values in zip(desc.groups, obj.groups):
-            if group_desc.name != group_name:
-                continue
-            for param_desc, value in zip(group_desc.params, values):
-                if isinstance(value, IntegerParam):
-                    found[param_desc.name] = value.value
-        return found
-
-    def _resources(self, planet: AnyObject) -> dict[int, int]:
-        if isinstance(planet, Tp03Object):
-            entries = planet.extra.resources if isinstance(planet.extra, PlanetExtra) else ()
-        else:
-            entries = ()
-            for group in planet.groups:
-                for param in group:
-                    if isinstance(param, ResourceListParam):
-                        entries = param.resources
-        amounts: dict[int, int] = {}
-        for entry in entries:
-            amounts[entry.resource_id] = amounts.get(entry.resource_id, 0) + entry.stored
-        return amounts
-
-    def _owner(self, obj: AnyObject) -> int | None:
-        if isinstance(obj, Tp03Object):
-            owner = getattr(obj.extra, "owner", -1)
-        else:
-            owner = -1
-            for group in obj.groups:
-                for param in group:
-                    if isinstance(param, ReferenceParam) and param.type == ReferenceType.PLAYER:
-                        owner = param.id
-                        break
-        return None if owner in NO_OWNER else owner
-
-    def _designs(self, obj: AnyObject) -> tuple[int, ...]:
-        if isinstance(obj, Tp03Object):
-            if isinstance(obj.extra, FleetExtra):
-                return tuple(ship.design for ship in obj.extra.ships if ship.count > 0)
-            return ()
-        for group in obj.groups:
-            for param in group:
-                if isinstance(param, ReferenceQuantityListParam):
-                    return tuple(
-                        item.id
-                        for item in param.items
-                        if item.type == ReferenceType.DESIGN and item.number > 0
-                    )
-        return ()
-
     def _colonist_kind(self, designs: tuple[int, ...]) -> ColonyKind | None:
         for design_id in designs:
             design = self.cache.designs.get(design_id)
@@ -550,52 +479,3 @@ class TaeGame:
                 return (obj.id, position) if position is not None else (None, None)
             current = self.cache.parent_of(current)
         return (None, None)
-
-
-def _compute_regions(views: list[SystemView]) -> dict[int, int]:
-    """TP03: region id per system id, by flood fill over orthogonal neighbours (R4, R5)."""
-    members = {
-        view.position: view
-        for view in views
-        if not view.destroyed and (view.colony is not None or view.leaders)
-    }
-    region_of: dict[int, int] = {}
-    seen: set[tuple[int, int]] = set()
-    for start in sorted(members):
-        if start in seen:
-            continue
-        component, stack = [], [start]
-        seen.add(start)
-        while stack:
-            x, y = stack.pop()
-            component.append(members[(x, y)])
-            for step in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if step in members and step not in seen:
-                    seen.add(step)
-                    stack.append(step)
-        region_id = min(view.id for view in component)
-        for view in component:
-            region_of[view.id] = region_id
-    return region_of
-
-
-_COLONY_LETTERS = {
-    ColonyKind.MERCHANT: "m",
-    ColonyKind.SCIENTIST: "s",
-    ColonyKind.SETTLER: "p",
-    ColonyKind.MINING: "r",
-}
-
-
-def _square_letter(view: SystemView | None) -> str:
-    if view is None:
-        return " "
-    if view.destroyed:
-        return "#"
-    if view.leaders:
-        return "L"
-    if view.artifact:
-        return "A"
-    if view.colony is not None:
-        return _COLONY_LETTERS[view.colony]
-    return view.terrain

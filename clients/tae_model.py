@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from protocol import Order
@@ -24,7 +25,9 @@ __all__ = [
     "FleetView",
     "Scores",
     "SystemView",
+    "compute_regions",
     "parse_system_name",
+    "square_letter",
 ]
 
 # Object types (spec/ruleset.md §3.1) and planet resources (§3.2).
@@ -158,3 +161,55 @@ class FleetView:
     order_types: tuple[int, ...]
     orders: tuple[Order | None, ...]
     designs: tuple[int, ...] = ()
+
+
+def compute_regions(views: Iterable[SystemView], without: Collection[int] = ()) -> dict[int, int]:
+    """Region id per system id, by flood fill over orthogonal neighbours (R4, R5), for TP03,
+    which does not send regions. ``without``: system ids known to be in no region (a pending
+    unification system, R16). A region's id is its smallest system id."""
+    members = {
+        view.position: view
+        for view in views
+        if not view.destroyed and (view.colony is not None or view.leaders) and view.id not in without
+    }
+    region_of: dict[int, int] = {}
+    seen: set[tuple[int, int]] = set()
+    for start in sorted(members):
+        if start in seen:
+            continue
+        component, stack = [], [start]
+        seen.add(start)
+        while stack:
+            x, y = stack.pop()
+            component.append(members[(x, y)])
+            for step in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if step in members and step not in seen:
+                    seen.add(step)
+                    stack.append(step)
+        region_id = min(view.id for view in component)
+        for view in component:
+            region_of[view.id] = region_id
+    return region_of
+
+
+COLONY_LETTERS = {
+    ColonyKind.MERCHANT: "m",
+    ColonyKind.SCIENTIST: "s",
+    ColonyKind.SETTLER: "p",
+    ColonyKind.MINING: "r",
+}
+
+
+def square_letter(view: SystemView | None) -> str:
+    """The letter of ``TaeGame.render``."""
+    if view is None:
+        return " "
+    if view.destroyed:
+        return "#"
+    if view.leaders:
+        return "L"
+    if view.artifact:
+        return "A"
+    if view.colony is not None:
+        return COLONY_LETTERS[view.colony]
+    return view.terrain
