@@ -101,6 +101,7 @@ from .codec import (
     encode_body,
     encode_error,
     encode_reply,
+    fit_fail,
     frame_bytes,
     message_class,
 )
@@ -430,6 +431,7 @@ __all__ = [
     "encode_error",
     "encode_header",
     "encode_reply",
+    "fit_fail",
     "frame_bytes",
     "is_defined",
     "is_request",
