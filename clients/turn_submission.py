@@ -179,7 +179,7 @@ def submit_turn(
             planned.status = ACCEPTED
     if report.refused:
         for planned in report.orders:
-            if planned.status == ACCEPTED:
+            if planned.status == ACCEPTED and not dry_run:  # a dry run says which would pass
                 planned.status = NOT_SENT
         yield from _restore(game, report)
         report.stage = "probe"

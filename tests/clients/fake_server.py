@@ -274,6 +274,20 @@ class FakeWorld:
                 region_of[system_id] = min(component)
         return region_of
 
+    def static_problem(self, order_type: int, target: int | None) -> str | None:
+        """R7a's reason an order cannot succeed whatever else happens this turn (a subset: a
+        colonized system for Colonize, an artifact system for Attack), or None."""
+        system = self.objects.get(target) if target is not None else None
+        if system is None or system.type != STAR_SYSTEM:
+            return None
+        planet = self.planet_of(system)
+        colonized = planet is not None and any(planet.resources.get(r, 0) for r in (4, 5, 6, 7))
+        if order_type in (COLONIZE, COLONIZE_MINING) and colonized:
+            return f"{system.name} is already colonized"
+        if order_type == ATTACK and planet is not None and planet.resources.get(3, 0):
+            return f"{system.name} carries an alien artifact"
+        return None
+
     # -- changes ----------------------------------------------------------------------------------
 
     def touch(self, obj: FakeObject) -> None:
@@ -796,6 +810,9 @@ class FakeConnection:
         target = message.args[0].object_id if message.args else None
         if target is not None and target not in self.world.objects:
             return None, self._fail(FailCode.NO_SUCH_THING, "No such target", sequence)
+        reason = self.world.static_problem(message.type, target)
+        if reason is not None:  # R7a: refused now, with the reason
+            return None, self._fail(FailCode.UNAVAILABLE_TEMPORARILY, reason, sequence)
         return (queue, target), None
 
     def _on_InsertOrder(self, message, sequence):

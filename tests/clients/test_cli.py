@@ -560,3 +560,42 @@ def test_submit_reads_standard_input(server, world):
     result = CliRunner().invoke(cli, base + ["submit", "--format", "toml", "-"], input=toml)
     assert result.exit_code == 0, result.output
     assert len(invoke_json(server, "orders")) == 2
+
+
+# ------------------------------------------------------------------------------------------------
+# Orders that cannot succeed (R7a): the server's reason for each
+# ------------------------------------------------------------------------------------------------
+
+
+def test_a_probe_refused_for_a_static_reason_prints_it(server, world):
+    # (1, 0) holds a merchant colony: Colonize there can never work this turn (Fail code 3).
+    result = invoke(server, "order", "probe", "colonist:merchant", "Colonize", "1,0", expect=1)
+    assert result.stderr.endswith("refused: 1, 0 is already colonized\n")
+    assert "accepts:" not in result.stderr  # the type is allowed: only the target is wrong
+    data = json.loads(
+        invoke(server, "--json", "order", "probe", "colonist:merchant", "Colonize", "1,0", expect=1).stdout
+    )
+    assert (data["accepted"], data["code"]) == (False, 3)
+    assert data["reason"].endswith("1, 0 is already colonized")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_dry_run_prints_the_reason_of_every_refused_order(server, world, tmp_path, version):
+    orders = [
+        {"fleet": "colonist:merchant", "order": "Colonize", "target": [1, 0]},
+        {"fleet": "bomber", "order": "Attack", "target": [3, 2]},
+        {"fleet": "colonist:mining", "order": "ColonizeMining", "target": [2, 0]},
+    ]
+    path = turn_file(tmp_path, orders)
+    report = json.loads(
+        invoke(server, "--json", "submit", "--dry-run", path, version=version, expect=1).stdout
+    )
+    assert [(o["status"], o["code"], o["reason"]) for o in report["orders"]] == [
+        ("refused", 3, "1, 0 is already colonized"),
+        ("refused", 3, "3, 2 carries an alien artifact"),
+        ("accepted", None, None),  # a dry run says which orders would pass
+    ]
+    text = invoke(server, "submit", "--dry-run", path, version=version, expect=1).stdout
+    assert "order 1 (Colonize by" in text and "→ 1,0): refused: 1, 0 is already colonized" in text
+    assert "→ 3,2): refused: 3, 2 carries an alien artifact" in text
+    assert invoke_json(server, "orders") == []
