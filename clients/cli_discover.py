@@ -10,8 +10,7 @@ from __future__ import annotations
 import time
 
 import click
-from rich import box
-from rich.table import Table
+from rich.text import Text
 
 from .cli_runtime import EXIT_CONNECTION, CliError, json_option, runtime, show
 from .discovery import DiscoveredServer, browse
@@ -62,27 +61,25 @@ def _connect_options(server: DiscoveredServer) -> str:
 
 
 def _render(console, data: list[dict]) -> None:
+    """Two lines per server: what it is, then the command that connects to it."""
     if not data:
         console.print("no Thousand Parsec servers announced themselves")
         return
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("name", "rules", "turn", "players", "next turn", "protocol", "connect with"):
-        table.add_column(column)
     for server in data:
-        rules = " ".join(part for part in (server["rule"], server["rulever"]) if part) or "?"
-        protocol = ",".join(server["versions"]) or "?"
-        if server["tls"]:
-            protocol += " TLS"
-        table.add_row(
-            server["name"] + ("" if server["complete"] else " (incomplete TXT)"),
-            rules,
-            "-" if server["turn"] is None else str(server["turn"]),
-            "-" if server["players"] is None else str(server["players"]),
-            _next_turn(server["next_turn"]),
-            protocol,
-            server["connect"],
-        )
-    console.print(table)
+        facts = [" ".join(part for part in (server["rule"], server["rulever"]) if part) or "rules unknown"]
+        if server["turn"] is not None:
+            facts.append(f"turn {server['turn']}")
+        if server["players"] is not None:
+            facts.append(f"{server['players']} players")
+        if server["next_turn"]:
+            facts.append(f"next turn {_next_turn(server['next_turn'])}")
+        facts.append(f"TP {','.join(server['versions']) or '?'}" + (" over TLS" if server["tls"] else ""))
+        line = Text(server["name"], style="bold")
+        if not server["complete"]:
+            line.append(" (incomplete TXT)")
+        line.append("  " + ", ".join(facts))
+        console.print(line)
+        console.print(f"  tae-client {server['connect']}")
 
 
 def _next_turn(when: int | None) -> str:

@@ -190,6 +190,11 @@ class Runtime:
             if settings.ca_file or settings.insecure:
                 raise CliError(EXIT_USAGE, "--ca-file and --insecure are for TLS connections: add --tls")
             return None
+        if settings.ca_file is not None and not os.path.isfile(settings.ca_file):
+            origin = {"flag": "--ca-file", "env": "$TAE_CA_FILE"}.get(
+                settings.sources.get("ca_file", ""), f"{settings.config_path}: ca_file"
+            )
+            raise CliError(EXIT_USAGE, f"{origin}: {settings.ca_file} does not exist")
         return TlsOptions(ca_file=settings.ca_file, insecure=settings.insecure)
 
     def credentials(self) -> tuple[str, str]:
