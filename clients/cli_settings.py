@@ -54,6 +54,8 @@ DEFAULT_TIMEOUT = 30.0
 CONFIG_ENVIRONMENT = "TAE_CLIENT_CONFIG"
 
 _PROTOCOLS = {"tp03": Version.TP03, "tp04": Version.TP04}
+_FLAGS = ("tls", "insecure")
+_FLAG_WORDS = {"yes": "true", "on": "true", "no": "false", "off": "false"}
 _NON_BLANK = r"\S"
 
 
@@ -230,6 +232,8 @@ def _convert(key: str, value: object, where: str) -> object:
         value = value.strip() if key != "password" else value
         if key == "protocol":
             value = value.lower()
+        elif key in _FLAGS:
+            value = _FLAG_WORDS.get(value.lower(), value)
     try:
         # strict=False: "6923" from a flag or a variable is the number 6923, "true" is true.
         checked = msgspec.convert({key: value}, ConfigFile, strict=False)

@@ -50,7 +50,8 @@ submit_options = [
         "--format",
         "file_format",
         type=click.Choice(["toml", "json"]),
-        help="File format (default: by extension; '-' reads stdin).",
+        help="File format (default: by the extension, else detected: a JSON object or list, else "
+        "TOML). FILE '-' reads standard input.",
     ),
 ]
 

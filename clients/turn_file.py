@@ -27,6 +27,7 @@ server: whether the orders make sense in the game is for the probe (``clients.tu
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -46,6 +47,7 @@ __all__ = [
     "TurnFileError",
     "load_turn_file",
     "parse_turn_data",
+    "detect_format",
     "parse_turn_text",
 ]
 
@@ -107,7 +109,7 @@ class TurnFile:
 
 def load_turn_file(path: str, file_format: str | None = None) -> TurnFile:
     """Read and check a turn file. ``path`` "-" is standard input. The format is ``toml`` or
-    ``json`` by ``file_format``, else by the extension, else guessed from the first character."""
+    ``json`` by ``file_format``, else by the extension, else detected (``detect_format``)."""
     source = "<stdin>" if path == "-" else path
     try:
         if path == "-":
@@ -138,22 +140,35 @@ def load_turn_file(path: str, file_format: str | None = None) -> TurnFile:
     return parse_turn_text(text, source, file_format)
 
 
+_JSON_START = re.compile(r"^\s*(\{|\[\s*(\{|\]))")
+
+
+def detect_format(text: str) -> str:
+    """"json" for a JSON object or list of objects, else "toml" (a TOML file may start with
+    ``[[orders]]``, which is why a lone "[" is not enough to say JSON)."""
+    return "json" if _JSON_START.match(text) else "toml"
+
+
 def parse_turn_text(text: str, source: str = "<text>", file_format: str | None = None) -> TurnFile:
-    if file_format is None:
-        file_format = "json" if text.lstrip()[:1] in ("{", "[") else "toml"
-    file_format = file_format.lower()
+    """Parse a turn file's text: ``file_format`` "toml" or "json", None to detect it."""
+    detected = file_format is None
+    file_format = detect_format(text) if file_format is None else file_format.lower()
+    hint = ""
+    if detected:
+        other = "toml" if file_format == "json" else "json"
+        hint = f" (read as {file_format.upper()}; give --format {other} if it is {other.upper()})"
     if file_format == "json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise TurnFileError(
-                f"{source}: not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+                f"{source}: not valid JSON: {error.msg} (line {error.lineno}, column {error.colno}){hint}"
             ) from None
     elif file_format == "toml":
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
-            raise TurnFileError(f"{source}: not valid TOML: {error}") from None
+            raise TurnFileError(f"{source}: not valid TOML: {error}{hint}") from None
     else:
         raise TurnFileError(f"{source}: unknown format {file_format!r} (toml or json)")
     return parse_turn_data(data, source)

@@ -46,7 +46,15 @@ def closed_port() -> int:
 
 
 def invoke(
-    server, *args, user="alice", password="secret", version=Version.TP04, expect=0, timeout="5", env=None
+    server,
+    *args,
+    user="alice",
+    password="secret",
+    version=Version.TP04,
+    expect=0,
+    timeout="5",
+    env=None,
+    input=None,
 ):
     """Run ``tae-client`` against ``server`` as ``user``; assert the exit code."""
     base = [
@@ -61,7 +69,7 @@ def invoke(
     ]
     if user is not None:
         base += ["--user", user, "--password", password]
-    result = CliRunner().invoke(cli, base + list(args), env=env)
+    result = CliRunner().invoke(cli, base + list(args), env=env, input=input)
     assert result.exit_code == expect, (
         f"{args} → {result.exit_code}\nstdout: {result.stdout}\nstderr: {result.stderr}"
     )

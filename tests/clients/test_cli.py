@@ -4,6 +4,9 @@ command prints, as text and as JSON, its exit codes, and the all-or-nothing subm
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -599,3 +602,51 @@ def test_a_dry_run_prints_the_reason_of_every_refused_order(server, world, tmp_p
     assert "order 1 (Colonize by" in text and "→ 1,0): refused: 1, 0 is already colonized" in text
     assert "→ 3,2): refused: 3, 2 carries an alien artifact" in text
     assert invoke_json(server, "orders") == []
+
+
+def test_submit_from_standard_input_detects_toml_and_json(server, world):
+    toml = '[[orders]]\nfleet = "bomber"\norder = "Attack"\ntarget = [3, 0]\n'
+    report = json.loads(invoke(server, "--json", "submit", "--dry-run", "-", input=toml).stdout)
+    assert report["ok"] and report["orders"][0]["order"] == "Attack"
+    for text in ('{"orders": [{"fleet": "bomber", "order": "Attack", "target": "3,0"}]}', ' [ {"fleet": 1,'):
+        result = invoke(
+            server, "submit", "--dry-run", "-", input=text, expect=0 if text.startswith("{") else 2
+        )
+    assert result.stderr == (
+        "tae-client: <stdin>: not valid JSON: Expecting property name enclosed in double quotes (line 1, "
+        "column 16) (read as JSON; give --format toml if it is TOML)\n"
+    )
+    result = invoke(server, "submit", "-", input="orders = [", expect=2)
+    assert result.stderr.startswith("tae-client: <stdin>: not valid TOML: ")
+    assert result.stderr.endswith("(read as TOML; give --format json if it is JSON)\n")
+    result = invoke(server, "submit", "--format", "json", "-", input=toml, expect=2)
+    assert "not valid JSON" in result.stderr and "read as" not in result.stderr
+    assert "detected" in invoke(server, "submit", "--help").stdout
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(server, world):
+    """`tae-client … | head -1`: no traceback, no "Broken pipe" message, exit 0."""
+
+    for turn in range(400):
+        world.post(1, "Turn complete", f"turn {turn}: " + "x" * 300)
+    command = [
+        sys.executable,
+        "-m",
+        "clients.cli",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(server.port),
+        "--user",
+        "alice",
+        "--password",
+        "secret",
+        "--json",
+        "messages",
+    ]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TAE_")}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout.readline().strip() == b"["
+    process.stdout.close()  # more than a pipe's worth is still to come
+    _, stderr = process.communicate(timeout=30)
+    assert (process.returncode, stderr) == (0, b"")
