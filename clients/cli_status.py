@@ -11,13 +11,12 @@ from rich.text import Text
 
 from protocol import Version
 
-from .conflict_view import running_conflict
+from .conflict_view import running_conflict, turn_phase
 from .game_api import TaeGame
-from .tae_model import REINFORCE, Scores
+from .tae_model import Scores
 
 __all__ = [
     "format_seconds",
-    "phase_of",
     "render_conflict",
     "render_game_over",
     "render_status",
@@ -25,26 +24,6 @@ __all__ = [
 ]
 
 ORDERS_PER_TURN = 2  # R11, for the "queued n/2" hint only; the server decides
-
-
-def phase_of(game: TaeGame) -> str:
-    """ "over", "combat" or "normal". TP04 names a combat turn in TimeRemaining; otherwise a
-    turn in which none of my fleets may take any order is a combat turn I am not part of, and
-    one in which some may Reinforce is a combat turn I am part of."""
-    if game.is_over:
-        return "over"
-    remaining = game.cache.time_remaining
-    if remaining is not None and "combat" in (remaining.turn_name or "").lower():
-        return "combat"
-    if running_conflict(game) is not None:
-        return "combat"
-    mine = game.my_fleets()
-    reinforce = _order_type_id(game, REINFORCE)
-    if mine and any(reinforce in f.order_types for f in mine):
-        return "combat"
-    if mine and not any(f.order_types for f in mine):
-        return "combat"
-    return "normal"
 
 
 def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -> dict:
@@ -77,7 +56,7 @@ def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -
         "turn_name": (remaining.turn_name or None)
         if remaining is not None and game.version == Version.TP04
         else None,
-        "phase": phase_of(game),
+        "phase": turn_phase(game),
         "time_left": None if time_left is None or time_left < 0 else time_left,
         "players": players,
         "waiting_for": None if waiting is None else [game.player_name(pid) or str(pid) for pid in waiting],
@@ -164,13 +143,6 @@ def format_seconds(seconds: int | None) -> str:
     if minutes:
         return f"{minutes}m {secs:02d}s"
     return f"{secs}s"
-
-
-def _order_type_id(game: TaeGame, name: str) -> int | None:
-    try:
-        return game.order_desc(name).id
-    except KeyError:
-        return None
 
 
 def _place(side: dict) -> str:

@@ -15,6 +15,7 @@ from protocol import TimeRemaining
 
 from . import cli_output as output
 from . import cli_status
+from .blocking import BlockingClient
 from .cli_runtime import (
     EXIT_CONNECTION,
     EXIT_GAME_OVER,
@@ -31,11 +32,14 @@ from .cli_runtime import (
     show,
     with_options,
 )
-from .errors import ClientError, RequestTimeout
+from .errors import ClientError, ConnectFailed, ConnectionClosed, RequestTimeout
 from .turn_file import load_turn_file
 from .turn_submission import submit_turn
 
 __all__ = ["finish", "play", "submit", "wait"]
+
+DEFAULT_RETRIES = 8
+MAX_RETRY_PAUSE = 30.0
 
 
 submit_options = [
@@ -87,6 +91,7 @@ def submit(file, replace, file_format, dry_run, as_json):
 
     \b
     turn = 3                      # optional: only for this turn
+    when = "normal"               # optional: only for a normal (or "combat") turn
     replace = true                # optional: like --replace
     [[orders]]
     fleet = "colonist:merchant"   # an id or a name (see tae-client --help)
@@ -134,14 +139,30 @@ wait_options = [
         metavar="SECONDS",
         help="Also look for a new turn every SECONDS.",
     ),
+    click.option(
+        "--retries",
+        type=click.IntRange(min=0, max=100),
+        default=DEFAULT_RETRIES,
+        show_default=True,
+        metavar="N",
+        help="When the connection is lost (a server restart), reconnect up to N times in a row, "
+        "waiting 1, 2, 4 … (at most 30) seconds between tries.",
+    ),
 ]
 
 
 def _wait(
-    run: Runtime, after: int | None, wait_timeout: float | None, poll: float, *, finished: bool = False
+    run: Runtime,
+    after: int | None,
+    wait_timeout: float | None,
+    poll: float,
+    retries: int,
+    *,
+    finished: bool = False,
 ) -> dict:
     """Wait until the turn is later than ``after`` (default: now) or the game is over; return
-    the new status (``status_data`` plus ``previous_turn``)."""
+    the new status (``status_data`` plus ``previous_turn``). A lost connection is made again,
+    up to ``retries`` times in a row (``_reconnect``)."""
     client = run.client()
     game = client.game
     start = game.turn if after is None else after
@@ -167,14 +188,47 @@ def _wait(
                 raise CliError(EXIT_WAIT_TIMEOUT, f"turn {game.turn} had not ended after {wait_timeout:g} s")
             step = min(step, left)
         try:
-            client.connection.wait_async(_turn_ended, timeout=step)
-        except RequestTimeout:
-            pass
-        client.update()
+            try:
+                client.connection.wait_async(_turn_ended, timeout=step)
+            except RequestTimeout:
+                pass
+            client.update()
+        except (ConnectionClosed, RequestTimeout) as error:
+            client = _reconnect(run, error, retries, deadline)
+            game = client.game
     settings = run.settings()
     data = cli_status.status_data(game, game_name=settings.game, host=settings.host, port=settings.port)
     data["previous_turn"] = start
     return data
+
+
+def _reconnect(run: Runtime, lost: ClientError, retries: int, deadline: float | None) -> BlockingClient:
+    """Connect and log in again after ``lost``, trying up to ``retries`` times with a growing
+    pause (1, 2, 4 … 30 s, never past ``deadline``); exit 3 when every try fails."""
+    run.forget_client()
+    problem: ClientError = lost
+    for attempt in range(1, retries + 1):
+        pause = min(2.0 ** (attempt - 1), MAX_RETRY_PAUSE)
+        if deadline is not None:
+            pause = min(pause, max(deadline - time.monotonic(), 0.0))
+        click.echo(
+            f"tae-client: note: lost the connection ({problem}); reconnecting in {pause:g} s "
+            f"(try {attempt} of {retries})",
+            err=True,
+        )
+        time.sleep(pause)
+        try:
+            client = run.client()
+        except (ConnectFailed, ConnectionClosed, RequestTimeout) as error:
+            run.forget_client()
+            problem = error
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            continue
+        click.echo(f"tae-client: note: reconnected (turn {client.game.turn})", err=True)
+        return client
+    code, message = describe_failure(problem)
+    raise CliError(code, f"{message} (gave up after {retries} tries to reconnect)")
 
 
 def _print_new_turn(run: Runtime, data: dict) -> None:
@@ -213,13 +267,15 @@ def _turn_ended(message) -> bool:
     "turn 'finish' printed, so a turn that ended meanwhile is not missed.",
 )
 @json_option
-def wait(wait_timeout, poll, after_turn, as_json):
+def wait(wait_timeout, poll, retries, after_turn, as_json):
     """Wait until the next turn starts, then print the new turn and my scores.
 
-    Exit 4 if the game is (or becomes) over, 5 if --timeout passes first.
+    A lost connection (the server restarting) is made again, up to --retries times in a row.
+    Exit 4 if the game is (or becomes) over, 5 if --timeout passes first, 3 if the server stays
+    away.
     """
     run = runtime()
-    data = _wait(run, after_turn, wait_timeout, poll)
+    data = _wait(run, after_turn, wait_timeout, poll, retries)
     if run.wants_json(as_json):
         emit_json(data)
     else:
@@ -231,7 +287,7 @@ def wait(wait_timeout, poll, after_turn, as_json):
 @with_options(submit_options)
 @with_options(wait_options)
 @json_option
-def play(file, replace, file_format, wait_timeout, poll, as_json):
+def play(file, replace, file_format, wait_timeout, poll, retries, as_json):
     """Submit FILE, finish the turn and wait for the next one, on one connection.
 
     Stops at the first step that fails, with that step's exit code.
@@ -253,7 +309,7 @@ def play(file, replace, file_format, wait_timeout, poll, as_json):
     if not json_mode:
         click.echo(f"finished turn {turn}")
     try:
-        data = _wait(run, turn, wait_timeout, poll, finished=True)
+        data = _wait(run, turn, wait_timeout, poll, retries, finished=True)
     except CliError:
         if json_mode:
             emit_json({"submit": submitted, "finished": turn, "wait": None})

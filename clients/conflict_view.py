@@ -1,5 +1,5 @@
 """The conflict of a combat turn as a client sees it: who fights whom, where, how strong, and which
-of my fleets may reinforce.
+of my fleets may reinforce; and whether this turn is a combat turn at all (``turn_phase``).
 
 The COMBAT! message posted when a combat turn starts references (spec/protocol.md §7.2) the two
 players (the attacker first), both leaders and their systems, and, for an external conflict, the
@@ -26,7 +26,7 @@ from .game_api import TaeGame
 from .game_messages import COMBAT, object_references, parse_ref_combat, player_references
 from .tae_model import REINFORCE, ColonyKind, FleetKind, FleetView, SystemView, compute_regions
 
-__all__ = ["ConflictView", "Side", "running_conflict"]
+__all__ = ["ConflictView", "Side", "running_conflict", "turn_phase"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +87,29 @@ class ConflictView:
             "my_reinforcements": list(self.my_fleets),
             "tie_goes_to": "defender",
         }
+
+
+def turn_phase(game: TaeGame) -> str:
+    """ "over", "combat" or "normal". A combat turn is one with this turn's COMBAT! message, or
+    one TP04's TimeRemaining names so; without either, a turn in which some of my fleets may
+    Reinforce, or in which none of them may take any order, is a combat turn."""
+    if game.is_over:
+        return "over"
+    remaining = game.cache.time_remaining
+    if remaining is not None and "combat" in (remaining.turn_name or "").lower():
+        return "combat"
+    if running_conflict(game) is not None:
+        return "combat"
+    mine = game.my_fleets()
+    try:
+        reinforce: int | None = game.order_desc(REINFORCE).id
+    except KeyError:
+        reinforce = None
+    if mine and any(reinforce in f.order_types for f in mine):
+        return "combat"
+    if mine and not any(f.order_types for f in mine):
+        return "combat"
+    return "normal"
 
 
 def running_conflict(game: TaeGame) -> ConflictView | None:

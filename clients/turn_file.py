@@ -3,6 +3,7 @@
 TOML::
 
     turn = 3            # optional: refuse the file if the game is at another turn
+    when = "normal"     # optional: refuse it in a turn of the other kind ("normal" or "combat")
     replace = true      # optional: this turn's orders already queued are replaced
     [[orders]]
     fleet = "colonist:merchant"   # an id or a name (clients.fleet_refs)
@@ -33,7 +34,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -105,6 +106,7 @@ class TurnFile:
     orders: tuple[OrderEntry, ...]
     turn: int | None = None
     replace: bool = False
+    when: str | None = None  # "normal" or "combat": only for a turn of that kind
 
 
 def load_turn_file(path: str, file_format: str | None = None) -> TurnFile:
@@ -144,7 +146,7 @@ _JSON_START = re.compile(r"^\s*(\{|\[\s*(\{|\]))")
 
 
 def detect_format(text: str) -> str:
-    """"json" for a JSON object or list of objects, else "toml" (a TOML file may start with
+    """ "json" for a JSON object or list of objects, else "toml" (a TOML file may start with
     ``[[orders]]``, which is why a lone "[" is not enough to say JSON)."""
     return "json" if _JSON_START.match(text) else "toml"
 
@@ -179,6 +181,7 @@ class _TurnSchema(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     an error names its entry."""
 
     turn: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    when: Literal["normal", "combat"] | None = None
     replace: bool = False
     orders: Annotated[list[Any], msgspec.Meta(max_length=MAX_ORDERS)]
 
@@ -205,7 +208,7 @@ def parse_turn_data(data: object, source: str = "<data>") -> TurnFile:
     except msgspec.ValidationError as error:
         raise TurnFileError(f"{source}: {_top_problem(key_problem(error), data)}") from None
     entries = tuple(_entry(raw, number, source) for number, raw in enumerate(top.orders, 1))
-    return TurnFile(source, entries, top.turn, top.replace)
+    return TurnFile(source, entries, top.turn, top.replace, top.when)
 
 
 def _top_problem(problem: KeyProblem, data: object) -> str:
@@ -222,6 +225,8 @@ def _top_problem(problem: KeyProblem, data: object) -> str:
         return "'orders' must be a list of tables ([[orders]] in TOML)"
     if problem.key == "turn":
         return f"'turn' must be a whole number ≥ 0, not {value!r}"
+    if problem.key == "when":
+        return f'\'when\' must be "normal" or "combat", not {value!r}'
     return f"'replace' must be true or false, not {value!r}"
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from protocol import Fail, InsertOrder, Order, ProbeOrder
 
+from .conflict_view import turn_phase
 from .errors import ClientError, RequestFailed
 from .fleet_refs import FleetPicker, fleet_ref, resolve_target
 from .game_api import TaeGame
@@ -146,6 +147,11 @@ def submit_turn(
     if turn_file.turn is not None and game.turn is not None and turn_file.turn != game.turn:
         report.stage = "turn"
         report.message = f"the file is for turn {turn_file.turn}, but the game is at turn {game.turn}"
+        return report
+    phase = turn_phase(game)
+    if turn_file.when is not None and phase != turn_file.when:
+        report.stage = "turn"
+        report.message = f"the file is for a {turn_file.when} turn, but turn {game.turn} is a {phase} turn"
         return report
 
     report.orders = _resolve(game, turn_file.orders, ignore_queued=replace)

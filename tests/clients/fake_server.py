@@ -14,6 +14,7 @@ socket to ``BlockingConnection``; ``ThreadedFakeServer`` serves real loopback TC
 
 from __future__ import annotations
 
+import socket
 import socketserver
 import threading
 from dataclasses import dataclass, field
@@ -904,15 +905,17 @@ class ThreadedFakeServer:
     ``FakeConnection`` of every client so far.
     """
 
-    def __init__(self, world: FakeWorld) -> None:
+    def __init__(self, world: FakeWorld, port: int = 0) -> None:
         self.world = world
         self.connections: list[FakeConnection] = []
+        self._sockets: list[socket.socket] = []
         server = self
 
         class Handler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
                 connection = FakeConnection(server.world)
                 server.connections.append(connection)
+                server._sockets.append(self.request)
                 send_lock = threading.Lock()
 
                 def write(data: bytes) -> None:
@@ -942,7 +945,7 @@ class ThreadedFakeServer:
             allow_reuse_address = True
 
         self.silent = False  # True: read requests and never answer (timeout tests)
-        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server = Server(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -953,6 +956,12 @@ class ThreadedFakeServer:
         return self
 
     def __exit__(self, *exc_info) -> None:
+        """Stop listening and close every connection, as a server that stops does."""
         self._server.shutdown()
         self._server.server_close()
+        for sock in self._sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self._thread.join(timeout=5)

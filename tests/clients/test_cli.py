@@ -377,6 +377,20 @@ def test_a_file_for_another_turn_is_refused(server, tmp_path):
     assert result.stderr == "tae-client: the file is for turn 4, but the game is at turn 0\n"
 
 
+def test_a_file_for_the_other_kind_of_turn_is_refused(server, world, tmp_path):
+    combat = turn_file(tmp_path, [{"order": "Reinforce", "count": 0}], name="combat.toml", when="combat")
+    result = invoke(server, "submit", combat, expect=1)
+    assert result.stderr == "tae-client: the file is for a combat turn, but turn 0 is a normal turn\n"
+    normal = turn_file(tmp_path, [], name="normal.toml", when="normal")
+    assert invoke_json(server, "submit", normal)["ok"]
+    for obj in world.objects.values():  # a combat turn alice is part of
+        if obj.owner == 1 and obj.queue is not None:
+            world.queues[obj.queue].order_types = (REINFORCE,) if obj.name == "Colonist Fleet" else ()
+    result = invoke(server, "submit", normal, expect=1)
+    assert result.stderr == "tae-client: the file is for a normal turn, but turn 0 is a combat turn\n"
+    assert invoke_json(server, "submit", combat)["ok"]
+
+
 def test_a_bad_file_exits_2_before_connecting(tmp_path):
     path = tmp_path / "turn.toml"
     path.write_text('[[orders]]\nfleet = "bomber"\norder = "Attack"\n')
@@ -650,3 +664,58 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(server, world):
     process.stdout.close()  # more than a pipe's worth is still to come
     _, stderr = process.communicate(timeout=30)
     assert (process.returncode, stderr) == (0, b"")
+
+
+def test_wait_reconnects_after_a_server_restart(world):
+    """The server stops (every connection closed) and comes back on the same port; the turn
+    then ends: `wait` reconnects, logs in again and reports the new turn."""
+    first = ThreadedFakeServer(world).__enter__()
+    port = first.port
+    restarted: list[ThreadedFakeServer] = []
+
+    def restart_then_end_the_turn():
+        deadline = time.monotonic() + 10
+        while not any(c.player for c in first.connections) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # `wait` is waiting now
+        first.__exit__(None, None, None)
+        time.sleep(0.5)  # down for a while: the first try to reconnect fails
+        second = ThreadedFakeServer(world, port=port).__enter__()
+        restarted.append(second)
+        while not any(c.player for c in second.connections) and time.monotonic() < deadline + 10:
+            time.sleep(0.05)
+        world.end_turn()
+
+    thread = threading.Thread(target=restart_then_end_the_turn)
+    thread.start()
+    try:
+        result = invoke(first, "--json", "wait", "--poll", "0.2", "--timeout", "20", "--retries", "5")
+    finally:
+        thread.join()
+        for server in restarted:
+            server.__exit__(None, None, None)
+    data = json.loads(result.stdout)
+    assert (data["previous_turn"], data["turn"]) == (0, 1)
+    assert "tae-client: note: lost the connection" in result.stderr
+    assert "tae-client: note: reconnected (turn" in result.stderr
+
+
+def test_wait_gives_up_when_the_server_stays_away(world):
+    server = ThreadedFakeServer(world).__enter__()
+
+    def stop():
+        deadline = time.monotonic() + 10
+        while not any(c.player for c in server.connections) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        server.__exit__(None, None, None)
+
+    thread = threading.Thread(target=stop)
+    thread.start()
+    try:
+        result = invoke(server, "wait", "--poll", "0.2", "--retries", "2", expect=3)
+    finally:
+        thread.join()
+    assert result.stderr.count("reconnecting in") == 2
+    assert result.stderr.splitlines()[-1].endswith("(gave up after 2 tries to reconnect)")
+    assert f"connection to 127.0.0.1:{server.port} refused" in result.stderr.splitlines()[-1]
