@@ -104,6 +104,9 @@ def describe_failure(error: BaseException) -> tuple[int, str]:
         return EXIT_CONNECTION, f"the server redirects to {error.uri}; connect there instead"
     if isinstance(error, ClientError):
         return EXIT_CONNECTION, f"cannot talk to the server: {error}"
+    if isinstance(error, click.exceptions.NoArgsIsHelpError):
+        path = error.ctx.command_path if error.ctx is not None else "tae-client"
+        return EXIT_USAGE, f"missing command (see '{path} --help')"
     if isinstance(error, click.UsageError):
         hint = ""
         if error.ctx is not None:

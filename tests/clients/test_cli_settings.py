@@ -196,3 +196,13 @@ def test_tls_settings_from_every_source(tmp_path):
         "insecure": False,
         "sources": {"tls": "file", "ca_file": "file", "insecure": "default"},
     }
+
+
+def test_a_missing_command_is_a_one_line_usage_error():
+    result = CliRunner().invoke(cli, [])
+    assert (result.exit_code, result.stderr) == (2, "tae-client: missing command (see 'tae-client --help')\n")
+    result = CliRunner().invoke(cli, ["order"])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "tae-client: missing command (see 'tae-client order --help')\n",
+    )
