@@ -74,8 +74,15 @@ def registered():
         zc.close()
 
 
+def quiet_for_a_second():
+    """A responder does not multicast the same answer twice within a second (RFC 6762 §6):
+    let the answers to the previous browse age before browsing again."""
+    time.sleep(1.1)
+
+
 def test_browse_finds_both_services(registered):
-    servers = {server.name: server for server in browse(2.0, interfaces=[LOOPBACK])}
+    quiet_for_a_second()
+    servers = {server.name: server for server in browse(3.0, interfaces=[LOOPBACK])}
     plain, secure = servers["Test TaE"], servers["Secure TaE"]
     assert (plain.scheme, plain.port, plain.addresses, plain.tls) == ("tp", 6923, (LOOPBACK,), False)
     assert plain.versions == ("0.3", "0.4") and (plain.rule, plain.rulever) == ("TaE", "0.1")
@@ -84,13 +91,15 @@ def test_browse_finds_both_services(registered):
 
 
 def test_the_discover_command(registered):
-    result = CliRunner().invoke(cli, ["--json", "discover", "--interface", LOOPBACK, "--wait", "2"])
+    quiet_for_a_second()
+    result = CliRunner().invoke(cli, ["--json", "discover", "--interface", LOOPBACK, "--wait", "3"])
     assert result.exit_code == 0, result.output
     found = {entry["name"]: entry for entry in json.loads(result.stdout)}
     assert found["Test TaE"]["connect"] == "--host 127.0.0.1 --port 6923"
     assert found["Secure TaE"]["connect"] == "--host 127.0.0.1 --port 6924 --tls"
     assert found["Test TaE"]["properties"]["objs"] == "412"
-    text = CliRunner().invoke(cli, ["discover", "--interface", LOOPBACK, "--wait", "2"]).stdout
+    quiet_for_a_second()
+    text = CliRunner().invoke(cli, ["discover", "--interface", LOOPBACK, "--wait", "3"]).stdout
     lines = text.splitlines()
     first = lines.index(next(line for line in lines if line.startswith("Test TaE")))
     assert lines[first].startswith("Test TaE  TaE 0.1, turn 7, 3 players, next turn in 9m")
