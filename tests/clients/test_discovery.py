@@ -24,7 +24,6 @@ TXT = {
     "rule": "TaE",
     "rulever": "0.1",
     "turn": "7",
-    "next": str(int(time.time()) + 600),
     "plys": "3",
     "objs": "412",
 }
@@ -39,13 +38,14 @@ def registered():
     except OSError as error:
         pytest.skip(f"no multicast socket on the loopback interface: {error}")
     address = socket.inet_aton(LOOPBACK)
+    txt = dict(TXT, next=str(int(time.time()) + 600))  # the next turn in ten minutes
     services = [
         zeroconf_module.ServiceInfo(
             "_tp._tcp.local.",
             "Test TaE._tp._tcp.local.",
             port=6923,
             addresses=[address],
-            properties=TXT,
+            properties=txt,
             server="tae-test.local.",
         ),
         zeroconf_module.ServiceInfo(
