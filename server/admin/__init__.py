@@ -1,0 +1,114 @@
+"""The remote-admin listener: the Thousand Parsec admin protocol (spec/admin-protocol.md), as
+tpadmin-cpp speaks it, on its own port, for admin accounts kept apart from every player.
+
+    settings.py    the `[admin]` configuration section (listen, log_level, users)
+    backend.py     `OperatorBackend`, the interface the commands call, and its answer values
+    live.py        `LiveBackend`: the commands on a running server's games
+    commands.py    the command table (ids, names, parameters) and how answers are shown
+    session.py     one connection's conversation, sans I/O
+    log_stream.py  the server's log as LogMessage frames to logged-in admins
+    network.py     the Twisted protocol and factory
+    cli.py         `tae-server admin-user NAME`: an account line for the configuration
+
+A server starts it with::
+
+    backend = LiveBackend(directory, store, reactor, config.game, desk=desk)
+    ports = yield server.admin.listen(reactor, config.admin, backend)
+"""
+
+from __future__ import annotations
+
+from ipaddress import ip_address
+
+from twisted.internet import defer
+from twisted.internet.endpoints import serverFromString
+from twisted.logger import Logger
+
+from ..config import ConfigError
+from .backend import NOT_AVAILABLE, CommandFailed, GameListing, GameReport, OperatorBackend, PlayerLine
+from .live import LiveBackend
+from .network import AdminConnection, AdminFactory
+from .settings import AdminSettings, parse_admin_settings
+
+log = Logger()
+
+__all__ = [
+    "NOT_AVAILABLE",
+    "AdminConnection",
+    "AdminFactory",
+    "AdminSettings",
+    "CommandFailed",
+    "GameListing",
+    "GameReport",
+    "LiveBackend",
+    "OperatorBackend",
+    "PlayerLine",
+    "build_factory",
+    "listen",
+    "parse_admin_settings",
+]
+
+
+def build_factory(settings: AdminSettings, backend: OperatorBackend, reactor, **options) -> AdminFactory:
+    """The admin protocol factory, for a caller that listens itself. ConfigError when there is
+    no admin account to log in with. `options` go to `AdminFactory` (server_version,
+    log_publisher, wallclock)."""
+    if not settings.users:
+        raise ConfigError(
+            "admin: an admin listener needs an account: make one with `tae-server admin-user NAME` "
+            "and add it under [admin.users]"
+        )
+    return AdminFactory(settings, backend, reactor, **options)
+
+
+def _warn_if_exposed(description: str) -> None:
+    """Plain TCP carries the admin password in clear: say so unless it stays on this host."""
+    kind, _, rest = description.partition(":")
+    if kind not in ("tcp", "tcp6"):
+        return
+    options = dict(part.split("=", 1) for part in rest.split(":") if "=" in part)
+    interface = options.get("interface", "")
+    try:
+        local = bool(interface) and ip_address(interface.strip("[]")).is_loopback
+    except ValueError:
+        local = interface == "localhost"
+    if not local:
+        log.warn(
+            "admin listener {endpoint} is plain TCP on every interface: admin passwords cross the "
+            "network unencrypted; use ssl:… or interface=127.0.0.1",
+            endpoint=description,
+        )
+
+
+@defer.inlineCallbacks
+def listen(reactor, settings: AdminSettings, backend: OperatorBackend, **options):
+    """Listen on every endpoint of `settings.listen`; fires with the listening ports (stop them
+    to stop the admin listener: its log stream ends and its connections close).
+
+    Raises ConfigError for a listener without admin accounts or an unusable endpoint string.
+    """
+    factory = build_factory(settings, backend, reactor, **options)
+    ports = []
+    try:
+        for description in settings.listen:
+            try:
+                endpoint = serverFromString(reactor, description)
+            except (ValueError, TypeError, KeyError) as error:
+                raise ConfigError(
+                    f"admin.listen: {description!r} is not a usable endpoint ({error})"
+                ) from None
+            _warn_if_exposed(description)
+            port = yield endpoint.listen(factory)
+            address = port.getHost()
+            log.info(
+                "admin listener on {host}:{port} ({kind})",
+                host=getattr(address, "host", "?"),
+                port=getattr(address, "port", "?"),
+                kind="TLS" if description.startswith("ssl:") else "plain TCP",
+            )
+            ports.append(port)
+    except Exception:
+        for port in ports:
+            yield defer.maybeDeferred(port.stopListening)
+        raise
+    return ports
