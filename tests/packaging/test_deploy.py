@@ -68,7 +68,7 @@ def unit() -> configparser.ConfigParser:
 def test_the_unit_is_hardened():
     service = unit()["Service"]
     expected = {
-        "DynamicUser": "yes",
+        "User": "tpserver-tae",
         "NoNewPrivileges": "yes",
         "ProtectSystem": "strict",
         "ProtectHome": "yes",
