@@ -25,14 +25,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from ipaddress import ip_address
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twisted.internet import defer, threads
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from .directory import GameDirectory
-from .session import RULESET_NAME, RULESET_VERSION, SERVER_TYPE, SERVER_VERSION
+if TYPE_CHECKING:
+    from .directory import GameDirectory
 
 log = Logger()
 
@@ -40,6 +40,31 @@ REFRESH_INTERVAL_S = 60.0
 SERVICE_TYPES = {"tp": "_tp._tcp.local.", "tps": "_tps._tcp.local."}
 #: DNS-SD instance names are at most 63 bytes.
 MAX_INSTANCE = 63
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoverySettings:
+    """The `[discovery]` section of the configuration: `enabled` (off by default), and the
+    operator's e-mail address and a comment for the TXT keys `admin` and `cmt`."""
+
+    enabled: bool = False
+    admin_email: str = ""
+    comment: str = ""
+
+
+def parse_discovery_settings(table: Any, where: str = "discovery") -> DiscoverySettings:
+    """The `[discovery]` TOML table as DiscoverySettings; ConfigError names the bad key."""
+    from .config import ConfigError  # here: server.config imports this module
+
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: expected a table, not {table!r}")
+    for key, value in table.items():
+        kind = {"enabled": bool, "admin_email": str, "comment": str}.get(key)
+        if kind is None:
+            raise ConfigError(f"{where}: unknown setting {key!r}")
+        if not isinstance(value, kind):
+            raise ConfigError(f"{where}.{key}: expected {kind.__name__}, not {value!r}")
+    return DiscoverySettings(**table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +155,8 @@ class DirectoryGames:
 
 def txt_record(facts: GameFacts, *, admin_email: str = "", comment: str = "") -> dict[str, str]:
     """The TXT keys of one game's service, in tpserver-cpp's order."""
+    from .session import RULESET_NAME, RULESET_VERSION, SERVER_TYPE, SERVER_VERSION
+
     record = {
         "server": SERVER_VERSION,
         "sertype": SERVER_TYPE,
@@ -164,7 +191,7 @@ def _cut(text: str, limit: int) -> str:
 
 def instance_name(game: str, host: str) -> str:
     """The service instance name of a game: "TaE <game> on <host>", cut to 63 bytes."""
-    return _cut(f"{RULESET_NAME} {game} on {host}", MAX_INSTANCE)
+    return _cut(f"TaE {game} on {host}", MAX_INSTANCE)
 
 
 def local_addresses(listeners: Sequence[Listener]) -> list[str]:

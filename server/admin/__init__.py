@@ -8,7 +8,11 @@ tpadmin-cpp speaks it, on its own port, for admin accounts kept apart from every
     session.py     one connection's conversation, sans I/O
     log_stream.py  the server's log as LogMessage frames to logged-in admins
     network.py     the Twisted protocol and factory
+    listener.py    `listen(...)` and `build_factory(...)`: starting the listener
     cli.py         `tae-server admin-user NAME`: an account line for the configuration
+
+The names below are imported on first use, so that `server.config` can import
+`server.admin.settings` without pulling in the rest (which imports `server.config`).
 
 A server starts it with::
 
@@ -18,97 +22,31 @@ A server starts it with::
 
 from __future__ import annotations
 
-from ipaddress import ip_address
+from importlib import import_module
+from typing import Any
 
-from twisted.internet import defer
-from twisted.internet.endpoints import serverFromString
-from twisted.logger import Logger
+_EXPORTS = {
+    "NOT_AVAILABLE": "backend",
+    "CommandFailed": "backend",
+    "GameListing": "backend",
+    "GameReport": "backend",
+    "OperatorBackend": "backend",
+    "PlayerLine": "backend",
+    "LiveBackend": "live",
+    "AdminConnection": "network",
+    "AdminFactory": "network",
+    "AdminSettings": "settings",
+    "parse_admin_settings": "settings",
+    "build_factory": "listener",
+    "listen": "listener",
+    "admin_user": "cli",
+}
 
-from ..config import ConfigError
-from .backend import NOT_AVAILABLE, CommandFailed, GameListing, GameReport, OperatorBackend, PlayerLine
-from .live import LiveBackend
-from .network import AdminConnection, AdminFactory
-from .settings import AdminSettings, parse_admin_settings
-
-log = Logger()
-
-__all__ = [
-    "NOT_AVAILABLE",
-    "AdminConnection",
-    "AdminFactory",
-    "AdminSettings",
-    "CommandFailed",
-    "GameListing",
-    "GameReport",
-    "LiveBackend",
-    "OperatorBackend",
-    "PlayerLine",
-    "build_factory",
-    "listen",
-    "parse_admin_settings",
-]
+__all__ = sorted(_EXPORTS)
 
 
-def build_factory(settings: AdminSettings, backend: OperatorBackend, reactor, **options) -> AdminFactory:
-    """The admin protocol factory, for a caller that listens itself. ConfigError when there is
-    no admin account to log in with. `options` go to `AdminFactory` (server_version,
-    log_publisher, wallclock)."""
-    if not settings.users:
-        raise ConfigError(
-            "admin: an admin listener needs an account: make one with `tae-server admin-user NAME` "
-            "and add it under [admin.users]"
-        )
-    return AdminFactory(settings, backend, reactor, **options)
-
-
-def _warn_if_exposed(description: str) -> None:
-    """Plain TCP carries the admin password in clear: say so unless it stays on this host."""
-    kind, _, rest = description.partition(":")
-    if kind not in ("tcp", "tcp6"):
-        return
-    options = dict(part.split("=", 1) for part in rest.split(":") if "=" in part)
-    interface = options.get("interface", "")
-    try:
-        local = bool(interface) and ip_address(interface.strip("[]")).is_loopback
-    except ValueError:
-        local = interface == "localhost"
-    if not local:
-        log.warn(
-            "admin listener {endpoint} is plain TCP on every interface: admin passwords cross the "
-            "network unencrypted; use ssl:… or interface=127.0.0.1",
-            endpoint=description,
-        )
-
-
-@defer.inlineCallbacks
-def listen(reactor, settings: AdminSettings, backend: OperatorBackend, **options):
-    """Listen on every endpoint of `settings.listen`; fires with the listening ports (stop them
-    to stop the admin listener: its log stream ends and its connections close).
-
-    Raises ConfigError for a listener without admin accounts or an unusable endpoint string.
-    """
-    factory = build_factory(settings, backend, reactor, **options)
-    ports = []
-    try:
-        for description in settings.listen:
-            try:
-                endpoint = serverFromString(reactor, description)
-            except (ValueError, TypeError, KeyError) as error:
-                raise ConfigError(
-                    f"admin.listen: {description!r} is not a usable endpoint ({error})"
-                ) from None
-            _warn_if_exposed(description)
-            port = yield endpoint.listen(factory)
-            address = port.getHost()
-            log.info(
-                "admin listener on {host}:{port} ({kind})",
-                host=getattr(address, "host", "?"),
-                port=getattr(address, "port", "?"),
-                kind="TLS" if description.startswith("ssl:") else "plain TCP",
-            )
-            ports.append(port)
-    except Exception:
-        for port in ports:
-            yield defer.maybeDeferred(port.stopListening)
-        raise
-    return ports
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{module}"), name)

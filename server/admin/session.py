@@ -12,6 +12,7 @@ which starts the stream of LogMessages to this connection.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -54,8 +55,15 @@ log = Logger()
 SERVER_NAME = "tpserver-tae"
 #: After this many bad logins on one connection the server hangs up.
 MAX_LOGIN_FAILURES = 5
-#: Verified when the user name is unknown, so a bad name takes as long as a bad password.
-_NOBODY = hash_password("no such admin")
+
+
+@functools.cache
+def _nobody() -> str:
+    """A hash verified when the user name is unknown, so that a bad name takes as long as a
+    bad password (made on first use: scrypt is slow on purpose)."""
+    return hash_password("no such admin")
+
+
 _SECRET_PARAMS = frozenset({"password"})
 
 BAD_LOGIN = "Admin Login Error - bad username or password"
@@ -151,7 +159,7 @@ class AdminSession:
         if not name or not message.password:
             return self._fail(FailCode.FRAME, NO_LOGIN, sequence)
         stored = self.users.get(name)
-        good = verify_password(message.password, stored if stored is not None else _NOBODY)
+        good = verify_password(message.password, stored if stored is not None else _nobody())
         if stored is None or not good:
             self.login_failures += 1
             log.warn(

@@ -23,8 +23,6 @@ from typing import Any
 
 from twisted.logger import LogLevel
 
-from ..config import ConfigError
-
 LOG_LEVELS = {level.name: level for level in LogLevel.iterconstants()}
 DEFAULT_LOG_LEVEL = "info"
 MAX_USER_NAME = 64
@@ -82,6 +80,8 @@ def _looks_like_hash(value: str) -> bool:
 
 def parse_admin_settings(table: Any, where: str = "admin") -> AdminSettings:
     """The `[admin]` TOML table (a dict) as AdminSettings; ConfigError names the bad key."""
+    from ..config import ConfigError  # here: server.config imports this module
+
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: expected a table, not {table!r}")
     for key in table:

@@ -15,14 +15,17 @@ from twisted.internet.task import Clock
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
+from server.config import ConfigError
 from server.discovery import (
     DirectoryGames,
+    DiscoverySettings,
     GameFacts,
     Listener,
     advertise,
     instance_name,
     listeners_from,
     local_addresses,
+    parse_discovery_settings,
     txt_record,
 )
 from server.turn_timer import TimerSettings
@@ -56,6 +59,19 @@ def test_listeners_from_the_configured_endpoints():
         Listener("tps", 6924, "127.0.0.1"),
         Listener("tp", 40001, None),
     ]
+
+
+def test_the_discovery_section():
+    assert parse_discovery_settings({}) == DiscoverySettings(enabled=False)
+    settings = parse_discovery_settings({"enabled": True, "admin_email": "op@example.org", "comment": "hi"})
+    assert settings == DiscoverySettings(True, "op@example.org", "hi")
+    for table, message in (
+        ({"enabled": "yes"}, "discovery.enabled: expected bool"),
+        ({"port": 5353}, "discovery: unknown setting 'port'"),
+        ([], "discovery: expected a table"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            parse_discovery_settings(table)
 
 
 def test_the_txt_record_has_the_keys_clients_require():
