@@ -40,11 +40,13 @@ MAX_GAME_NAME = 200
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+@click.version_option(package_name="tpserver-tae", prog_name="tae-server", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(ctx) -> None:
     """Thousand Parsec server for TaE (Tigris and Euphrates in space)."""
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        click.echo(ctx.get_help(), err=True)
+        raise click.UsageError("a command is needed (see the list above)")
 
 
 def _config(
@@ -218,13 +220,9 @@ def create_game(
         setup = replace(setup, description=f"TaE game {name}")
     db = _open(config_path, database, create=True)
     try:
-        click.echo(create(db, setup, wait).text)
+        click.echo(create(db, setup, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
 
 
 @cli.command("list-games")
@@ -238,7 +236,7 @@ def list_games(as_json, config_path, database) -> None:
     db = _open(config_path, database)
     try:
         games = summaries(db)
-        holder = server_holder(db)
+        holder = server_holder(db, time.time)
     finally:
         db.close()
     if as_json:
@@ -292,7 +290,7 @@ def status(game, as_json, config_path, database) -> None:
 
     db = _open(config_path, database)
     try:
-        info = game_status(db, game)
+        info = game_status(db, game, wallclock=time.time)
     finally:
         db.close()
     data = info.as_dict()
@@ -359,7 +357,7 @@ def add_player(game, name, password, email, comment, wait, config_path, database
 
     db = _open(config_path, database)
     try:
-        click.echo(add(db, game, name, password, email, comment, wait).text)
+        click.echo(add(db, game, name, password, email, comment, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
 
@@ -375,7 +373,7 @@ def remove_player(game, name, wait, config_path, database) -> None:
 
     db = _open(config_path, database)
     try:
-        click.echo(remove(db, game, name, wait).text)
+        click.echo(remove(db, game, name, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
 
@@ -390,7 +388,7 @@ def end_turn(game, wait, config_path, database) -> None:
 
     db = _open(config_path, database)
     try:
-        click.echo(end(db, game, wait).text)
+        click.echo(end(db, game, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
 
@@ -403,7 +401,8 @@ def end_turn(game, wait, config_path, database) -> None:
 def upgrade_db(config_path, database) -> None:
     """Create or migrate the database schema to this version's; prints the revision."""
     from .database import SyncDatabase, head_revision
-    from .operations import OperationError, one_line, shown_url
+    from .database.opening import one_line, shown_url
+    from .game_operations import OperationError
 
     url = _database_url(config_path, database)
     try:
@@ -436,7 +435,7 @@ def _fail(message: str, code: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from .operations import OperationError
+    from .game_operations import OperationError
 
     try:
         cli.main(args=argv, prog_name="tae-server", standalone_mode=False)

@@ -11,9 +11,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import ruleset
 from ruleset import Event, GameState, Message
 
 from .turn_timer import TimerSettings
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done; nothing of it was stored."""
+
+
+class ConflictError(StoreError):
+    """The operation contradicts what is stored: a taken name, an existing turn, a used seq."""
+
+
+class NotFoundError(StoreError, LookupError):
+    """The game or record the operation names is not stored."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached (the database is down, the disk is full); nothing of the
+    operation was stored, and trying again later may succeed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +47,14 @@ class GameSetup:
     account_creation: bool = True
     description: str = ""
     ctime: int = 0
+
+    def board(self) -> ruleset.Board:
+        """The game's board: its own map, or the default one."""
+        return ruleset.parse_map(self.map_text) if self.map_text else ruleset.DEFAULT_BOARD
+
+    def initial_state(self) -> GameState:
+        """The state before anyone joined (players join with `ruleset.join_rng`)."""
+        return ruleset.new_game(self.board(), self.seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +118,9 @@ class GameStore(Protocol):
     def commit_turn(self, game_id: int, record: TurnRecord) -> Any: ...
     def load_games(self, game_ids=None, all_states: bool = True) -> Any: ...
 
+    def turn_record(self, game_id: int, turn: int) -> Any: ...
+    def turn_events(self, game_id: int, after: int = 0) -> Any: ...
+
     # Optional (the game service calls them when the store has them):
     # record_finished(game_id, turn, player), remove_player(game_id, player_id),
     # set_deadline(game_id, turn, deadline).
@@ -134,6 +163,15 @@ class MemoryStore:
 
     def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
         self.games[game_id].deadline = None if deadline is None else (turn, deadline)
+
+    def turn_record(self, game_id: int, turn: int) -> TurnRecord | None:
+        for record in self.games[game_id].turns:
+            if record.turn == turn:
+                return record
+        return None
+
+    def turn_events(self, game_id: int, after: int = 0) -> list[tuple[int, tuple[Event, ...]]]:
+        return [(r.turn, tuple(r.events)) for r in self.games[game_id].turns if r.turn > after]
 
     def load_games(self, game_ids=None, all_states: bool = True) -> list[StoredGame]:
         """Every game (or those of `game_ids`); this store always has every state at hand."""
