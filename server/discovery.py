@@ -9,12 +9,12 @@ keys Thousand Parsec clients read (spec/protocol.md §8; tpserver-cpp `avahi.cpp
     next=<Unix time the turn ends> (only with a deadline)
     sn=<game name, the @game of a login>  ln=<long name>  admin=<e-mail>  cmt=<comment>
 
-The records follow the games: they are refreshed at the end of every turn, every
-`REFRESH_INTERVAL_S` seconds (players join, operators create games), and withdrawn at stop.
-python-zeroconf runs its own thread and event loop; every call to it is handed to that loop and
-its answer comes back to the reactor thread as a Deferred, so the reactor never waits on the
-network. A server calls `advertise(...)` once it listens and `stop()` on the result when it
-stops.
+The records follow the games' snapshots: they are refreshed whenever what they say changes (a
+turn ends, a player joins or is removed, the deadline moves), every `REFRESH_INTERVAL_S` seconds
+for games created since, and withdrawn at stop. python-zeroconf runs its own thread and event
+loop; every call to it is handed to that loop and its answer comes back to the reactor thread
+as a Deferred, so the reactor never waits on the network. A server calls `advertise(...)` once
+it listens and `stop()` on the result when it stops.
 """
 
 from __future__ import annotations
@@ -27,25 +27,29 @@ from functools import partial
 from ipaddress import ip_address
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from twisted.internet import defer, threads
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
 if TYPE_CHECKING:
     from .directory import GameDirectory
+    from .snapshot import GameSnapshot
 
 log = Logger()
 
-REFRESH_INTERVAL_S = 60.0
+#: Games created since the last look are found this often (the records change only when
+#: what they say does).
+REFRESH_INTERVAL_S = 10.0
 SERVICE_TYPES = {"tp": "_tp._tcp.local.", "tps": "_tps._tcp.local."}
 #: DNS-SD instance names are at most 63 bytes.
 MAX_INSTANCE = 63
 
 
-@dataclass(frozen=True, slots=True)
-class DiscoverySettings:
-    """The `[discovery]` section of the configuration: `enabled` (off by default), and the
-    operator's e-mail address and a comment for the TXT keys `admin` and `cmt`."""
+class DiscoverySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The `[discovery]` section of the configuration, and its schema (for
+    `server.config.ConfigFile`): `enabled` (off by default), and the operator's e-mail address
+    and a comment for the TXT keys `admin` and `cmt`."""
 
     enabled: bool = False
     admin_email: str = ""
@@ -53,18 +57,18 @@ class DiscoverySettings:
 
 
 def parse_discovery_settings(table: Any, where: str = "discovery") -> DiscoverySettings:
-    """The `[discovery]` TOML table as DiscoverySettings; ConfigError names the bad key."""
+    """The `[discovery]` TOML table (a dict) as DiscoverySettings; ConfigError names the key."""
     from .config import ConfigError  # here: server.config imports this module
+    from .schema_errors import describe_validation_error
 
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where}: expected a table, not {table!r}")
-    for key, value in table.items():
-        kind = {"enabled": bool, "admin_email": str, "comment": str}.get(key)
-        if kind is None:
-            raise ConfigError(f"{where}: unknown setting {key!r}")
-        if not isinstance(value, kind):
-            raise ConfigError(f"{where}.{key}: expected {kind.__name__}, not {value!r}")
-    return DiscoverySettings(**table)
+    try:
+        return msgspec.convert(table, type=DiscoverySettings)
+    except msgspec.ValidationError as error:
+        message = describe_validation_error(error)
+    if message.startswith("the file:"):
+        raise ConfigError(where + message.removeprefix("the file")) from None
+    separator = ": " if message.startswith("unknown setting") else "."
+    raise ConfigError(f"{where}{separator}{message}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,54 +112,61 @@ def listeners_from(descriptions: Iterable[str], ports: Iterable[Any]) -> list[Li
     return found
 
 
+def facts_of(snapshot: GameSnapshot) -> GameFacts:
+    """What the TXT record of a game says, from one of its snapshots. The deadline is in the
+    game clock's seconds, which is the Unix time on a real reactor."""
+    from .views.universe import universe_of
+
+    return GameFacts(
+        name=snapshot.name,
+        description=snapshot.setup.description or snapshot.name,
+        turn=snapshot.turn,
+        players=len(snapshot.state.players) - len(snapshot.removed_players),
+        objects=len(universe_of(snapshot).ids),
+        period=snapshot.setup.timer.turn_length,
+        next_turn=None if snapshot.deadline is None or snapshot.over else int(round(snapshot.deadline)),
+    )
+
+
 class DirectoryGames:
-    """The `GameFacts` of every game in a directory, read when called; `on_turn_end` is called
-    after each turn of any of them (games added later are watched from the first read on)."""
+    """The `GameFacts` of every game in a directory, read from their snapshots when called.
 
-    def __init__(self, directory: GameDirectory, now: Callable[[], float]):
+    `on_change` is called when a game publishes a snapshot whose facts differ from those last
+    read (a turn ended, a player joined or was removed, the deadline moved); games added to the
+    directory later are watched from the first read on.
+    """
+
+    def __init__(self, directory: GameDirectory):
         self.directory = directory
-        self.now = now
-        self.on_turn_end: Callable[[], object] | None = None
-        self._watched: dict[int, Any] = {}
+        self.on_change: Callable[[], object] | None = None
+        self._unsubscribe: dict[int, Callable[[], None]] = {}
+        self._read: dict[str, GameFacts] = {}
 
-    def _turn_ended(self, _game) -> None:
-        if self.on_turn_end is not None:
-            self.on_turn_end()
+    def _published(self, snapshot: GameSnapshot) -> None:
+        known = self._read.get(snapshot.name)
+        if self.on_change is not None and known is not None and facts_of(snapshot) != known:
+            self.on_change()
 
     def watch(self) -> None:
         for game in self.directory.games.values():
-            if id(game) not in self._watched:
-                self._watched[id(game)] = game
-                game.turn_listeners.append(self._turn_ended)
+            if id(game) not in self._unsubscribe:
+                self._unsubscribe[id(game)] = game.subscribe(self._published)
 
     def unwatch(self) -> None:
-        for game in self._watched.values():
-            if self._turn_ended in game.turn_listeners:
-                game.turn_listeners.remove(self._turn_ended)
-        self._watched.clear()
+        for unsubscribe in self._unsubscribe.values():
+            unsubscribe()
+        self._unsubscribe.clear()
 
     def __call__(self) -> list[GameFacts]:
         self.watch()
-        facts = []
-        for game in self.directory.ordered():
-            seconds = game.timer.seconds_left()
-            facts.append(
-                GameFacts(
-                    name=game.setup.name,
-                    description=game.setup.description or game.setup.name,
-                    turn=game.state.turn,
-                    players=len(game.state.players) - len(game.removed_players),
-                    objects=len(game.universe().ids),
-                    period=game.setup.timer.turn_length,
-                    next_turn=int(self.now()) + seconds if seconds >= 0 else None,
-                )
-            )
+        facts = [facts_of(game.snapshot) for game in self.directory.ordered()]
+        self._read = {f.name: f for f in facts}
         return facts
 
 
 def txt_record(facts: GameFacts, *, admin_email: str = "", comment: str = "") -> dict[str, str]:
     """The TXT keys of one game's service, in tpserver-cpp's order."""
-    from .session import RULESET_NAME, RULESET_VERSION, SERVER_TYPE, SERVER_VERSION
+    from .views.tp_games import RULESET_NAME, RULESET_VERSION, SERVER_TYPE, SERVER_VERSION
 
     record = {
         "server": SERVER_VERSION,
@@ -411,7 +422,6 @@ def advertise(
     admin_email: str = "",
     comment: str = "",
     refresh_interval: float = REFRESH_INTERVAL_S,
-    wallclock: Callable[[], float] | None = None,
 ) -> tuple[Advertiser, defer.Deferred]:
     """Advertise the games of `directory` on `listeners`; the running `Advertiser` (stop it when
     the server stops) and a Deferred that fires once the first records are registered.
@@ -419,8 +429,6 @@ def advertise(
     Zeroconf listens on the listeners' own address when they all have one (127.0.0.1: this host
     only), else on every IPv4 interface. Raises `DiscoveryUnavailable` when it cannot start.
     """
-    import time
-
     from zeroconf import IPVersion, Zeroconf
 
     if not listeners:
@@ -434,7 +442,7 @@ def advertise(
             zeroconf = Zeroconf(ip_version=IPVersion.V4Only)
     except OSError as error:
         raise DiscoveryUnavailable(f"discovery: cannot use multicast DNS here: {error}") from None
-    games = DirectoryGames(directory, wallclock or time.time)
+    games = DirectoryGames(directory)
     advertiser = Advertiser(
         zeroconf,
         listeners,
@@ -444,7 +452,7 @@ def advertise(
         comment=comment,
         refresh_interval=refresh_interval,
     )
-    games.on_turn_end = advertiser.refresh
+    games.on_change = advertiser.refresh
     advertiser.stopped.append(games.unwatch)
     return advertiser, advertiser.start()
 

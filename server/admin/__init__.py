@@ -16,8 +16,8 @@ The names below are imported on first use, so that `server.config` can import
 
 A server starts it with::
 
-    backend = LiveBackend(directory, store, reactor, config.game, desk=desk)
-    ports = yield server.admin.listen(reactor, config.admin, backend)
+    backend = LiveBackend(directory, store, reactor, config.game, desk=desk, hasher=hasher)
+    ports = yield server.admin.listen(reactor, config.admin, backend, hasher)
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from twisted.internet import defer
 from twisted.internet.endpoints import serverFromString
 from twisted.logger import Logger
 
+from ..accounts import PasswordHasher
 from ..config import ConfigError
 from .backend import OperatorBackend
 from .network import AdminFactory
@@ -18,16 +19,18 @@ from .settings import AdminSettings
 log = Logger()
 
 
-def build_factory(settings: AdminSettings, backend: OperatorBackend, reactor, **options) -> AdminFactory:
+def build_factory(
+    settings: AdminSettings, backend: OperatorBackend, reactor, hasher: PasswordHasher, **options
+) -> AdminFactory:
     """The admin protocol factory, for a caller that listens itself. ConfigError when there is
     no admin account to log in with. `options` go to `AdminFactory` (server_version,
-    log_publisher, wallclock)."""
+    log_publisher)."""
     if not settings.users:
         raise ConfigError(
             "admin: an admin listener needs an account: make one with `tae-server admin-user NAME` "
             "and add it under [admin.users]"
         )
-    return AdminFactory(settings, backend, reactor, **options)
+    return AdminFactory(settings, backend, reactor, hasher, **options)
 
 
 def _warn_if_exposed(description: str) -> None:
@@ -50,13 +53,13 @@ def _warn_if_exposed(description: str) -> None:
 
 
 @defer.inlineCallbacks
-def listen(reactor, settings: AdminSettings, backend: OperatorBackend, **options):
+def listen(reactor, settings: AdminSettings, backend: OperatorBackend, hasher: PasswordHasher, **options):
     """Listen on every endpoint of `settings.listen`; fires with the listening ports (stop them
     to stop the admin listener: its log stream ends and its connections close).
 
     Raises ConfigError for a listener without admin accounts or an unusable endpoint string.
     """
-    factory = build_factory(settings, backend, reactor, **options)
+    factory = build_factory(settings, backend, reactor, hasher, **options)
     ports = []
     try:
         for description in settings.listen:

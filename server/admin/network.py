@@ -10,7 +10,6 @@ dropped and counted instead of piling up, and the admin is told how many when it
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Any
 
@@ -20,9 +19,15 @@ from twisted.internet.interfaces import IPushProducer
 from twisted.logger import Logger, globalLogPublisher
 from zope.interface import implementer
 
-from protocol import Answer, Deframer, Fail, FailCode, Frame, ProtocolError, Version, encode, encode_error
 from protocol.admin import AdminLogLevel, LogMessage, encode_admin
+from protocol.codec import encode, encode_error
+from protocol.deframer import Deframer
+from protocol.enums import FailCode, Version
+from protocol.errors import Answer, ProtocolError
+from protocol.header import Frame
+from protocol.messages import Fail
 
+from ..accounts import PasswordHasher
 from .backend import OperatorBackend
 from .commands import descriptions
 from .log_stream import AdminLogStream
@@ -62,6 +67,7 @@ class AdminConnection(twisted_protocol.Protocol):
             self.factory.settings.users,
             self.factory.descriptions,
             self.factory.backend,
+            self.factory.hasher,
             server_version=self.factory.server_version,
             peer=self.peer,
             logged_in=self._logged_in,
@@ -115,7 +121,7 @@ class AdminConnection(twisted_protocol.Protocol):
             count, self.dropped = self.dropped, 0
             self._write_log(
                 LogMessage(
-                    int(self.factory.wallclock()),
+                    int(self.factory.reactor.seconds()),
                     AdminLogLevel.WARNING,
                     f"{count} log messages were not sent: this admin connection was not reading",
                 )
@@ -208,7 +214,9 @@ class AdminConnection(twisted_protocol.Protocol):
 
 class AdminFactory(twisted_protocol.Factory):
     """Admin connections for one server. The log stream is observed while the factory listens
-    (`startFactory`/`stopFactory`); when the last port stops, open admin connections close."""
+    (`startFactory`/`stopFactory`); when the last port stops, open admin connections close.
+    `hasher` checks admin passwords (the server's `ThreadPoolHasher`); the reactor's clock
+    stamps the command table."""
 
     noisy = False
 
@@ -217,21 +225,23 @@ class AdminFactory(twisted_protocol.Factory):
         settings: AdminSettings,
         backend: OperatorBackend,
         reactor,
+        hasher: PasswordHasher,
         *,
-        server_version: str = "0.1.0",
+        server_version: str | None = None,
         log_publisher=None,
-        wallclock=time.time,
     ):
+        from ..views.tp_games import SERVER_VERSION
+
         self.settings = settings
         self.backend = backend
         self.reactor = reactor
-        self.server_version = server_version
-        self.wallclock = wallclock
+        self.hasher = hasher
+        self.server_version = server_version or SERVER_VERSION
         self.publisher = log_publisher if log_publisher is not None else globalLogPublisher
         self.stream = AdminLogStream(reactor, settings.minimum_level)
         self._observer: Any = self.stream  # an ILogObserver (a callable taking an event)
         # One modtime for the whole command table: when this server made it.
-        self.descriptions = descriptions(int(wallclock()))
+        self.descriptions = descriptions(int(reactor.seconds()))
         self.connections: set[AdminConnection] = set()
 
     def startFactory(self) -> None:

@@ -12,24 +12,12 @@ which starts the stream of LogMessages to this connection.
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from protocol import (
-    Connect,
-    Fail,
-    FailCode,
-    Frame,
-    FrameType,
-    Login,
-    MissingDescriptionError,
-    Okay,
-    ProtocolError,
-)
 from protocol.admin import (
     RESULT_FAILED,
     RESULT_OK,
@@ -44,9 +32,13 @@ from protocol.admin import (
     encode_admin,
     encode_admin_reply,
 )
+from protocol.enums import FailCode, FrameType
+from protocol.errors import MissingDescriptionError, ProtocolError
+from protocol.header import Frame
+from protocol.messages import Connect, Fail, Login, Okay
 from protocol.records import IdModtime
 
-from ..accounts import hash_password, verify_password
+from ..accounts import PasswordHasher
 from .backend import CommandFailed, OperatorBackend
 from .commands import BY_ID, AdminCommand
 
@@ -55,13 +47,6 @@ log = Logger()
 SERVER_NAME = "tpserver-tae"
 #: After this many bad logins on one connection the server hangs up.
 MAX_LOGIN_FAILURES = 5
-
-
-@functools.cache
-def _nobody() -> str:
-    """A hash verified when the user name is unknown, so that a bad name takes as long as a
-    bad password (made on first use: scrypt is slow on purpose)."""
-    return hash_password("no such admin")
 
 
 _SECRET_PARAMS = frozenset({"password"})
@@ -84,9 +69,10 @@ class State(enum.Enum):
 class AdminSession:
     """The protocol state of one admin connection.
 
-    `users` maps admin names to password hashes; `descriptions` are the CommandDescs offered
-    (by id), `backend` carries the commands out; `logged_in(name)` is called after a good
-    login; `close()` hangs up (after the bytes already returned are written).
+    `users` maps admin names to password hashes, checked by `hasher` (off the reactor thread
+    on a server); `descriptions` are the CommandDescs offered (by id), `backend` carries the
+    commands out; `logged_in(name)` is called after a good login; `close()` hangs up (after
+    the bytes already returned are written).
     """
 
     def __init__(
@@ -94,6 +80,7 @@ class AdminSession:
         users: Mapping[str, str],
         descriptions: Mapping[int, CommandDesc],
         backend: OperatorBackend,
+        hasher: PasswordHasher,
         *,
         server_version: str,
         peer: str = "?",
@@ -103,6 +90,7 @@ class AdminSession:
         self.users = users
         self.descriptions = descriptions
         self.backend = backend
+        self.hasher = hasher
         self.server_version = server_version
         self.peer = peer
         self._logged_in = logged_in
@@ -137,7 +125,7 @@ class AdminSession:
 
     # -- before login ---------------------------------------------------------------------
 
-    def _before_login(self, frame: Frame) -> bytes:
+    def _before_login(self, frame: Frame) -> bytes | defer.Deferred:
         if frame.type == FrameType.CONNECT:
             message = self._decode(frame)
             assert isinstance(message, Connect)
@@ -154,13 +142,17 @@ class AdminSession:
         assert isinstance(message, Login)
         return self._login(message, frame.sequence)
 
-    def _login(self, message: Login, sequence: int) -> bytes:
+    def _login(self, message: Login, sequence: int) -> bytes | defer.Deferred:
         name = message.username.partition("@")[0]
         if not name or not message.password:
             return self._fail(FailCode.FRAME, NO_LOGIN, sequence)
         stored = self.users.get(name)
-        good = verify_password(message.password, stored if stored is not None else _nobody())
-        if stored is None or not good:
+        # The hasher takes as long for a name it does not know as for a wrong password.
+        checked = self.hasher.verify(message.password, stored)
+        return checked.addCallback(self._checked, name, stored is not None, sequence)
+
+    def _checked(self, good: bool, name: str, known: bool, sequence: int) -> bytes:
+        if not (good and known):
             self.login_failures += 1
             log.warn(
                 "admin login as {name!r} from {peer} failed ({count} of {limit})",

@@ -12,6 +12,10 @@ tpadmin-cpp lower-cases everything the user types, the user name and the passwor
 so an account name must be lower case (a name with capitals could never log in) and
 `tae-server admin-user` refuses a password it could not send. Every problem is a one-line
 `ConfigError` naming the key.
+
+`AdminTable` is the section's schema (a msgspec Struct, for `server.config.ConfigFile`);
+`admin_settings(table)` checks what the schema cannot (names, hashes, the log level) and gives
+the `AdminSettings` the server uses.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
 from twisted.logger import LogLevel
 
 LOG_LEVELS = {level.name: level for level in LogLevel.iterconstants()}
@@ -78,32 +83,54 @@ def _looks_like_hash(value: str) -> bool:
     return len(parts) == 6 and parts[0] == "scrypt" and all(parts[1:])
 
 
-def parse_admin_settings(table: Any, where: str = "admin") -> AdminSettings:
-    """The `[admin]` TOML table (a dict) as AdminSettings; ConfigError names the bad key."""
+class AdminTable(msgspec.Struct, forbid_unknown_fields=True):
+    """The `[admin]` table as written."""
+
+    listen: str | list[str] | None = None
+    log_level: str = DEFAULT_LOG_LEVEL
+    users: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+def admin_settings(table: AdminTable | None, where: str = "admin") -> AdminSettings:
+    """The AdminSettings of a decoded `[admin]` table (None: no section, the defaults)."""
     from ..config import ConfigError  # here: server.config imports this module
 
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where}: expected a table, not {table!r}")
-    for key in table:
-        if key not in _KEYS:
-            raise ConfigError(f"{where}: unknown setting {key!r}")
-    listen: Any = table.get("listen", [])
-    if isinstance(listen, str):
-        listen = [listen]
-    if not isinstance(listen, list) or not all(isinstance(item, str) and item for item in listen):
-        raise ConfigError(f"{where}.listen: expected an endpoint string or a list of them")
-    level = table.get("log_level", DEFAULT_LOG_LEVEL)
-    if level not in LOG_LEVELS:
-        raise ConfigError(f"{where}.log_level: expected one of {', '.join(LOG_LEVELS)}, not {level!r}")
-    users = table.get("users", {})
-    if not isinstance(users, dict):
-        raise ConfigError(f'{where}.users: expected a table of name = "scrypt$…" lines')
-    for name, value in users.items():
+    if table is None:
+        return AdminSettings()
+    listen = [table.listen] if isinstance(table.listen, str) else list(table.listen or [])
+    if not all(listen):
+        raise ConfigError(f"{where}.listen: an endpoint string cannot be empty")
+    if table.log_level not in LOG_LEVELS:
+        raise ConfigError(
+            f"{where}.log_level: expected one of {', '.join(LOG_LEVELS)}, not {table.log_level!r}"
+        )
+    for name, value in table.users.items():
         problem = user_name_problem(name)
         if problem is not None:
             raise ConfigError(f"{where}.users.{name}: {problem}")
-        if not isinstance(value, str) or not _looks_like_hash(value):
+        if not _looks_like_hash(value):
             raise ConfigError(
                 f"{where}.users.{name}: expected a password hash made by `tae-server admin-user {name}`"
             )
-    return AdminSettings(tuple(listen), level, MappingProxyType(dict(users)))
+    return AdminSettings(tuple(listen), table.log_level, MappingProxyType(dict(table.users)))
+
+
+def parse_admin_settings(table: Any, where: str = "admin") -> AdminSettings:
+    """The `[admin]` TOML table (a dict, as `tomllib` reads it) as AdminSettings."""
+    from ..config import ConfigError
+    from ..schema_errors import describe_validation_error
+
+    try:
+        decoded = msgspec.convert(table, type=AdminTable)
+    except msgspec.ValidationError as error:
+        raise ConfigError(within(where, describe_validation_error(error))) from None
+    return admin_settings(decoded, where)
+
+
+def within(where: str, message: str) -> str:
+    """A schema message about a table, as a message about the `where` section of the file."""
+    if message.startswith("the file:"):
+        return where + message.removeprefix("the file")
+    if message.startswith("unknown setting"):
+        return f"{where}: {message}"
+    return f"{where}.{message}"

@@ -33,8 +33,10 @@ async def _start(reactor, url: str, endpoint: str):
     )
     server = await start_server(config, reactor)
     users = json.loads(os.environ["TAE_TEST_ADMIN_USERS"])
-    backend = LiveBackend(server.directory, server.store, reactor, config.game, desk=server.desk)
-    ports = await listen(reactor, AdminSettings((endpoint,), "info", users), backend)
+    backend = LiveBackend(
+        server.directory, server.store, reactor, config.game, desk=server.desk, hasher=server.hasher
+    )
+    ports = await listen(reactor, AdminSettings((endpoint,), "info", users), backend, server.hasher)
     for port in server.ports:
         address = port.getHost()
         log.info("listening on {host}:{port}", host=address.host, port=address.port)

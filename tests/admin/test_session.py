@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from twisted.internet import defer
 from twisted.logger import Logger, LogLevel, formatEvent, globalLogPublisher
@@ -22,10 +20,10 @@ from protocol.admin import (
     LogMessage,
     encode_admin,
 )
-from ruleset import Phase
 from server.admin import NOT_AVAILABLE, CommandFailed
 from server.admin.commands import COMMANDS
 from server.admin.session import BAD_LOGIN, INTERNAL_ERROR, MAX_LOGIN_FAILURES, WANTED_CONNECT, WANTED_LOGIN
+from server.turn_timer import TimerSettings
 from tests.server.wire import Wire, make_directory
 
 from .wire import ADMIN, PASSWORD, AdminWire, make_factory
@@ -289,7 +287,7 @@ def test_add_player_then_they_log_in(served):
     assert result == CommandResult(0, "player 'dave' added to game 'tae' as player 1")
     dave = Wire(directory)
     dave.login("dave", "hunter2", create=False)
-    assert game.board(1), "dave got the Welcome messages"
+    assert game.snapshot.board(1), "dave got the Welcome messages"
     again = run(wire, "add-player", "tae", "dave", "other")
     assert again == CommandResult(1, "game 'tae' already has a player named 'dave'")
 
@@ -346,11 +344,20 @@ def test_end_turn_without_players_is_refused(served):
     assert game.state.turn == 0
 
 
-def test_end_turn_of_a_game_that_is_over(served):
-    wire, directory, game = served
+def test_a_game_that_is_over():
+    """A map with two artifacts: the first turn ends the game (R12)."""
+    directory, game = make_directory(map_text="A.A\n...\n...\n", timer=TimerSettings(turn_length=0))
+    wire = AdminWire(make_factory(directory, game))
+    wire.login()
     join(directory, "alice")
-    game.state = replace(game.state, phase=Phase.OVER)
+    join(directory, "bob")
+    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 1 of game 'tae' ended and the game is over")
     assert run(wire, "end-turn", "tae") == CommandResult(1, "game 'tae' is over")
+    text = run(wire, "status", "tae").text
+    assert "over after 1 turns" in text
+    assert "  winners: alice, bob" in text
+    assert "  final scores: alice 0, bob 0" in text
+    assert "time left" not in text
 
 
 @pytest.mark.parametrize(

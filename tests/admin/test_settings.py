@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from twisted.internet.task import Clock
 
-from server.accounts import verify_password
+from server.accounts import InlineHasher, verify_password
 from server.admin import AdminSettings, build_factory, parse_admin_settings
 from server.admin.cli import admin_user
 from server.config import ConfigError
@@ -36,12 +36,13 @@ def test_defaults_are_no_listener_and_info():
     ("table", "message"),
     [
         ({"port": 6925}, "admin: unknown setting 'port'"),
-        ({"listen": 6925}, "admin.listen: expected an endpoint string or a list of them"),
+        ({"listen": 6925}, "admin.listen: expected str | array, not int"),
         ({"log_level": "loud"}, "admin.log_level: expected one of debug, info, warn, error, critical"),
-        ({"users": ["tpadm"]}, "admin.users: expected a table"),
+        ({"users": ["tpadm"]}, "admin.users: expected object, not array"),
         ({"users": {"TpAdm": HASH}}, "admin.users.TpAdm: an admin name must be lower case"),
         ({"users": {"tpadm": "secret7"}}, "admin.users.tpadm: expected a password hash made by"),
-        ("yes", "admin: expected a table"),
+        ("yes", "admin: expected object, not str"),
+        ({"listen": [""]}, "admin.listen: an endpoint string cannot be empty"),
     ],
 )
 def test_mistakes_are_one_line_naming_the_key(table, message):
@@ -53,7 +54,7 @@ def test_mistakes_are_one_line_naming_the_key(table, message):
 
 def test_a_listener_without_accounts_is_a_configuration_error():
     with pytest.raises(ConfigError, match="admin-user NAME"):
-        build_factory(AdminSettings(listen=("tcp:0",)), object(), Clock())
+        build_factory(AdminSettings(listen=("tcp:0",)), object(), Clock(), InlineHasher())
 
 
 def test_admin_user_prints_a_line_that_parses_and_verifies():

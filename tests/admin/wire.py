@@ -9,7 +9,7 @@ from twisted.logger import LogPublisher
 
 from protocol import Connect, Deframer, Login, Okay
 from protocol.admin import LogMessage, decode_admin, encode_admin
-from server.accounts import hash_password
+from server.accounts import InlineHasher, hash_password
 from server.admin import AdminFactory, AdminSettings, LiveBackend
 from server.config import GameConfig
 from server.turn_timer import TimerSettings
@@ -18,7 +18,6 @@ from tests.server.wire import make_directory
 ADMIN = "tpadm"
 PASSWORD = "secret7"
 USERS = {ADMIN: hash_password(PASSWORD, n=2**4)}
-NOW = 1_700_000_000
 
 
 def make_factory(directory=None, game=None, backend=None, **settings):
@@ -32,14 +31,11 @@ def make_factory(directory=None, game=None, backend=None, **settings):
             game.store,
             clock,
             GameConfig(timer=TimerSettings(turn_length=0)),
-            wallclock=lambda: NOW,
             new_seed=lambda: 42,
         )
     publisher = LogPublisher()
     settings.setdefault("users", USERS)
-    factory = AdminFactory(
-        AdminSettings(**settings), backend, clock, log_publisher=publisher, wallclock=lambda: NOW
-    )
+    factory = AdminFactory(AdminSettings(**settings), backend, clock, InlineHasher(), log_publisher=publisher)
     factory.doStart()
     return factory
 

@@ -28,7 +28,7 @@ def test_the_sample_configuration_loads_and_names_every_setting():
     text = SAMPLE.read_text()
     keys = set(re.findall(r"^#?\s*([a-z_]+)\s*=", text, flags=re.MULTILINE))
     keys |= set(re.findall(r"^#?\s*\[([a-z_]+)\]", text, flags=re.MULTILINE))  # sections
-    known = set(server_config._TOP) | set(server_config._GAME)
+    known = set(server_config.ConfigFile.__struct_fields__) | set(server_config.GameTable.__struct_fields__)
     assert not known - keys, f"settings missing from deploy/tae.toml: {sorted(known - keys)}"
 
 

@@ -68,7 +68,7 @@ def test_the_discovery_section():
     for table, message in (
         ({"enabled": "yes"}, "discovery.enabled: expected bool"),
         ({"port": 5353}, "discovery: unknown setting 'port'"),
-        ([], "discovery: expected a table"),
+        ([], "discovery: expected object, not array"),
     ):
         with pytest.raises(ConfigError, match=message):
             parse_discovery_settings(table)
@@ -112,21 +112,31 @@ def test_a_bound_listener_is_advertised_at_its_own_address():
 
 def test_the_facts_of_a_directory_follow_the_games():
     directory, game = make_directory(timer=TimerSettings(turn_length=120, turn_players_min=1))
-    games = DirectoryGames(directory, lambda: NOW)
+    games = DirectoryGames(directory)
+    changes = []
+    games.on_change = lambda: changes.append(True)
     (before,) = games()
-    assert (before.name, before.turn, before.players, before.period) == ("tae", 0, 0, 120)
+    assert (before.name, before.turn, before.players, before.period, before.next_turn) == (
+        "tae",
+        0,
+        0,
+        120,
+        None,
+    )
     Wire(directory).login("alice")
-    ended = []
-    games.on_turn_end = lambda: ended.append(True)
+    assert changes, "a player joining changes the record"
     (joined,) = games()
     assert joined.players == 1
-    assert joined.next_turn == NOW + 120
+    assert joined.next_turn == int(game.clock.seconds()) + 120
     assert joined.objects > 2
+    changes.clear()
     game.end_turn()
-    assert ended == [True]
+    assert changes
     assert games()[0].turn == 1
     games.unwatch()
-    assert game.turn_listeners == []
+    changes.clear()
+    game.end_turn()
+    assert changes == []
 
 
 # -- over multicast DNS ----------------------------------------------------------------------
@@ -212,9 +222,7 @@ def test_games_are_advertised_updated_and_withdrawn(loopback_multicast):
     Wire(directory).login("alice")
     reactor = ThreadedClock()
     listeners = [Listener("tp", 16923, "127.0.0.1"), Listener("tps", 16924, "127.0.0.1")]
-    advertiser, started = advertise(
-        listeners, directory, reactor, comment="test server", wallclock=lambda: NOW
-    )
+    advertiser, started = advertise(listeners, directory, reactor, comment="test server")
     try:
         reactor.pump(started)
         plain = next(info for (g, kind), info in advertiser.services.items() if kind == "tp:16923")
@@ -234,14 +242,14 @@ def test_games_are_advertised_updated_and_withdrawn(loopback_multicast):
         assert txt["turn"] == "0" and txt["cmt"] == "test server"
         assert lookup("_tps._tcp.local.", secure.name).port == 16924
 
-        game.end_turn()  # the turn listener asks for a refresh
+        game.end_turn()  # the new snapshot asks for a refresh
         reactor.pump(advertiser.refresh())
         updated = lookup("_tp._tcp.local.", plain.name)
         assert updated.properties[b"turn"] == b"1"
 
         reactor.pump(advertiser.stop())
         assert lookup("_tp._tcp.local.", plain.name, 1500) is None
-        assert game.turn_listeners == []
+        assert advertiser.services == {}
     finally:
         if not advertiser._stopped:
             reactor.pump(advertiser.stop())
