@@ -57,6 +57,14 @@ def test_the_discovery_section_of_the_sample_parses_once_uncommented():
     assert parse_discovery_settings(table) == DiscoverySettings()
 
 
+def test_the_commented_sections_load_through_the_server_configuration(tmp_path):
+    path = tmp_path / "tae.toml"
+    path.write_text(commented_section("admin") + "\n" + commented_section("discovery") + "\n")
+    config = load_config(str(path))
+    assert config.admin.listen == ("tcp:6925:interface=127.0.0.1",) and list(config.admin.users) == ["tpadm"]
+    assert config.discovery == DiscoverySettings()
+
+
 def unit() -> configparser.ConfigParser:
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     parser.optionxform = str
