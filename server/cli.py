@@ -31,6 +31,7 @@ from dataclasses import asdict, replace
 
 import click
 
+from .admin.cli import admin_user
 from .config import ConfigError, ServerConfig, apply_game_settings, load_config, validate
 from .turn_timer import TIMER_KINDS
 
@@ -40,11 +41,13 @@ MAX_GAME_NAME = 200
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+@click.version_option(package_name="tpserver-tae", prog_name="tae-server", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(ctx) -> None:
     """Thousand Parsec server for TaE (Tigris and Euphrates in space)."""
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        click.echo(ctx.get_help(), err=True)
+        raise click.UsageError("a command is needed (see the list above)")
 
 
 def _config(
@@ -116,7 +119,15 @@ def _open(config_path, database, *, create=False):
 @click.option("--game-name", help="Name of the open game created on first start (default tae).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), help="Log as text or JSON lines.")
 @click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
-def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database) -> None:
+@click.option(
+    "--admin",
+    multiple=True,
+    metavar="ENDPOINT",
+    help="Listen for admin clients (tpadmin-cpp) on ENDPOINT (repeatable), e.g. tcp:6925.",
+)
+def serve(
+    config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database, admin
+) -> None:
     """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
     config = _config(
         config_path,
@@ -129,6 +140,8 @@ def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, lo
         timer=timer,
         name=game_name,
     )
+    if admin:
+        config = replace(config, admin=config.admin.with_listen(admin))
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
     from .runner import run
 
@@ -221,10 +234,6 @@ def create_game(
         click.echo(create(db, setup, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
 
 
 @cli.command("list-games")
@@ -426,6 +435,9 @@ def upgrade_db(config_path, database) -> None:
             f"database {url} upgraded from revision {before or 'none'} to {after}"
             + (" (the newest)" if after == head_revision() else "")
         )
+
+
+cli.add_command(admin_user)
 
 
 # -- entry point ------------------------------------------------------------------------------
