@@ -67,6 +67,8 @@ def _render(console, data: list[dict]) -> None:
         return
     for server in data:
         facts = [" ".join(part for part in (server["rule"], server["rulever"]) if part) or "rules unknown"]
+        if server["game"] and server["game"] != server["name"]:
+            facts.insert(0, f"game {server['game']}")
         if server["turn"] is not None:
             facts.append(f"turn {server['turn']}")
         if server["players"] is not None:

@@ -4,8 +4,9 @@ tpserver-cpp registers ``_tp._tcp`` (plain TP) and ``_tps._tcp`` (TLS) services 
 records ``tp`` (protocol versions, "0.3,0.4"), ``server`` (its version), ``sertype`` (the
 server's name), ``rule``/``rulever`` (the ruleset), ``turn``, ``next`` (the time of the next
 turn, Unix seconds), ``plys`` (players), ``objs``, ``prd``, ``admin``, ``cmt``
-(spec/protocol.md §8). PY3's browser requires ``tp``, ``server``, ``sertype``, ``rule`` and
-``rulever``; ``browse`` lists services without them too, marked ``complete=False``.
+(spec/protocol.md §8); tpserver-tae adds ``sn``/``ln``, the game's short and long names.
+PY3's browser requires ``tp``, ``server``, ``sertype``, ``rule`` and ``rulever``; ``browse``
+lists services without them too, marked ``complete=False``.
 
 ``browse(seconds)`` listens for that long and returns every server found, sorted by name.
 ``interfaces`` limits the network interfaces (tests use ``["127.0.0.1"]``).
@@ -45,6 +46,8 @@ class DiscoveredServer:
     next_turn: int | None = None
     players: int | None = None
     comment: str | None = None
+    game: str | None = None  # "sn": the game's short name (this server's advertisement)
+    description: str | None = None  # "ln": its long name
     properties: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -78,6 +81,8 @@ class DiscoveredServer:
             "next_turn": self.next_turn,
             "players": self.players,
             "comment": self.comment,
+            "game": self.game,
+            "description": self.description,
             "complete": self.complete,
             "properties": dict(self.properties),
         }
@@ -108,6 +113,8 @@ def server_from_txt(
         next_turn=_number(text.get("next")),
         players=_number(text.get("plys")),
         comment=text.get("cmt"),
+        game=text.get("sn"),
+        description=text.get("ln"),
         properties=text,
     )
 
