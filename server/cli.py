@@ -34,6 +34,7 @@ from dataclasses import asdict, replace
 
 import click
 
+from .admin.cli import admin_user
 from .config import ConfigError, ServerConfig, apply_game_settings, load_config, validate
 from .turn_timer import TIMER_KINDS
 
@@ -123,8 +124,25 @@ def _open(config_path, database, *, create=False):
 @click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
 @click.option("--node", metavar="NAME", help="Run as this cluster node (PostgreSQL; see docs/cluster.md).")
 @click.option("--advertise", metavar="HOST:PORT", help="Where the other nodes reach this node's TP listener.")
+@click.option(
+    "--admin",
+    multiple=True,
+    metavar="ENDPOINT",
+    help="Listen for admin clients (tpadmin-cpp) on ENDPOINT (repeatable), e.g. tcp:6925.",
+)
 def serve(
-    config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database, node, advertise
+    config_path,
+    listen,
+    map_path,
+    seed,
+    turn_length,
+    timer,
+    game_name,
+    log_format,
+    database,
+    node,
+    advertise,
+    admin,
 ) -> None:
     """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
     config = _config(
@@ -147,6 +165,8 @@ def serve(
         if not cluster.node:
             raise click.UsageError("--advertise is for a cluster node: give --node NAME too")
         config = validate(replace(config, cluster=cluster))
+    if admin:
+        config = replace(config, admin=config.admin.with_listen(admin))
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
     from .runner import run
 
@@ -239,10 +259,6 @@ def create_game(
         click.echo(create(db, setup, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
 
 
 @cli.command("list-games")
@@ -491,6 +507,9 @@ def upgrade_db(config_path, database) -> None:
             f"database {url} upgraded from revision {before or 'none'} to {after}"
             + (" (the newest)" if after == head_revision() else "")
         )
+
+
+cli.add_command(admin_user)
 
 
 # -- entry point ------------------------------------------------------------------------------

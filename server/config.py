@@ -40,7 +40,9 @@ import msgspec
 
 import ruleset
 
+from .admin.settings import AdminSettings, AdminTable, admin_settings
 from .cluster.settings import ClusterSettings, ClusterSettingsError
+from .discovery import DiscoverySettings
 from .schema_errors import describe_validation_error
 from .store import GameSetup
 from .turn_timer import TimerSettings, TimerSettingsError
@@ -96,6 +98,8 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     database: str | None = None
     game: GameTable | None = None
     cluster: ClusterTable | None = None
+    admin: AdminTable | None = None
+    discovery: DiscoverySettings | None = None
 
 
 class ConfigError(ValueError):
@@ -153,6 +157,9 @@ class ServerConfig:
     def node(self) -> ClusterSettings | None:
         return self.cluster if self.cluster is not None and self.cluster.node else None
 
+    admin: AdminSettings = field(default_factory=AdminSettings)
+    discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
+
 
 def _expect(value: Any, kind: type, where: str) -> Any:
     if kind is int and isinstance(value, bool) or not isinstance(value, kind):
@@ -193,6 +200,10 @@ def load_config(path: str | None) -> ServerConfig:
     if data.cluster is not None:
         given = {k: v for k, v in msgspec.structs.asdict(data.cluster).items() if v is not None}
         config = replace(config, cluster=ClusterSettings(**{"node": "", "advertise": "", **given}))
+    if data.admin is not None:
+        config = replace(config, admin=admin_settings(data.admin))
+    if data.discovery is not None:
+        config = replace(config, discovery=data.discovery)
     return validate(config)
 
 
