@@ -114,3 +114,27 @@ def test_a_fenced_store_writes_only_the_games_it_holds(database, pg_url):
         assert conn.execute(sa.text("SELECT count(*) FROM game_claims")).scalar() == 5
     successResultOf(store.close())
     a.close()
+
+
+def test_cluster_settings_from_the_configuration_file(tmp_path):
+    from server.config import ConfigError, load_config
+
+    path = tmp_path / "node.toml"
+    path.write_text('[cluster]\nnode = "node-a"\nadvertise = "10.0.0.5:6923"\npoll_interval = 0.5\n')
+    node = load_config(str(path)).node
+    assert node is not None and (node.node, node.address, node.poll_interval) == (
+        "node-a",
+        ("10.0.0.5", 6923),
+        0.5,
+    )
+    path.write_text("[cluster]\npoll_interval = 0.5\n")
+    assert load_config(str(path)).node is None  # timings alone make no node (serve --node does)
+    for text, problem in (
+        ('[cluster]\nnode = "a"\n', "cluster.advertise"),
+        ('[cluster]\nnode = "a b"\nadvertise = "h:1"\n', "cluster.node"),
+        ('[cluster]\nnode = "a"\nadvertise = "h:1"\nfailover_timeout = 1.0\n', "failover_timeout"),
+        ('[cluster]\nnodes = "a"\n', "nodes"),
+    ):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=problem):
+            load_config(str(path))
