@@ -46,7 +46,7 @@ STYLE = (
     ".spent{fill:none;stroke:#ffd700;stroke-width:1.2;stroke-dasharray:2 2}"
     ".ldr{stroke:#fff;stroke-width:1.6}"
     ".unif{fill:none;stroke:#ff9d00;stroke-width:2.4;stroke-dasharray:3 2}"
-    ".region{fill:none;stroke:#e8ecf5;stroke-width:2;stroke-linecap:round}"
+    ".region{fill:none;stroke:#dfe6ff;stroke-opacity:.85;stroke-width:1.6;stroke-linecap:round}"
     ".lbl{font:bold 8px sans-serif;fill:#0b1020;text-anchor:middle;pointer-events:none}"
     ".mine{fill:none;stroke:#fff;stroke-width:2.5;pointer-events:none}"
     ".sys:hover .cell{stroke:#fff}"

@@ -1,6 +1,6 @@
 """A web listener over stand-in games, on a real port, for the browser tests.
 
-Run as `python -m tests.integration.web_world [--players a,b] [--size WxH]`: it listens on
+Run as `python -m tests.integration.web_world [--players a,b] [--size WxH] [--bot-turns N]`: it listens on
 127.0.0.1 (a free port), prints `listening PORT`, and serves until killed. The games are the
 web tests' `FakeGame`s (real ruleset, no storage), so a test drives them over HTTP only.
 """
@@ -15,7 +15,9 @@ from twisted.internet.endpoints import TCP4ServerEndpoint
 
 from ruleset import DEFAULT_BOARD, parse_map
 from ruleset.board import grid_map_text
+from ruleset.simulator import RandomPlayer
 from server.web import make_site
+from tests.web.bot_games import play_turn
 from tests.web.fake_game import FakeArchive, FakeDirectory, FakeGame
 
 
@@ -25,6 +27,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--size", default="")
     parser.add_argument("--name", default="Nebula")
     parser.add_argument("--password-suffix", default="-pw")
+    parser.add_argument("--bot-turns", type=int, default=0, help="turns the random bots play first")
     options = parser.parse_args(argv)
     board = DEFAULT_BOARD
     if options.size:
@@ -33,7 +36,13 @@ def main(argv: list[str]) -> None:
     archive = FakeArchive()
     game = FakeGame(options.name, reactor, archive, board=board, turn_length=3600)
     for name in filter(None, options.players.split(",")):
-        game.create_account(name, name + options.password_suffix)
+        failed = []
+        game.create_account(name, name + options.password_suffix).addErrback(failed.append)
+        if failed:
+            sys.exit(f"cannot create player {name!r}: {failed[0].value}")
+    strategy = RandomPlayer()
+    for _ in range(options.bot_turns):
+        play_turn(game, strategy)
     site = make_site(FakeDirectory(game), archive, reactor, secret=b"browser-test-secret")
 
     def listening(port):
