@@ -26,6 +26,7 @@ from .documents import (
     my_orders,
     my_view,
     public_game,
+    public_systems,
     summary_document,
     system_document,
     with_time,
@@ -150,6 +151,7 @@ class Api:
         snapshot = self.game(name).snapshot
         book = await self.web.history(snapshot)
         document = with_time(public_game(snapshot), snapshot, self.web.now())
+        document["systems"] = public_systems(snapshot)
         last = book.summaries[snapshot.turn - 1] if 0 < snapshot.turn <= book.known else None
         document["last_turn"] = summary_document(last) if last else None
         return answer(request, document)

@@ -52,7 +52,7 @@ def with_time(document: dict[str, Any], snapshot: GameSnapshot, now: float) -> d
 def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
     state = snapshot.state
     view = visible_to(state, 0)
-    picture = public_galaxy(snapshot)
+    board = state.board
     waiting = set(snapshot.waiting_for())
     acting = set(snapshot.acting_players())
     counts: dict[int, dict[Role, int]] = {}
@@ -90,12 +90,18 @@ def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
         "accepting_players": accepting_players(snapshot),
         "players": players,
         "pool_total": view.pool_total,
-        "width": picture.width,
-        "height": picture.height,
-        "systems": [system_document(s) for s in picture.systems],
+        "width": max((len(row) for row in board.rows), default=0),
+        "height": len(board.rows),
         "conflicts": [conflict_document(snapshot, i) for i in range(len(view.conflicts))],
         "ranking": ranking(snapshot) if snapshot.over else None,
     }
+
+
+def public_systems(snapshot: GameSnapshot) -> list[dict[str, Any]]:
+    """Every system of the public map (the JSON API's; the pages draw the map instead)."""
+    return snapshot.derived(
+        ("web", "systems"), lambda: [system_document(s) for s in public_galaxy(snapshot).systems]
+    )
 
 
 def system_document(system) -> dict[str, Any]:

@@ -9,6 +9,7 @@ the view.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ruleset import Board, Kind, PlayerView, Role
 from ruleset.board import ARTIFACT, UNINHABITABLE
@@ -19,17 +20,16 @@ LEADER_NAMES = ("Merchant Leader", "Scientist Leader", "Settler Leader", "Mining
 KIND_LETTERS = ("M", "S", "P", "R")  # merchant, scientist, settler (People), mining (Raw)
 
 
-@dataclass(frozen=True, slots=True)
-class LeaderMark:
+class LeaderMark(NamedTuple):
     fleet: int
     owner: int
     kind: Kind
 
 
-@dataclass(frozen=True, slots=True)
-class SystemView:
+class SystemView(NamedTuple):
     """One star system as the viewer sees it; `region` is the region's id (the star-system id of
-    its lowest cell) for region members, None otherwise."""
+    its lowest cell) for region members, None otherwise. (A named tuple, not a dataclass: a
+    64×64 map makes 4096 of them per snapshot, and tuples are built five times faster.)"""
 
     cell: int
     object_id: int
@@ -68,21 +68,24 @@ def galaxy(board: Board, view: PlayerView) -> Galaxy:
     }
     labels = region_of_each_member(board, view.colonies, leaders, view.unification)
     systems = []
+    first_id = board.system_id(0)
+    terrain, colonies, artifacts = board.terrain, view.colonies, view.artifacts
+    destroyed, unification = view.destroyed, view.unification
     for cell, (x, y) in enumerate(board.coords):
         label = labels.get(cell)
         systems.append(
             SystemView(
-                cell=cell,
-                object_id=board.system_id(cell),
-                x=x,
-                y=y,
-                terrain=board.terrain[cell],
-                colony=view.colonies.get(cell),
-                artifact=cell in view.artifacts,
-                destroyed=cell in view.destroyed,
-                leader=leaders.get(cell),
-                region=None if label is None else board.system_id(label),
-                unification=cell in view.unification,
+                cell,
+                first_id + 2 * cell,
+                x,
+                y,
+                terrain[cell],
+                colonies.get(cell),
+                cell in artifacts,
+                cell in destroyed,
+                leaders.get(cell),
+                None if label is None else first_id + 2 * label,
+                cell in unification,
             )
         )
     width = max((len(row) for row in board.rows), default=0)

@@ -59,12 +59,16 @@ def owner_colour(player: int) -> str:
 
 
 def render_map(
-    picture: Galaxy, overlay: str = "", label: str = "Galaxy map", standalone: bool = False
+    picture: Galaxy,
+    overlay: str = "",
+    label: str = "Galaxy map",
+    standalone: bool = False,
+    painter: SystemPainter | None = None,
 ) -> str:
     """The whole `<svg>` element; `overlay` is extra SVG drawn on top (a player's own orders).
     Pages style the map with /static/map.css (`STYLE`); a `standalone` picture carries it."""
     style = STYLE if standalone else ""
-    return map_head(picture, label) + style + map_body(picture) + overlay + "</svg>"
+    return map_head(picture, label) + style + map_body(picture, painter) + overlay + "</svg>"
 
 
 def map_head(picture: Galaxy, label: str = "Galaxy map") -> str:
@@ -75,17 +79,39 @@ def map_head(picture: Galaxy, label: str = "Galaxy map") -> str:
     )
 
 
-def map_body(picture: Galaxy) -> str:
+def map_body(picture: Galaxy, painter: SystemPainter | None = None) -> str:
     """The systems and region outlines (everything but the `<svg>` tag and any overlay)."""
     top = picture.height
     names = picture.names
-    parts = [_system(system, top, names) for system in picture.systems]
+    if painter is None:
+        parts = [_system(system, top, names) for system in picture.systems]
+    else:
+        parts = [painter.paint(system, top, names) for system in picture.systems]
     for region, edges in picture.outlines:
         d = "".join(
             f"M{x1 * CELL} {(top - y1) * CELL}L{x2 * CELL} {(top - y2) * CELL}" for x1, y1, x2, y2 in edges
         )
         parts.append(f'<path class="region" data-region="{region}" d="{d}"/>')
     return "".join(parts)
+
+
+class SystemPainter:
+    """Keeps the SVG of each system drawn for one game: between two turns most systems do not
+    change, so a new snapshot's map redraws only the ones that did."""
+
+    def __init__(self, limit: int = 20_000):
+        self.limit = limit
+        self.drawn: dict[tuple, str] = {}
+
+    def paint(self, system: SystemView, top: int, names: dict[int, str]) -> str:
+        owner = names.get(system.leader.owner) if system.leader is not None else None
+        key = (system, top, owner)
+        svg = self.drawn.get(key)
+        if svg is None:
+            if len(self.drawn) >= self.limit:
+                self.drawn.clear()
+            svg = self.drawn[key] = _system(system, top, names)
+        return svg
 
 
 def cell_centre(x: int, y: int, height: int) -> tuple[int, int]:
@@ -99,8 +125,11 @@ def _system(system: SystemView, top: int, names: dict[int, str]) -> str:
     classes = f"sys t-{system.terrain if system.terrain != '.' else 'H'}"
     if system.destroyed:
         classes += " destroyed"
+    title = describe(system, names)
+    if system.leader is not None:  # the only player-chosen text in a system: its owner's name
+        title = escape(title)
     out = [
-        f'<g class="{classes}" data-id="{system.object_id}"><title>{escape(describe(system, names))}</title>'
+        f'<g class="{classes}" data-id="{system.object_id}"><title>{title}</title>'
         f'<rect class="cell" x="{x0}" y="{y0}" width="{CELL}" height="{CELL}"/>'
     ]
     if system.destroyed:

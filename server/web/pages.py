@@ -22,9 +22,9 @@ from ruleset import Problem, ProblemCode
 from ..refusals import BAD_LOGIN, Refused
 from . import actions
 from .api import client_address, error_document
-from .documents import lobby_entry, my_view, public_galaxy, public_game, summary_document, with_time
+from .documents import lobby_entry, my_view, public_game, summary_document, with_time
 from .live import player_key, public_key
-from .mapsvg import STYLE, map_body, map_head, order_marks, render_map
+from .mapsvg import STYLE, map_head, order_marks, render_map
 from .routing import HTTPFailure, Router
 from .scoreplot import score_plot
 from .sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, TOO_MANY_LOGINS, Session
@@ -150,7 +150,8 @@ class Pages:
         browser = Browser(self.web, request)
         book = await self.web.history(snapshot)
         document = with_time(public_game(snapshot), snapshot, self.web.now())
-        svg = snapshot.derived(("web", "svg"), lambda: render_map(public_galaxy(snapshot)))
+        picture, body = self.web.public_map(snapshot)
+        svg = map_head(picture) + body + "</svg>"
         recent = [
             summary_document(s)
             for s in reversed(book.summaries[max(0, snapshot.turn - RECENT_TURNS) : snapshot.turn])
@@ -193,12 +194,11 @@ class Pages:
 
     def map_svg(self, request, name: str) -> bytes:
         snapshot = self.web.game(name).snapshot
-        picture = public_galaxy(snapshot)
+        picture, body = self.web.public_map(snapshot)
         request.setHeader(b"content-type", b"image/svg+xml; charset=utf-8")
         request.setHeader(b"cache-control", b"no-store")
         request.setHeader(b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'")
-        svg = snapshot.derived(("web", "svg-file"), lambda: render_map(picture, standalone=True))
-        return svg.encode()
+        return (map_head(picture) + STYLE + body + "</svg>").encode()
 
     def events(self, request, name: str):
         game = self.web.game(name)
@@ -281,8 +281,7 @@ class Pages:
         snapshot = game.snapshot
         book = await self.web.history(snapshot)
         view = my_view(snapshot, player, book)
-        picture = public_galaxy(snapshot)
-        body = snapshot.derived(("web", "svg-body"), lambda: map_body(picture))
+        picture, body = self.web.public_map(snapshot)
         board = snapshot.state.board
         marks = []
         for order in view["orders"]:

@@ -118,13 +118,16 @@ class WebRoot(Resource):
         if request.finished or request._disconnected:
             return
         if body is not NOT_DONE_YET:
+            request.setHeader(b"content-length", b"%d" % len(body))
             request.write(body)
             request.finish()
 
     def _write_failure(self, request, failure: Failure) -> None:
         if failure.check(defer.CancelledError) or request.finished or request._disconnected:
             return
-        request.write(self._fail(request, failure))
+        body = self._fail(request, failure)
+        request.setHeader(b"content-length", b"%d" % len(body))
+        request.write(body)
         request.finish()
 
     def _fail(self, request, failure) -> bytes:

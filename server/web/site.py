@@ -21,9 +21,11 @@ from ruleset import visible_to
 from ..snapshot import GameSnapshot
 from ..store import TurnRecord
 from .contract import GameFinder, ServedGame, TurnArchive
+from .documents import public_galaxy
 from .galaxy import Galaxy, galaxy
 from .history import HistoryBook
 from .live import LiveFeed
+from .mapsvg import SystemPainter, map_body
 from .routing import HTTPFailure, Router, WebRoot
 from .sessions import LoginBrake, SessionStore
 
@@ -48,6 +50,8 @@ class WebSite:
         self.brake = LoginBrake(clock)
         self.books: dict[int, HistoryBook] = {}
         self.feeds: dict[int, LiveFeed] = {}
+        self.painters: dict[int, SystemPainter] = {}
+        self._maps: dict[int, tuple[object, Galaxy, str]] = {}
         self._past: OrderedDict[tuple[int, int], tuple[TurnRecord, Galaxy]] = OrderedDict()
         self.templates = Environment(
             loader=FileSystemLoader(str(HERE / "templates")),
@@ -75,6 +79,24 @@ class WebSite:
         book = self.book(snapshot)
         await book.ensure(snapshot)
         return book
+
+    def painter(self, snapshot: GameSnapshot) -> SystemPainter:
+        """The drawn systems of one game's maps, reused from snapshot to snapshot."""
+        painter = self.painters.get(snapshot.game_id)
+        if painter is None:
+            painter = self.painters[snapshot.game_id] = SystemPainter()
+        return painter
+
+    def public_map(self, snapshot: GameSnapshot) -> tuple[Galaxy, str]:
+        """The public map and its systems and outlines drawn. Snapshots follow each other within
+        a turn (an order, a finished flag) with the same state: the map is drawn once per state."""
+        cached = self._maps.get(snapshot.game_id)
+        if cached is not None and cached[0] is snapshot.state:
+            return cached[1], cached[2]
+        picture = public_galaxy(snapshot)
+        body = map_body(picture, self.painter(snapshot))
+        self._maps[snapshot.game_id] = (snapshot.state, picture, body)
+        return picture, body
 
     def feed(self, game: ServedGame) -> LiveFeed:
         game_id = game.snapshot.game_id

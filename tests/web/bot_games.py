@@ -9,6 +9,8 @@ from ruleset.simulator import RandomPlayer
 def play_turn(game, strategy: RandomPlayer) -> None:
     """Every player gives the bot's orders (through the game's checks), then all who act finish."""
     state = game.state
+    if state.phase is Phase.OVER:
+        return
     turn = state.turn + 1
     for player in state.players:
         for order in strategy(state, player.id, game_rng(game.setup.seed, turn, f"player {player.id}")):
