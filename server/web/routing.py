@@ -17,7 +17,7 @@ from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.web.resource import Resource
-from twisted.web.server import NOT_DONE_YET
+from twisted.web.server import NOT_DONE_YET, GzipEncoderFactory
 
 log = Logger()
 
@@ -76,6 +76,16 @@ class Router:
                 continue
             return route, tuple(unquote(part, errors="strict") for part in found.groups()), False
         return None, (), other_method
+
+
+class PageCompression(GzipEncoderFactory):
+    """Gzip for what a GET answers (a 64×64 map page shrinks tenfold), never for an event stream
+    (compression would hold its events back) nor for answers to forms (they may echo input)."""
+
+    def encoderForRequest(self, request):
+        if request.method != b"GET" or request.path.endswith(b"/events"):
+            return None
+        return super().encoderForRequest(request)
 
 
 class WebRoot(Resource):

@@ -14,6 +14,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from twisted.internet import defer
 from twisted.internet.interfaces import IReactorTime
+from twisted.web.resource import EncodingResourceWrapper
 from twisted.web.server import Site
 
 from ruleset import visible_to
@@ -26,7 +27,7 @@ from .galaxy import Galaxy, galaxy
 from .history import HistoryBook
 from .live import LiveFeed
 from .mapsvg import SystemPainter, map_body
-from .routing import HTTPFailure, Router, WebRoot
+from .routing import HTTPFailure, PageCompression, Router, WebRoot
 from .sessions import LoginBrake, SessionStore
 
 HERE = Path(__file__).parent
@@ -142,7 +143,7 @@ def make_site(
     router = Router()
     api.register(router, web)
     pages.register(router, web)
-    site = Site(WebRoot(router, pages.not_found(web)))
+    site = Site(EncodingResourceWrapper(WebRoot(router, pages.not_found(web)), [PageCompression()]))
     site.displayTracebacks = False
     site.web = web  # type: ignore[attr-defined]
     return site
