@@ -103,6 +103,7 @@ from .codec import (
     encode_body,
     encode_error,
     encode_reply,
+    fit_fail,
     frame_bytes,
     message_class,
 )

@@ -203,8 +203,17 @@ def encode_error(error: ProtocolError, version: Version | None, sequence: int | 
         sequence = 0
     elif sequence is None:
         sequence = error.sequence or 0
-    code = error.code
-    highest = FailCode.PERMISSION_DENIED if reply_version == Version.TP03 else 0xFFFFFFFF
-    if not 0 <= code <= highest:
-        code = FailCode.FRAME
-    return encode(Fail(code, error.message, error.references), reply_version, sequence)
+    return encode(
+        fit_fail(Fail(error.code, error.message, error.references), reply_version), reply_version, sequence
+    )
+
+
+def fit_fail(fail: Fail, version: Version) -> Fail:
+    """``fail`` as ``version`` can carry it: TP03 has Fail codes 0-5 only (others are sent as
+    code 1, Frame) and no references; TP04 takes any 32-bit code."""
+    highest = FailCode.PERMISSION_DENIED if version == Version.TP03 else 0xFFFFFFFF
+    code = fail.code if 0 <= fail.code <= highest else FailCode.FRAME
+    references = () if version == Version.TP03 else fail.references
+    if code == fail.code and references == fail.references:
+        return fail
+    return Fail(code, fail.message, references)

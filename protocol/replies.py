@@ -116,10 +116,15 @@ class ReplyForm(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class ReplySpec:
-    """How a request is answered: its ``form`` and the classes a successful item may have."""
+    """How a request is answered: its ``form`` and the classes a successful item may have.
+
+    ``lone_when_one``: a LIST answer of exactly one item is sent as that frame alone, without
+    Sequence (GetGames: tpserver-cpp sends its one Game so, §2 table, type 65).
+    """
 
     form: ReplyForm
     accepts: tuple[type[Message], ...]
+    lone_when_one: bool = False
 
 
 def _single(*classes: type[Message]) -> ReplySpec:
@@ -160,7 +165,7 @@ REPLIES: dict[type[Message], ReplySpec] = {
     GetObjectDescIDs: _single(ObjectDescIDs),
     GetPlayerIDs: _single(PlayerIDs),
     GetOrderQueueIDs: _single(OrderQueueIDs),
-    GetGames: _list(Game),
+    GetGames: ReplySpec(ReplyForm.LIST, (Game,), lone_when_one=True),
     GetOrderDesc: _list(OrderDesc),
     GetOrder: _list(Order),
     RemoveOrder: _list(Okay),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass, field
 
 from twisted.internet import defer
@@ -18,8 +17,10 @@ from twisted.logger import (
     textFileLogObserver,
 )
 
+from .accounts import ThreadPoolHasher
 from .config import ConfigError, ServerConfig
 from .directory import GameDirectory
+from .game_operations import OperationError
 from .network import TPFactory
 from .store import GameStore
 
@@ -37,7 +38,8 @@ class Server:
     store: GameStore
     directory: GameDirectory
     ports: list = field(default_factory=list)
-    desk: object | None = None  # server.operations.OperatorDesk, with a database store
+    desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
+    hasher: ThreadPoolHasher | None = None
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -70,6 +72,8 @@ class Server:
                     game=game.setup.name,
                     turn=game.state.turn + 1,
                 )
+        if self.hasher is not None:
+            self.hasher.stop()
         close = getattr(self.store, "close", None)
         if close is not None:
             await defer.maybeDeferred(close)
@@ -77,54 +81,49 @@ class Server:
 
 
 @defer.inlineCallbacks
-def load_games(config: ServerConfig, store: GameStore, reactor, desk=None) -> defer.Deferred:
-    """Every stored game as last committed; the configured open game is created on first start.
+def load_games(
+    config: ServerConfig, store: GameStore, reactor, desk=None, *, hasher=None, now: float | None = None
+) -> defer.Deferred:
+    """Every stored game as last committed; the configured open game is created on first start
+    (at time `now`, the reactor's time by default).
 
     Each game resumes its turn (`Game.resume`): with the deadline its timer had and the players
     who had finished it, so a turn whose end a crash interrupted is resolved again now."""
-    from .operations import restore_game
+    from .operator_desk import restore_game
 
     stored = yield defer.maybeDeferred(store.load_games, all_states=False)
     directory = GameDirectory()
     if not stored:
-        setup = config.game.setup(ctime=int(time.time()))
+        setup = config.game.setup(ctime=int(reactor.seconds() if now is None else now))
         yield defer.maybeDeferred(store.create_game, setup)
         stored = yield defer.maybeDeferred(store.load_games, all_states=False)
     directory.default_name = (
         config.game.name if any(r.setup.name == config.game.name for r in stored) else None
     )
     for record in stored:
-        restore_game(record, store, reactor, directory, desk)
+        restore_game(record, store, reactor, directory, desk, hasher=hasher)
     return directory
 
 
 @defer.inlineCallbacks
 def open_database(url: str, reactor) -> defer.Deferred:
     """The database store at `url`; an empty database gets the schema, an old one is refused."""
-    from .database import DatabaseStore, head_revision
-    from .operations import OperationError, one_line, shown_url
+    from .database import DatabaseStore
+    from .database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable, unusable
 
-    shown = shown_url(url)
     try:
         store = DatabaseStore(url, reactor)
     except Exception as error:  # a malformed URL or a missing driver
-        raise ConfigError(f"database: cannot use {shown!r}: {one_line(error)}") from None
+        raise ConfigError(str(unusable(url, error))) from None
     try:
-        revision = yield store.current_revision()
-        if revision is None:
+        if needs_schema(url, (yield store.current_revision()), create=True):
             yield store.upgrade()
-        elif revision != head_revision():
-            raise ConfigError(
-                f"database {shown} is at schema revision {revision}, this server needs "
-                f"{head_revision()}: run `tae-server upgrade-db` first"
-            )
-    except ConfigError:
-        yield store.close()
-        raise
     except Exception as error:
         yield store.close()
+        if isinstance(error, DatabaseProblem) and not isinstance(error, Unreachable):
+            raise ConfigError(str(error)) from None
         # unreachable or broken: an operational failure (exit 1), not a configuration error
-        raise OperationError(f"database: cannot open {shown}: {one_line(error)}") from None
+        raise OperationError(str(unreachable(url, error))) from None
     return store
 
 
@@ -135,24 +134,27 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
         from .database import DEFAULT_URL
 
         store = yield open_database(config.database or DEFAULT_URL, reactor)
+    hasher = ThreadPoolHasher(reactor)
     desk = None
     if hasattr(store, "pending_requests"):
-        from .operations import OperatorDesk
+        from .operator_desk import OperatorDesk
 
-        desk = OperatorDesk(store, None, reactor)
+        desk = OperatorDesk(store, None, reactor, hasher=hasher)
         try:
             yield desk.take_lease()
         except Exception:
+            hasher.stop()
             yield defer.maybeDeferred(getattr(store, "close", lambda: None))
             raise
     try:
-        directory = yield load_games(config, store, reactor, desk)
+        directory = yield load_games(config, store, reactor, desk, hasher=hasher)
     except Exception:
+        hasher.stop()
         if desk is not None:
             yield defer.ensureDeferred(desk.stop())
         yield defer.maybeDeferred(getattr(store, "close", lambda: None))
         raise
-    server = Server(config, store, directory, desk=desk)
+    server = Server(config, store, directory, desk=desk, hasher=hasher)
     if desk is not None:
         desk.directory = directory
     factory = TPFactory(directory)

@@ -218,7 +218,7 @@ def create_game(
         setup = replace(setup, description=f"TaE game {name}")
     db = _open(config_path, database, create=True)
     try:
-        click.echo(create(db, setup, wait).text)
+        click.echo(create(db, setup, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
 
@@ -238,7 +238,7 @@ def list_games(as_json, config_path, database) -> None:
     db = _open(config_path, database)
     try:
         games = summaries(db)
-        holder = server_holder(db)
+        holder = server_holder(db, time.time)
     finally:
         db.close()
     if as_json:
@@ -292,7 +292,7 @@ def status(game, as_json, config_path, database) -> None:
 
     db = _open(config_path, database)
     try:
-        info = game_status(db, game)
+        info = game_status(db, game, wallclock=time.time)
     finally:
         db.close()
     data = info.as_dict()
@@ -359,7 +359,7 @@ def add_player(game, name, password, email, comment, wait, config_path, database
 
     db = _open(config_path, database)
     try:
-        click.echo(add(db, game, name, password, email, comment, wait).text)
+        click.echo(add(db, game, name, password, email, comment, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
 
@@ -375,7 +375,7 @@ def remove_player(game, name, wait, config_path, database) -> None:
 
     db = _open(config_path, database)
     try:
-        click.echo(remove(db, game, name, wait).text)
+        click.echo(remove(db, game, name, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
 
@@ -390,7 +390,7 @@ def end_turn(game, wait, config_path, database) -> None:
 
     db = _open(config_path, database)
     try:
-        click.echo(end(db, game, wait).text)
+        click.echo(end(db, game, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
 
@@ -403,7 +403,8 @@ def end_turn(game, wait, config_path, database) -> None:
 def upgrade_db(config_path, database) -> None:
     """Create or migrate the database schema to this version's; prints the revision."""
     from .database import SyncDatabase, head_revision
-    from .operations import OperationError, one_line, shown_url
+    from .database.opening import one_line, shown_url
+    from .game_operations import OperationError
 
     url = _database_url(config_path, database)
     try:
@@ -436,7 +437,7 @@ def _fail(message: str, code: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from .operations import OperationError
+    from .game_operations import OperationError
 
     try:
         cli.main(args=argv, prog_name="tae-server", standalone_mode=False)

@@ -17,11 +17,13 @@ from twisted.internet import protocol as twisted_protocol
 from twisted.logger import Logger
 
 import protocol as tp
-from protocol import Answer, Deframer, FailCode, ProtocolError
+from protocol import Answer, Deframer, ProtocolError
 
 from . import catalogue
 from .directory import GameDirectory
 from .session import Session
+from .tp_errors import internal_error
+from .views.frame_cache import FrameCache
 
 log = Logger()
 
@@ -31,8 +33,9 @@ MAX_PENDING = 256
 
 
 class TPConnection(twisted_protocol.Protocol):
-    def __init__(self, directory: GameDirectory):
+    def __init__(self, directory: GameDirectory, frames=None):
         self.directory = directory
+        self.frames = frames
         self.deframer = Deframer()
         self.session: Session | None = None
         self.pending: deque[tp.Frame | ProtocolError] = deque()
@@ -97,6 +100,7 @@ class TPConnection(twisted_protocol.Protocol):
                     getattr(host, "host", ""),
                     getattr(host, "port", 0),
                     close=self._close,
+                    frames=self.frames,
                 )
             try:
                 message = tp.decode(frame, order_descs=catalogue.ORDER_DESCS)
@@ -129,11 +133,7 @@ class TPConnection(twisted_protocol.Protocol):
         return self._internal_error(frame)
 
     def _internal_error(self, frame: tp.Frame) -> bytes:
-        return tp.encode(
-            tp.Fail(FailCode.FRAME, "Internal server error; the request was not carried out"),
-            frame.version,
-            frame.sequence,
-        )
+        return tp.encode(internal_error(), frame.version, frame.sequence)
 
     def _close(self) -> None:
         self.closing = True
@@ -150,12 +150,22 @@ class TPConnection(twisted_protocol.Protocol):
 
 
 class TPFactory(twisted_protocol.Factory):
+    """Serves TP on one or more listeners; keeps the encoded frames of each game for all its
+    connections (the read side's cache, `server.views.frame_cache`)."""
+
     noisy = False
 
     def __init__(self, directory: GameDirectory):
         self.directory = directory
+        self._frame_caches: dict[int, FrameCache] = {}
+
+    def frames(self, game_id: int) -> FrameCache:
+        cache = self._frame_caches.get(game_id)
+        if cache is None:
+            cache = self._frame_caches[game_id] = FrameCache()
+        return cache
 
     def buildProtocol(self, addr) -> TPConnection:
-        connection = TPConnection(self.directory)
+        connection = TPConnection(self.directory, self.frames)
         connection.factory = self
         return connection

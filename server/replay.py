@@ -25,12 +25,6 @@ class ReplayedTurn:
     events: tuple
 
 
-def _initial_state(stored: StoredGame) -> GameState:
-    setup = stored.setup
-    board = ruleset.parse_map(setup.map_text) if setup.map_text else ruleset.DEFAULT_BOARD
-    return ruleset.new_game(board, setup.seed)
-
-
 def _join(state: GameState, stored: StoredGame, after_turn: int) -> GameState:
     for account in sorted(stored.accounts, key=lambda a: a.player_id):
         if stored.join_turns.get(account.player_id, 0) == after_turn and account.player_id > len(
@@ -48,7 +42,7 @@ def replay(stored: StoredGame, turns: int | None = None) -> tuple[GameState, lis
     last = stored.turns[-1].turn if stored.turns else 0
     turns = last if turns is None else turns
     live = sorted((e for e in stored.orders if e.seq not in stored.removed_orders), key=lambda e: e.seq)
-    state = _join(_initial_state(stored), stored, 0)
+    state = _join(stored.setup.initial_state(), stored, 0)
     done: list[ReplayedTurn] = []
     for turn in range(1, turns + 1):
         orders = [Order(e.player, e.object_id, e.type, e.target) for e in live if e.turn == turn]

@@ -1,38 +1,55 @@
 """One client connection's conversation (spec/protocol.md §5, §10): a state machine and a
-dispatch table from message class to handler.
+dispatch table from request class to command.
 
 The session does no I/O. `handle(message, sequence)` returns the bytes to write (or a Deferred
 of them); `push` is how it sends asynchronous frames (TimeRemaining, sequence 0). Before login
-only the frames of §5.4 (and Ping) are accepted. Handlers for one game wait while that game is
-resolving a turn, so after TimeRemaining(0) a client sees only the new turn.
+only the frames of §5.4 (and Ping) are accepted.
+
+Like AMP's responders, the pieces are apart: `COMMANDS` says, per request class, which handler
+answers it, whether it is allowed before login and which references a refusal carries; the
+handler returns its answer as a message (or a list of items, for requests answered with
+Sequence + N, as `protocol.replies` declares for both ends) or raises; the encoding and the
+error map (`server.tp_errors`) are shared by all. Handlers read the game from one snapshot
+(`self.snapshot`) and write through the game service. Handlers for one game wait while that
+game is resolving a turn, so after TimeRemaining(0) a client sees only the new turn.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from twisted.internet import defer
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 import protocol as tp
-from protocol import FailCode, FeatureId, ReferenceType, Version
-from protocol.records import GameConnection, GameParam, IdModtime, Reference
-from ruleset import Phase
-from ruleset.orders import NOT_ALLOWED, ProblemCode
+from protocol import FailCode, FeatureId, ReferenceType, Version, fit_fail
+from protocol.records import IdModtime
+from protocol.replies import ReplyForm, reply_spec
+from ruleset.orders import NOT_ALLOWED
 
-from . import catalogue, frames
+from . import catalogue
 from .accounts import split_login
 from .directory import GameDirectory
 from .game import Game
+from .refusals import Refused
+from .snapshot import GameSnapshot
+from .tp_errors import TPRefusal, fail, fail_for, internal_error
+from .views import tp_frames
+from .views.frame_cache import FrameCache
+from .views.tp_games import SERVER_TYPE, SERVER_VERSION, game_frame, time_remaining
+from .views.universe import universe_of
 
 log = Logger()
 
-SERVER_VERSION = "0.1.0"
-SERVER_TYPE = "tpserver-tae"
-RULESET_NAME = "TaE"
-RULESET_VERSION = "0.01"
 MAX_ID_LIST = 87378  # tpserver-cpp's MAX_ID_LIST_SIZE
+
+Refs = tuple[tuple[int, int], ...]
+#: An item of a Sequence answer: a message, or an object frame already encoded (type, body).
+Item = tp.Message | tuple[int, bytes]
 
 
 class State(enum.Enum):
@@ -41,8 +58,17 @@ class State(enum.Enum):
     PLAYING = "playing"  # logged in to a game
 
 
-def fail(code: int, text: str, refs: Iterable[tuple[int, int]] = ()) -> tp.Fail:
-    return tp.Fail(code, text, tuple(Reference(t, i) for t, i in refs))
+@dataclass(frozen=True, slots=True)
+class Command:
+    """How one request class is served (AMP's Command, for TP requests)."""
+
+    handler: Callable[..., Any]
+    before_login: bool = False
+    refs: Callable[[Any], Refs] = lambda message: ()
+
+
+def _queue_ref(message: Any) -> Refs:
+    return ((ReferenceType.ORDER_QUEUE, message.id),)
 
 
 class Session:
@@ -56,6 +82,7 @@ class Session:
         host: str = "",
         port: int = 6923,
         close: Callable[[], None] | None = None,
+        frames: Callable[[int], FrameCache] | None = None,
     ):
         self.directory = directory
         self.version = version
@@ -68,20 +95,28 @@ class Session:
         self.player: int | None = None
         self.lists: dict[str, tuple[int, list[IdModtime]]] = {}
         self._next_key = 0
+        self._frames = frames or _private_frame_caches()
+        self._unsubscribe: Callable[[], None] | None = None
+
+    @property
+    def snapshot(self) -> GameSnapshot:
+        """The logged-in game as last published."""
+        assert self.game is not None
+        return self.game.snapshot
 
     # -- entry points --------------------------------------------------------------------
 
-    def handle(self, message: tp.Message, sequence: int):
+    def handle(self, message: tp.Message, sequence: int) -> bytes | defer.Deferred:
         """Answer one decoded request: bytes, or a Deferred firing with bytes."""
-        handler = _HANDLERS.get(type(message))
+        command = COMMANDS.get(type(message))
         if self.state is State.NEW and not isinstance(message, tp.Connect):
-            return self._one(
+            return self._encode(
                 fail(FailCode.PROTOCOL, "First frame wasn't Connect, please try again"), sequence
             )
-        if handler is None:
-            return self._one(fail(FailCode.PROTOCOL, "Did not understand that frame type."), sequence)
-        if self.state is not State.PLAYING and type(message) not in _BEFORE_LOGIN:
-            return self._one(
+        if command is None:
+            return self._encode(fail(FailCode.PROTOCOL, "Did not understand that frame type."), sequence)
+        if self.state is not State.PLAYING and not command.before_login:
+            return self._encode(
                 fail(FailCode.FRAME, "Wrong type of frame in this state, please login first"), sequence
             )
         game = self.game if self.state is State.PLAYING else None
@@ -89,331 +124,275 @@ class Session:
             d = game.ready()
             if isinstance(message, tp.FinishedTurn):
                 # Sent while the turn was ending: it was meant for that turn, not the next one.
-                d.addCallback(lambda _: self._one(tp.Okay("Turn finished"), sequence))
+                d.addCallback(lambda _: self._encode(tp.Okay("Turn finished"), sequence))
             else:
-                d.addCallback(lambda _: handler(self, message, sequence))
+                d.addCallback(lambda _: self._run(command, message, sequence))
             return d
-        return handler(self, message, sequence)
+        return self._run(command, message, sequence)
 
     def connection_lost(self) -> None:
-        if self.game is not None:
-            for listeners, listener in (
-                (self.game.listeners, self._time_listener),
-                (self.game.removal_listeners, self._player_removed),
-            ):
-                if listener in listeners:
-                    listeners.remove(listener)
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
 
-    def _player_removed(self, player: int) -> None:
-        """An operator removed this connection's player: it may not stay logged in."""
-        if player == self.player and self.close is not None:
-            log.info(
-                "game {game}: closing the connection of removed player {player}",
-                game=self.game.setup.name,
-                player=player,
+    # -- running a command ---------------------------------------------------------------
+
+    def _run(self, command: Command, message: tp.Message, sequence: int) -> bytes | defer.Deferred:
+        try:
+            answer = command.handler(self, message)
+        except Exception as error:
+            return self._encode(self._failure(error, command, message), sequence)
+        if isinstance(answer, defer.Deferred):
+            answer.addCallbacks(
+                lambda result: self._answer(message, result, sequence),
+                lambda failure: self._encode(self._failure(failure.value, command, message), sequence),
             )
-            self.close()
+            return answer
+        return self._answer(message, answer, sequence)
+
+    def _failure(self, error: BaseException, command: Command, message: tp.Message) -> tp.Fail:
+        answer = fail_for(error, command.refs(message))
+        if answer is None:
+            log.failure("handler failed for {message}", Failure(error), message=type(message).__name__)
+            return internal_error()
+        return answer
+
+    def _answer(self, request: tp.Message, answer: tp.Message | list[Item], sequence: int) -> bytes:
+        """Encode a handler's answer in the form `protocol.replies` declares for the request."""
+        if isinstance(answer, list):
+            spec = reply_spec(request, self.version)
+            if spec.form is ReplyForm.LIST and spec.lone_when_one and len(answer) == 1:
+                return self._encode(answer[0], sequence)
+            return self._sequence(answer, sequence)
+        return self._encode(answer, sequence)
+
+    # -- encoding ------------------------------------------------------------------------
+
+    def _encode(self, item: Item, sequence: int) -> bytes:
+        if isinstance(item, tuple):
+            return tp.frame_bytes(self.version, sequence, item[0], item[1])
+        if isinstance(item, tp.Fail):
+            item = fit_fail(item, self.version)
+        return tp.encode(item, self.version, sequence)
+
+    def _sequence(self, items: list[Item], sequence: int) -> bytes:
+        """Sequence(N) and N frames, in one write."""
+        parts = [tp.encode(tp.Sequence(len(items)), self.version, sequence)]
+        parts.extend(self._encode(item, sequence) for item in items)
+        return b"".join(parts)
 
     # -- reply helpers -------------------------------------------------------------------
 
-    def _one(self, message: tp.Message, sequence: int) -> bytes:
-        return tp.encode(self._fit(message), self.version, sequence)
-
-    def _fit(self, message: tp.Message) -> tp.Message:
-        """TP03 has Fail codes 0-5 only and no references."""
-        if isinstance(message, tp.Fail) and self.version == Version.TP03:
-            code = message.code if message.code <= FailCode.PERMISSION_DENIED else FailCode.FRAME
-            return tp.Fail(code, message.message, ())
-        return message
-
-    def _sequence(self, items: list, sequence: int) -> bytes:
-        """Sequence(N) and N frames; items are messages or (frame type, cached body) pairs."""
-        parts = [tp.encode(tp.Sequence(len(items)), self.version, sequence)]
-        for item in items:
-            if isinstance(item, tuple):
-                parts.append(tp.frame_bytes(self.version, sequence, item[0], item[1]))
-            else:
-                parts.append(tp.encode(self._fit(item), self.version, sequence))
-        return b"".join(parts)
-
-    def _each(self, ids: tuple[int, ...], sequence: int, one: Callable[[int], object]) -> bytes:
+    @staticmethod
+    def _each(ids: tuple[int, ...], one: Callable[[int], Item]) -> list[Item]:
         if not ids:
-            return self._one(fail(FailCode.NO_SUCH_THING, "You didn't ask for any data, try again"), sequence)
-        return self._sequence([one(i) for i in ids], sequence)
+            raise TPRefusal(FailCode.NO_SUCH_THING, "You didn't ask for any data, try again")
+        return [one(i) for i in ids]
 
     def _id_list(
         self,
         kind: str,
         request: tp.GetIDSequence,
-        sequence: int,
-        reply_cls,
+        reply_cls: Callable[..., tp.Message],
         items: Callable[[], list[IdModtime]],
-    ) -> bytes:
+    ) -> tp.Message:
         """A Get…IDs request (§2.1, §6.3): key -1 takes a snapshot, later keys page through it."""
         if request.key == -1:
             self._next_key += 1
-            snapshot = items()
+            listed = items()
             if self.version == Version.TP04 and request.since >= 0:
-                snapshot = [entry for entry in snapshot if entry.modtime > request.since]
-            self.lists[kind] = (self._next_key, snapshot)
+                listed = [entry for entry in listed if entry.modtime > request.since]
+            self.lists[kind] = (self._next_key, listed)
         elif kind not in self.lists or self.lists[kind][0] != request.key:
-            return self._one(fail(FailCode.FRAME, "Invalid sequence key, start again with -1"), sequence)
-        key, snapshot = self.lists[kind]
-        total = len(snapshot)
+            raise TPRefusal(FailCode.FRAME, "Invalid sequence key, start again with -1")
+        key, listed = self.lists[kind]
+        total = len(listed)
         if request.start < 0 or request.start > total:
-            return self._one(fail(FailCode.NO_SUCH_THING, "Starting number too high"), sequence)
+            raise TPRefusal(FailCode.NO_SUCH_THING, "Starting number too high")
         amount = total - request.start if request.amount == -1 else request.amount
         if amount < 0:
-            return self._one(fail(FailCode.FRAME, "Amount must be -1 or positive"), sequence)
+            raise TPRefusal(FailCode.FRAME, "Amount must be -1 or positive")
         amount = min(amount, total - request.start, MAX_ID_LIST)
-        batch = tuple(snapshot[request.start : request.start + amount])
+        batch = tuple(listed[request.start : request.start + amount])
         remaining = total - request.start - len(batch)
-        return self._one(reply_cls(key, remaining, batch, request.since), sequence)
+        return reply_cls(key, remaining, batch, request.since)
 
     # -- before login --------------------------------------------------------------------
 
-    def on_connect(self, message: tp.Connect, sequence: int) -> bytes:
+    def on_connect(self, message: tp.Connect) -> tp.Message:
         self.state = State.CONNECTED if self.state is State.NEW else self.state
-        return self._one(
-            tp.Okay(f"Protocol check ok, continue! Welcome to {SERVER_TYPE} {SERVER_VERSION}"), sequence
-        )
+        return tp.Okay(f"Protocol check ok, continue! Welcome to {SERVER_TYPE} {SERVER_VERSION}")
 
-    def on_ping(self, message: tp.Ping, sequence: int) -> bytes:
-        return self._one(tp.Okay("Pong"), sequence)
+    def on_ping(self, message: tp.Ping) -> tp.Message:
+        return tp.Okay("Pong")
 
-    def on_get_features(self, message: tp.GetFeatures, sequence: int) -> bytes:
+    def on_get_features(self, message: tp.GetFeatures) -> tp.Message:
         features = [FeatureId.KEEP_ALIVE, FeatureId.PROPERTY_CALC]
         game = self.game or self.directory.default
         if game is not None and game.setup.account_creation:
             features.append(FeatureId.ACCOUNT_CREATE)
-        return self._one(tp.Features(tuple(features)), sequence)
+        return tp.Features(tuple(features))
 
-    def on_set_filters(self, message: tp.SetFilters, sequence: int) -> bytes:
+    def on_set_filters(self, message: tp.SetFilters) -> tp.Message:
         if message.filters:
-            return self._one(
-                fail(FailCode.UNAVAILABLE_PERMANENTLY, "Not all filters specified are available"), sequence
-            )
-        return self._one(tp.Okay("No filters"), sequence)
+            raise TPRefusal(FailCode.UNAVAILABLE_PERMANENTLY, "Not all filters specified are available")
+        return tp.Okay("No filters")
 
-    def on_get_games(self, message: tp.GetGames, sequence: int) -> bytes:
+    def on_get_games(self, message: tp.GetGames) -> list[Item]:
         games = self.directory.ordered()
         if not games:
-            return self._one(fail(FailCode.NO_SUCH_THING, "No games on this server"), sequence)
-        if len(games) == 1:
-            return self._one(self._game_frame(games[0]), sequence)
-        return self._sequence([self._game_frame(g) for g in games], sequence)
+            raise TPRefusal(FailCode.NO_SUCH_THING, "No games on this server")
+        return [game_frame(g.snapshot, self.host, self.port, g.clock.seconds()) for g in games]
 
-    def _game_frame(self, game: Game) -> tp.Game:
-        P = tp.GameParamId
-        seconds = game.timer.seconds_left()
-        next_turn = int(game.clock.seconds()) + seconds if seconds >= 0 else 0
-        params = (
-            GameParam(P.SHORT_NAME, game.setup.name, 0),
-            GameParam(P.LONG_NAME, game.setup.description or game.setup.name, 0),
-            GameParam(P.PLAYERS, "", len(game.state.players)),
-            GameParam(P.OBJECTS, "", len(game.universe().ids)),
-            GameParam(P.TURN, "", game.state.turn),
-            GameParam(P.NEXT_TURN, "", next_turn),
-            GameParam(P.PERIOD, "", game.setup.timer.turn_length),
-        )
-        connections = (GameConnection("tp", self.host, self.host, self.port),)
-        return tp.Game(
-            game.setup.name,
-            "",
-            ("0.3", "0.4"),
-            SERVER_VERSION,
-            SERVER_TYPE,
-            RULESET_NAME,
-            RULESET_VERSION,
-            connections,
-            params,
-            "",
-            game.setup.ctime,
-        )
-
-    def on_get_time_remaining(self, message: tp.GetTimeRemaining, sequence: int) -> bytes:
+    def on_get_time_remaining(self, message: tp.GetTimeRemaining) -> tp.Message:
         game = self.game or self.directory.default
         if game is None:
-            return self._one(tp.TimeRemaining(-1), sequence)
-        return self._one(self._time_remaining(game, game.timer.seconds_left(), 0), sequence)
+            return tp.TimeRemaining(-1)
+        snapshot = game.snapshot
+        return time_remaining(snapshot, self.version, snapshot.seconds_left(game.clock.seconds()), 0)
 
-    def _time_remaining(self, game: Game, seconds: int, reason: int) -> tp.TimeRemaining:
-        if self.version == Version.TP03:
-            return tp.TimeRemaining(seconds)
-        state = game.state
-        name = f"Turn {state.turn + 1}"
-        if state.phase is Phase.COMBAT:
-            name += " (combat)"
-        elif state.phase is Phase.OVER:
-            name = "Game over"
-        return tp.TimeRemaining(seconds, reason, state.turn, name, tuple(game.waiting_for()))
+    def _snapshot_published(self, snapshot: GameSnapshot) -> None:
+        """News of the logged-in game: a timer announcement is pushed as TimeRemaining; a
+        player an operator removed may not stay logged in."""
+        if self.player in snapshot.removed_players and self.close is not None:
+            log.info(
+                "game {game}: closing the connection of removed player {player}",
+                game=snapshot.name,
+                player=self.player,
+            )
+            self.connection_lost()
+            self.close()
+            return
+        news = snapshot.announcement
+        if news is not None:
+            frame = time_remaining(snapshot, self.version, news.seconds, news.reason)
+            self.push(tp.encode(frame, self.version, 0))
 
-    def _time_listener(self, seconds: int, reason: int) -> None:
-        if self.game is not None:
-            self.push(tp.encode(self._time_remaining(self.game, seconds, reason), self.version, 0))
-
-    def on_create_account(self, message: tp.CreateAccount, sequence: int):
+    def on_create_account(self, message: tp.CreateAccount) -> defer.Deferred:
         username, game_name = split_login(message.username)
         game = self.directory.find(game_name)
         if game is None:
-            return self._one(fail(FailCode.NO_SUCH_THING, f"No such game: {game_name}"), sequence)
-        if not game.setup.account_creation:
-            return self._one(fail(FailCode.PERMISSION_DENIED, "Account creation Disabled"), sequence)
+            raise TPRefusal(FailCode.NO_SUCH_THING, f"No such game: {game_name}")
         d = game.create_account(username, message.password, message.email, message.comment)
 
-        def created(result):
-            player, problem = result
-            if problem is not None:
-                return self._one(fail(problem.code, problem.message), sequence)
+        def created(player: int) -> tp.Message:
             log.info(
                 "game {game}: account {user} created (player {player})",
                 game=game.setup.name,
                 user=username,
                 player=player,
             )
-            return self._one(tp.Okay("Account created."), sequence)
+            return tp.Okay("Account created.")
 
         return d.addCallback(created)
 
-    def on_login(self, message: tp.Login, sequence: int):
+    def on_login(self, message: tp.Login) -> defer.Deferred:
         if self.state is State.PLAYING:
-            return self._one(fail(FailCode.FRAME, "Already logged in"), sequence)
+            raise TPRefusal(FailCode.FRAME, "Already logged in")
         username, game_name = split_login(message.username)
         game = self.directory.find(game_name)
-        bad = fail(FailCode.FRAME, "Login Error - bad username or password")
         if game is None:
-            return self._one(fail(FailCode.FRAME, f"Login Error - no such game {game_name!r}"), sequence)
+            raise TPRefusal(FailCode.FRAME, f"Login Error - no such game {game_name!r}")
         if game.player_id(username) is None and game.setup.auto_add:
             d = game.create_account(username, message.password, creation_setting_applies=False)
+        else:
+            d = game.authenticate(username, message.password)
+        return d.addCallback(lambda player: self._logged_in(game, player))
 
-            def added(result):
-                if result[1] is not None:
-                    return self._one(fail(result[1].code, result[1].message), sequence)
-                return self._logged_in(game, result[0], sequence)
-
-            return d.addCallback(added)
-        player = game.check_login(username, message.password)
-        if player is None:
-            return self._one(bad, sequence)
-        return self._logged_in(game, player, sequence)
-
-    def _logged_in(self, game: Game, player: int, sequence: int) -> bytes:
+    def _logged_in(self, game: Game, player: int) -> tp.Message:
         self.game, self.player, self.state = game, player, State.PLAYING
-        game.listeners.append(self._time_listener)
-        game.removal_listeners.append(self._player_removed)
+        self._unsubscribe = game.subscribe(self._snapshot_published)
         log.info("game {game}: player {player} logged in", game=game.setup.name, player=player)
-        return self._one(tp.Okay("Welcome"), sequence)
+        return tp.Okay("Welcome")
 
     # -- objects -------------------------------------------------------------------------
 
-    def _object_ids(self) -> list[IdModtime]:
-        game = self.game
-        return [IdModtime(i, game.modtimes.get(("object", i)) or 1) for i in game.universe().ids]
+    def on_get_object_ids(self, message: tp.GetObjectIDs) -> tp.Message:
+        snapshot = self.snapshot
+        return self._id_list(
+            "objects",
+            message,
+            tp.ObjectIDs,
+            lambda: [IdModtime(i, snapshot.modtime(("object", i))) for i in universe_of(snapshot).ids],
+        )
 
-    def on_get_object_ids(self, message: tp.GetObjectIDs, sequence: int) -> bytes:
-        return self._id_list("objects", message, sequence, tp.ObjectIDs, self._object_ids)
-
-    def _object_item(self, object_id: int):
-        body = frames.object_body(self.game, object_id, self.player, self.version)
+    def _object_item(self, snapshot: GameSnapshot, object_id: int) -> Item:
+        assert self.player is not None and self.game is not None
+        cache = self._frames(self.game.id)
+        body = tp_frames.object_body(snapshot, cache, object_id, self.player, self.version)
         if body is None:
             return fail(FailCode.NO_SUCH_THING, "No such object", [(ReferenceType.OBJECT, object_id)])
         return (tp.FrameType.OBJECT, body)
 
-    def on_get_objects_by_id(self, message: tp.GetObjectsByID, sequence: int) -> bytes:
-        return self._each(message.ids, sequence, self._object_item)
+    def on_get_objects_by_id(self, message: tp.GetObjectsByID) -> list[Item]:
+        snapshot = self.snapshot
+        return self._each(message.ids, lambda i: self._object_item(snapshot, i))
 
-    def _objects_near(self, position, radius: int) -> list[int]:
+    @staticmethod
+    def _objects_near(snapshot: GameSnapshot, position: tuple[int, int, int], radius: int) -> list[int]:
         x, y, z = position
         found = []
-        for obj in self.game.universe():
+        for obj in universe_of(snapshot):
             ox, oy, oz = obj.position
             reach = radius + obj.size // 2
             if (ox - x) ** 2 + (oy - y) ** 2 + (oz - z) ** 2 <= reach * reach:
                 found.append(obj.id)
         return found
 
-    def on_get_objects_by_pos(self, message: tp.GetObjectsByPos, sequence: int) -> bytes:
-        return self._sequence(
-            [self._object_item(i) for i in self._objects_near(message.position, message.radius)], sequence
-        )
+    def on_get_objects_by_pos(self, message: tp.GetObjectsByPos) -> list[Item]:
+        snapshot = self.snapshot
+        near = self._objects_near(snapshot, message.position, message.radius)
+        return [self._object_item(snapshot, i) for i in near]
 
-    def on_get_object_ids_by_pos(self, message: tp.GetObjectIDsByPos, sequence: int) -> bytes:
-        ids = tuple(
-            IdModtime(i, self.game.modtimes.get(("object", i)) or 1)
-            for i in self._objects_near(message.position, message.radius)
-        )
-        return self._one(tp.ObjectIDs(0, 0, ids, -1), sequence)
+    def on_get_object_ids_by_pos(self, message: tp.GetObjectIDsByPos) -> tp.Message:
+        snapshot = self.snapshot
+        near = self._objects_near(snapshot, message.position, message.radius)
+        return tp.ObjectIDs(0, 0, tuple(IdModtime(i, snapshot.modtime(("object", i))) for i in near), -1)
 
-    def on_get_object_ids_by_container(self, message: tp.GetObjectIDsByContainer, sequence: int) -> bytes:
-        obj = self.game.universe().get(message.id)
+    def on_get_object_ids_by_container(self, message: tp.GetObjectIDsByContainer) -> tp.Message:
+        snapshot = self.snapshot
+        obj = universe_of(snapshot).get(message.id)
         if obj is None:
-            return self._one(
-                fail(FailCode.NO_SUCH_THING, "No such object", [(ReferenceType.OBJECT, message.id)]), sequence
-            )
-        ids = tuple(IdModtime(i, self.game.modtimes.get(("object", i)) or 1) for i in obj.children)
-        return self._one(tp.ObjectIDs(0, 0, ids, -1), sequence)
+            raise TPRefusal(FailCode.NO_SUCH_THING, "No such object", [(ReferenceType.OBJECT, message.id)])
+        ids = tuple(IdModtime(i, snapshot.modtime(("object", i))) for i in obj.children)
+        return tp.ObjectIDs(0, 0, ids, -1)
 
-    def on_get_object_desc(self, message: tp.GetObjectDesc, sequence: int) -> bytes:
+    def on_get_object_desc(self, message: tp.GetObjectDesc) -> list[Item]:
         return self._each(
             message.ids,
-            sequence,
             lambda i: (
                 catalogue.OBJECT_DESCS.get(i)
                 or fail(FailCode.NO_SUCH_THING, "No such object type", [(ReferenceType.OBJECT_TYPE, i)])
             ),
         )
 
-    def on_get_object_desc_ids(self, message: tp.GetObjectDescIDs, sequence: int) -> bytes:
-        return self._id_list(
-            "objectdescs",
-            message,
-            sequence,
-            tp.ObjectDescIDs,
-            lambda: [IdModtime(i, d.modtime) for i, d in sorted(catalogue.OBJECT_DESCS.items())],
-        )
+    def on_get_object_desc_ids(self, message: tp.GetObjectDescIDs) -> tp.Message:
+        return self._catalogue_ids("objectdescs", catalogue.OBJECT_DESCS, message, tp.ObjectDescIDs)
 
-    def on_modify_object(self, message, sequence: int) -> bytes:
-        return self._one(
-            fail(FailCode.UNAVAILABLE_PERMANENTLY, "Objects cannot be modified in TaE"), sequence
-        )
+    def on_modify_object(self, message: tp.Message) -> tp.Message:
+        raise TPRefusal(FailCode.UNAVAILABLE_PERMANENTLY, "Objects cannot be modified in TaE")
 
     # -- orders --------------------------------------------------------------------------
 
-    def on_get_order_desc(self, message: tp.GetOrderDesc, sequence: int) -> bytes:
-        return self._each(
-            message.ids,
-            sequence,
-            lambda i: (
-                catalogue.ORDER_DESCS.get(i)
-                or fail(FailCode.NO_SUCH_THING, "No such order type", [(ReferenceType.ORDER_TYPE, i)])
-            ),
-        )
+    def on_get_order_desc(self, message: tp.GetOrderDesc) -> list[Item]:
+        return self._lookup(catalogue.ORDER_DESCS, message.ids, "order type", ReferenceType.ORDER_TYPE)
 
-    def on_get_order_desc_ids(self, message: tp.GetOrderDescIDs, sequence: int) -> bytes:
-        return self._id_list(
-            "orderdescs",
-            message,
-            sequence,
-            tp.OrderDescIDs,
-            lambda: [IdModtime(i, d.modtime) for i, d in sorted(catalogue.ORDER_DESCS.items())],
-        )
+    def on_get_order_desc_ids(self, message: tp.GetOrderDescIDs) -> tp.Message:
+        return self._catalogue_ids("orderdescs", catalogue.ORDER_DESCS, message, tp.OrderDescIDs)
 
-    def _queue_refused(self, queue_id: int, sequence: int) -> bytes | None:
-        """A Fail unless this player may see the queue (TP03: the object's orders)."""
-        if frames.can_see_queue(self.game, queue_id, self.player):
-            return None
-        name = "No such Object" if self.version == Version.TP03 else "No such OrderQueue"
-        return self._one(
-            fail(FailCode.NO_SUCH_THING, name, [(ReferenceType.ORDER_QUEUE, queue_id)]), sequence
-        )
+    def _require_queue(self, snapshot: GameSnapshot, queue_id: int) -> None:
+        """Refuse unless this player may see the queue (TP03: the object's orders)."""
+        assert self.player is not None
+        if not tp_frames.can_see_queue(snapshot, queue_id, self.player):
+            name = "No such Object" if self.version == Version.TP03 else "No such OrderQueue"
+            raise TPRefusal(FailCode.NO_SUCH_THING, name, [(ReferenceType.ORDER_QUEUE, queue_id)])
 
-    def on_get_order(self, message: tp.GetOrder, sequence: int) -> bytes:
-        refused = self._queue_refused(message.id, sequence)
-        if refused is not None:
-            return refused
-        queue = self.game.queue(message.id)
+    def on_get_order(self, message: tp.GetOrder) -> list[Item]:
+        snapshot = self.snapshot
+        self._require_queue(snapshot, message.id)
+        queue = snapshot.queue(message.id)
 
-        def one(slot: int):
+        def one(slot: int) -> Item:
             if not 0 <= slot < len(queue):
                 return fail(
                     FailCode.UNAVAILABLE_TEMPORARILY,
@@ -421,139 +400,146 @@ class Session:
                     [(ReferenceType.ORDER_QUEUE, message.id), (ReferenceType.ORDER_INSTANCE, slot)],
                 )
             order = queue[slot].order
-            return frames.order_message(message.id, slot, order.type, order.target)
+            return tp_frames.order_message(message.id, slot, order.type, order.target)
 
-        return self._each(message.slots, sequence, one)
+        return self._each(message.slots, one)
 
-    def _target(self, order: tp.Order) -> int:
+    @staticmethod
+    def _target(order: tp.Order) -> int:
         for arg in order.args:
             if isinstance(arg, tp.ObjectArg):
-                return arg.object_id
+                return int(arg.object_id)
         return 0
 
-    def on_insert_order(self, message: tp.InsertOrder, sequence: int):
+    def on_insert_order(self, message: tp.InsertOrder) -> defer.Deferred:
+        assert self.game is not None and self.player is not None
         target = self._target(message)
         d = self.game.insert_order(self.player, message.id, message.slot, message.type, target)
 
-        def inserted(result):
-            slot, problem = result
-            if problem is not None:
-                return self._one(
-                    fail(problem.code, problem.message, [(ReferenceType.ORDER_QUEUE, message.id)]), sequence
-                )
+        def inserted(slot: int) -> tp.Message:
             if self.version == Version.TP03:
-                return self._one(tp.Okay("Order Added"), sequence)
-            return self._one(frames.order_message(message.id, slot, message.type, target), sequence)
+                return tp.Okay("Order Added")
+            return tp_frames.order_message(message.id, slot, message.type, target)
 
         return d.addCallback(inserted)
 
-    def on_probe_order(self, message: tp.ProbeOrder, sequence: int) -> bytes:
+    def on_probe_order(self, message: tp.ProbeOrder) -> tp.Message:
+        assert self.game is not None and self.player is not None
         target = self._target(message)
-        problem = self.game.probe_order(self.player, message.id, message.type, target)
-        if problem is not None:
-            code = problem.code
-            text = problem.message
-            if problem is NOT_ALLOWED:  # tpserver-cpp's wording and code for a probe
-                code, text = (
-                    ProblemCode.UNAVAILABLE_PERMANENTLY,
-                    "The order to be probed is not allowed on this object",
-                )
-            return self._one(fail(code, text, [(ReferenceType.ORDER_QUEUE, message.id)]), sequence)
-        return self._one(frames.order_message(message.id, message.slot, message.type, target), sequence)
-
-    def on_remove_order(self, message: tp.RemoveOrder, sequence: int):
-        if not message.slots:
-            return self._one(fail(FailCode.NO_SUCH_THING, "You didn't ask for any data, try again"), sequence)
-        refused = self._queue_refused(message.id, sequence)
-        if refused is not None:
-            return refused
-        d = self.game.remove_orders(self.player, message.id, message.slots)
-
-        def removed(results):
-            return self._sequence(
-                [
-                    tp.Okay("Order removed")
-                    if problem is None
-                    else fail(
-                        FailCode.UNAVAILABLE_TEMPORARILY,
-                        "Could not remove Order",
-                        [(ReferenceType.ORDER_QUEUE, message.id), (ReferenceType.ORDER_INSTANCE, slot)],
-                    )
-                    for slot, problem in results
-                ],
-                sequence,
+        problem = self.game.check_order(self.player, message.id, message.type, target)
+        if problem is NOT_ALLOWED:  # tpserver-cpp's wording and code for a probe
+            raise TPRefusal(
+                FailCode.UNAVAILABLE_PERMANENTLY,
+                "The order to be probed is not allowed on this object",
+                _queue_ref(message),
             )
+        if problem is not None:
+            raise TPRefusal(int(problem.code), problem.message, _queue_ref(message))
+        return tp_frames.order_message(message.id, message.slot, message.type, target)
 
-        return d.addCallback(removed)
+    def on_remove_order(self, message: tp.RemoveOrder) -> defer.Deferred:
+        assert self.game is not None and self.player is not None
+        if not message.slots:
+            raise TPRefusal(FailCode.NO_SUCH_THING, "You didn't ask for any data, try again")
+        self._require_queue(self.snapshot, message.id)
+        game, player = self.game, self.player
+        results: list[Item] = []
 
-    def _my_queues(self) -> list[int]:
-        game = self.game
-        return [0] + [obj.id for obj in game.universe() if obj.has_queue and obj.owner == self.player]
+        def remove(_: object, slot: int) -> defer.Deferred:
+            d = game.remove_order(player, message.id, slot)
+            d.addCallbacks(
+                lambda _: results.append(tp.Okay("Order removed")),
+                lambda failure: results.append(self._not_removed(failure, message.id, slot)),
+            )
+            return d
 
-    def on_get_order_queue_ids(self, message: tp.GetOrderQueueIDs, sequence: int) -> bytes:
+        d: defer.Deferred = defer.succeed(None)
+        for slot in message.slots:
+            d.addCallback(remove, slot)
+        return d.addCallback(lambda _: results)
+
+    @staticmethod
+    def _not_removed(failure: Any, queue_id: int, slot: int) -> tp.Fail:
+        """A slot that could not be removed gets tpserver-cpp's Fail; store trouble its own."""
+        refs = ((ReferenceType.ORDER_QUEUE, queue_id), (ReferenceType.ORDER_INSTANCE, slot))
+        if isinstance(failure.value, Refused):
+            return fail(FailCode.UNAVAILABLE_TEMPORARILY, "Could not remove Order", refs)
+        answer = fail_for(failure.value, refs)
+        if answer is None:
+            log.failure("removing an order failed", failure)
+            return internal_error()
+        return answer
+
+    def _my_queues(self, snapshot: GameSnapshot) -> list[int]:
+        return [0] + [obj.id for obj in universe_of(snapshot) if obj.has_queue and obj.owner == self.player]
+
+    def on_get_order_queue_ids(self, message: tp.GetOrderQueueIDs) -> tp.Message:
+        snapshot = self.snapshot
         return self._id_list(
             "orderqueues",
             message,
-            sequence,
             tp.OrderQueueIDs,
-            lambda: [IdModtime(q, frames.queue_modtime(self.game, q)) for q in self._my_queues()],
+            lambda: [IdModtime(q, tp_frames.queue_modtime(snapshot, q)) for q in self._my_queues(snapshot)],
         )
 
-    def on_get_order_queue(self, message: tp.GetOrderQueue, sequence: int) -> bytes:
-        def one(queue_id: int):
-            if not frames.can_see_queue(self.game, queue_id, self.player):
+    def on_get_order_queue(self, message: tp.GetOrderQueue) -> list[Item]:
+        snapshot = self.snapshot
+        assert self.player is not None
+        player = self.player
+
+        def one(queue_id: int) -> Item:
+            if not tp_frames.can_see_queue(snapshot, queue_id, player):
                 return fail(
                     FailCode.NO_SUCH_THING, "No such OrderQueue", [(ReferenceType.ORDER_QUEUE, queue_id)]
                 )
-            return frames.order_queue_message(self.game, queue_id)
+            return tp_frames.order_queue_message(snapshot, queue_id)
 
-        return self._each(message.ids, sequence, one)
+        return self._each(message.ids, one)
 
     # -- turns ---------------------------------------------------------------------------
 
-    def on_finished_turn(self, message: tp.FinishedTurn, sequence: int):
-        d = self.game.finish_turn(self.player)
-        return d.addCallback(lambda _: self._one(tp.Okay("Turn finished"), sequence))
+    def on_finished_turn(self, message: tp.FinishedTurn) -> defer.Deferred:
+        assert self.game is not None and self.player is not None
+        return self.game.finish_turn(self.player).addCallback(lambda _: tp.Okay("Turn finished"))
 
     # -- boards and messages -------------------------------------------------------------
 
-    def _board_id(self, board_id: int) -> int | None:
-        if board_id in (0, self.player):
-            return self.player
-        return None
+    def _require_board(self, board_id: int) -> int:
+        """Board 0 and the player's own id name the player's board; no other is visible."""
+        assert self.player is not None
+        if board_id not in (0, self.player):
+            raise TPRefusal(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, board_id)])
+        return self.player
 
-    def on_get_board_ids(self, message: tp.GetBoardIDs, sequence: int) -> bytes:
+    def on_get_board_ids(self, message: tp.GetBoardIDs) -> tp.Message:
+        snapshot, player = self.snapshot, self.player
+        assert player is not None
         return self._id_list(
             "boards",
             message,
-            sequence,
             tp.BoardIDs,
-            lambda: [IdModtime(self.player, frames.board_modtime(self.game, self.player))],
+            lambda: [IdModtime(player, tp_frames.board_modtime(snapshot, player))],
         )
 
-    def on_get_boards(self, message: tp.GetBoards, sequence: int) -> bytes:
-        def one(board_id: int):
-            if self._board_id(board_id) is None:
+    def on_get_boards(self, message: tp.GetBoards) -> list[Item]:
+        snapshot = self.snapshot
+
+        player = self.player
+        assert player is not None
+
+        def one(board_id: int) -> Item:
+            if board_id not in (0, player):
                 return fail(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, board_id)])
-            name = self.game.state.player(self.player).name
-            return tp.Board(
-                self.player,
-                f"Messages for {name}",
-                "Your personal message board",
-                len(self.game.board(self.player)),
-                frames.board_modtime(self.game, self.player),
-            )
+            return tp_frames.board_frame(snapshot, player)
 
-        return self._each(message.ids, sequence, one)
+        return self._each(message.ids, one)
 
-    def on_get_message(self, message: tp.GetMessage, sequence: int) -> bytes:
-        if self._board_id(message.id) is None:
-            return self._one(
-                fail(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, message.id)]), sequence
-            )
+    def on_get_message(self, message: tp.GetMessage) -> list[Item]:
+        player = self._require_board(message.id)
+        snapshot = self.snapshot
 
-        def one(slot: int):
-            frame = frames.board_message_frame(self.game, self.player, slot)
+        def one(slot: int) -> Item:
+            frame = tp_frames.board_message_frame(snapshot, player, slot)
             if frame is None:
                 return fail(
                     FailCode.NO_SUCH_THING,
@@ -562,177 +548,171 @@ class Session:
                 )
             return frame
 
-        return self._each(message.slots, sequence, one)
+        return self._each(message.slots, one)
 
-    def on_remove_message(self, message: tp.RemoveMessage, sequence: int):
-        if self._board_id(message.id) is None:
-            return self._one(
-                fail(FailCode.NO_SUCH_THING, "No such board", [(ReferenceType.BOARD, message.id)]), sequence
-            )
+    def on_remove_message(self, message: tp.RemoveMessage) -> defer.Deferred:
+        assert self.game is not None
+        player = self._require_board(message.id)
         if not message.slots:
-            return self._one(fail(FailCode.NO_SUCH_THING, "You didn't ask for any data, try again"), sequence)
-        results: list = []
-        d = defer.succeed(None)
-        for slot in message.slots:
-            d.addCallback(lambda _, s=slot: self.game.remove_message(self.player, s))
-            d.addCallback(
-                lambda ok, s=slot: results.append(
-                    tp.Okay("Message removed") if ok else fail(FailCode.NO_SUCH_THING, "No such message")
-                )
-            )
-        return d.addCallback(lambda _: self._sequence(results, sequence))
+            raise TPRefusal(FailCode.NO_SUCH_THING, "You didn't ask for any data, try again")
+        game = self.game
+        results: list[Item] = []
 
-    def on_post_message(self, message: tp.PostMessage, sequence: int) -> bytes:
-        return self._one(
-            fail(FailCode.UNAVAILABLE_PERMANENTLY, "Posting messages is not supported by TaE"), sequence
-        )
+        def remove(_: object, slot: int) -> defer.Deferred:
+            d = game.remove_message(player, slot)
+            d.addCallbacks(
+                lambda _: results.append(tp.Okay("Message removed")),
+                lambda failure: results.append(fail_for(failure.value) or internal_error()),
+            )
+            return d
+
+        d: defer.Deferred = defer.succeed(None)
+        for slot in message.slots:
+            d.addCallback(remove, slot)
+        return d.addCallback(lambda _: results)
+
+    def on_post_message(self, message: tp.PostMessage) -> tp.Message:
+        raise TPRefusal(FailCode.UNAVAILABLE_PERMANENTLY, "Posting messages is not supported by TaE")
 
     # -- catalogues ----------------------------------------------------------------------
 
-    def _catalogue(self, kind: str, table: dict, message, sequence: int, reply_cls) -> bytes:
+    def _catalogue_ids(
+        self, kind: str, table: dict, message: tp.GetIDSequence, reply_cls: Callable[..., tp.Message]
+    ) -> tp.Message:
         return self._id_list(
             kind,
             message,
-            sequence,
             reply_cls,
             lambda: [IdModtime(i, item.modtime) for i, item in sorted(table.items())],
         )
 
-    def _lookup(self, table: dict, ids, sequence: int, what: str, reftype: int) -> bytes:
+    def _lookup(self, table: dict, ids: tuple[int, ...], what: str, reftype: int) -> list[Item]:
         return self._each(
-            ids,
-            sequence,
-            lambda i: table.get(i) or fail(FailCode.NO_SUCH_THING, f"No such {what}", [(reftype, i)]),
+            ids, lambda i: table.get(i) or fail(FailCode.NO_SUCH_THING, f"No such {what}", [(reftype, i)])
         )
 
-    def on_get_resource_ids(self, message, sequence):
-        return self._catalogue("resources", catalogue.RESOURCES, message, sequence, tp.ResourceIDs)
+    def on_get_resource_ids(self, message: tp.GetResourceIDs) -> tp.Message:
+        return self._catalogue_ids("resources", catalogue.RESOURCES, message, tp.ResourceIDs)
 
-    def on_get_resource(self, message, sequence):
-        return self._lookup(catalogue.RESOURCES, message.ids, sequence, "resource", ReferenceType.RESOURCE)
+    def on_get_resource(self, message: tp.GetResource) -> list[Item]:
+        return self._lookup(catalogue.RESOURCES, message.ids, "resource", ReferenceType.RESOURCE)
 
-    def on_get_category_ids(self, message, sequence):
-        return self._catalogue("categories", catalogue.CATEGORIES, message, sequence, tp.CategoryIDs)
+    def on_get_category_ids(self, message: tp.GetCategoryIDs) -> tp.Message:
+        return self._catalogue_ids("categories", catalogue.CATEGORIES, message, tp.CategoryIDs)
 
-    def on_get_category(self, message, sequence):
-        return self._lookup(catalogue.CATEGORIES, message.ids, sequence, "category", ReferenceType.CATEGORY)
+    def on_get_category(self, message: tp.GetCategory) -> list[Item]:
+        return self._lookup(catalogue.CATEGORIES, message.ids, "category", ReferenceType.CATEGORY)
 
-    def on_get_component_ids(self, message, sequence):
-        return self._catalogue("components", catalogue.COMPONENTS, message, sequence, tp.ComponentIDs)
+    def on_get_component_ids(self, message: tp.GetComponentIDs) -> tp.Message:
+        return self._catalogue_ids("components", catalogue.COMPONENTS, message, tp.ComponentIDs)
 
-    def on_get_component(self, message, sequence):
-        return self._lookup(catalogue.COMPONENTS, message.ids, sequence, "component", ReferenceType.COMPONENT)
+    def on_get_component(self, message: tp.GetComponent) -> list[Item]:
+        return self._lookup(catalogue.COMPONENTS, message.ids, "component", ReferenceType.COMPONENT)
 
-    def on_get_property_ids(self, message, sequence):
-        return self._catalogue("properties", catalogue.PROPERTIES, message, sequence, tp.PropertyIDs)
+    def on_get_property_ids(self, message: tp.GetPropertyIDs) -> tp.Message:
+        return self._catalogue_ids("properties", catalogue.PROPERTIES, message, tp.PropertyIDs)
 
-    def on_get_property(self, message, sequence):
-        return self._lookup(catalogue.PROPERTIES, message.ids, sequence, "property", ReferenceType.PROPERTY)
+    def on_get_property(self, message: tp.GetProperty) -> list[Item]:
+        return self._lookup(catalogue.PROPERTIES, message.ids, "property", ReferenceType.PROPERTY)
 
-    def on_refused_edit(self, message, sequence):
-        return self._one(
-            fail(FailCode.UNAVAILABLE_PERMANENTLY, "Server does not support this frame type"), sequence
-        )
+    def on_refused_edit(self, message: tp.Message) -> tp.Message:
+        raise TPRefusal(FailCode.UNAVAILABLE_PERMANENTLY, "Server does not support this frame type")
 
-    def on_get_design_ids(self, message, sequence):
-        game = self.game
+    def on_get_design_ids(self, message: tp.GetDesignIDs) -> tp.Message:
+        snapshot = self.snapshot
         return self._id_list(
             "designs",
             message,
-            sequence,
             tp.DesignIDs,
-            lambda: [IdModtime(fid, game.modtimes.get(("design", fid)) or 1) for fid in game.state.fleets],
+            lambda: [IdModtime(fid, snapshot.modtime(("design", fid))) for fid in snapshot.state.fleets],
         )
 
-    def on_get_design(self, message, sequence):
+    def on_get_design(self, message: tp.GetDesign) -> list[Item]:
+        snapshot, player = self.snapshot, self.player
+        assert player is not None
         return self._each(
             message.ids,
-            sequence,
             lambda i: (
-                frames.design_message(self.game, i, self.player)
+                tp_frames.design_message(snapshot, i, player)
                 or fail(FailCode.NO_SUCH_THING, "No such design", [(ReferenceType.DESIGN, i)])
             ),
         )
 
     # -- players -------------------------------------------------------------------------
 
-    def on_get_player_ids(self, message, sequence):
-        game = self.game
+    def on_get_player_ids(self, message: tp.GetPlayerIDs) -> tp.Message:
+        snapshot = self.snapshot
         return self._id_list(
             "players",
             message,
-            sequence,
             tp.PlayerIDs,
-            lambda: [IdModtime(p.id, game.modtimes.get(("player", p.id)) or 1) for p in game.state.players],
+            lambda: [IdModtime(p.id, snapshot.modtime(("player", p.id))) for p in snapshot.state.players],
         )
 
-    def on_get_player(self, message, sequence):
-        def one(player_id: int):
+    def on_get_player(self, message: tp.GetPlayer) -> list[Item]:
+        snapshot = self.snapshot
+
+        def one(player_id: int) -> Item:
             pid = self.player if player_id == 0 else player_id
-            if not self.game.state.has_player(pid):
+            if pid is None or not snapshot.state.has_player(pid):
                 return fail(FailCode.NO_SUCH_THING, "No such player", [(ReferenceType.PLAYER, player_id)])
-            return frames.player_message(self.game, pid)
+            return tp_frames.player_message(snapshot, pid)
 
-        return self._each(message.ids, sequence, one)
+        return self._each(message.ids, one)
 
 
-_HANDLERS: dict[type, Callable] = {
-    tp.Connect: Session.on_connect,
-    tp.Login: Session.on_login,
-    tp.Ping: Session.on_ping,
-    tp.GetFeatures: Session.on_get_features,
-    tp.SetFilters: Session.on_set_filters,
-    tp.GetGames: Session.on_get_games,
-    tp.GetTimeRemaining: Session.on_get_time_remaining,
-    tp.CreateAccount: Session.on_create_account,
-    tp.GetObjectIDs: Session.on_get_object_ids,
-    tp.GetObjectsByID: Session.on_get_objects_by_id,
-    tp.GetObjectsByPos: Session.on_get_objects_by_pos,
-    tp.GetObjectIDsByPos: Session.on_get_object_ids_by_pos,
-    tp.GetObjectIDsByContainer: Session.on_get_object_ids_by_container,
-    tp.GetObjectDesc: Session.on_get_object_desc,
-    tp.GetObjectDescIDs: Session.on_get_object_desc_ids,
-    tp.ModifyObject: Session.on_modify_object,
-    tp.GetOrderDesc: Session.on_get_order_desc,
-    tp.GetOrderDescIDs: Session.on_get_order_desc_ids,
-    tp.GetOrder: Session.on_get_order,
-    tp.InsertOrder: Session.on_insert_order,
-    tp.ProbeOrder: Session.on_probe_order,
-    tp.RemoveOrder: Session.on_remove_order,
-    tp.GetOrderQueueIDs: Session.on_get_order_queue_ids,
-    tp.GetOrderQueue: Session.on_get_order_queue,
-    tp.FinishedTurn: Session.on_finished_turn,
-    tp.GetBoardIDs: Session.on_get_board_ids,
-    tp.GetBoards: Session.on_get_boards,
-    tp.GetMessage: Session.on_get_message,
-    tp.RemoveMessage: Session.on_remove_message,
-    tp.PostMessage: Session.on_post_message,
-    tp.GetResourceIDs: Session.on_get_resource_ids,
-    tp.GetResource: Session.on_get_resource,
-    tp.GetCategoryIDs: Session.on_get_category_ids,
-    tp.GetCategory: Session.on_get_category,
-    tp.AddCategory: Session.on_refused_edit,
-    tp.RemoveCategory: Session.on_refused_edit,
-    tp.GetComponentIDs: Session.on_get_component_ids,
-    tp.GetComponent: Session.on_get_component,
-    tp.GetPropertyIDs: Session.on_get_property_ids,
-    tp.GetProperty: Session.on_get_property,
-    tp.GetDesignIDs: Session.on_get_design_ids,
-    tp.GetDesign: Session.on_get_design,
-    tp.AddDesign: Session.on_refused_edit,
-    tp.ModifyDesign: Session.on_refused_edit,
-    tp.RemoveDesign: Session.on_refused_edit,
-    tp.GetPlayerIDs: Session.on_get_player_ids,
-    tp.GetPlayer: Session.on_get_player,
-}
+def _private_frame_caches() -> Callable[[int], FrameCache]:
+    """Frame caches for a session made without a listener (tests): one per game, its own."""
+    caches: dict[int, FrameCache] = {}
+    return lambda game_id: caches.setdefault(game_id, FrameCache())
 
-_BEFORE_LOGIN = {
-    tp.Connect,
-    tp.Login,
-    tp.Ping,
-    tp.GetFeatures,
-    tp.SetFilters,
-    tp.GetGames,
-    tp.GetTimeRemaining,
-    tp.CreateAccount,
+
+COMMANDS: dict[type, Command] = {
+    tp.Connect: Command(Session.on_connect, before_login=True),
+    tp.Login: Command(Session.on_login, before_login=True),
+    tp.Ping: Command(Session.on_ping, before_login=True),
+    tp.GetFeatures: Command(Session.on_get_features, before_login=True),
+    tp.SetFilters: Command(Session.on_set_filters, before_login=True),
+    tp.GetGames: Command(Session.on_get_games, before_login=True),
+    tp.GetTimeRemaining: Command(Session.on_get_time_remaining, before_login=True),
+    tp.CreateAccount: Command(Session.on_create_account, before_login=True),
+    tp.GetObjectIDs: Command(Session.on_get_object_ids),
+    tp.GetObjectsByID: Command(Session.on_get_objects_by_id),
+    tp.GetObjectsByPos: Command(Session.on_get_objects_by_pos),
+    tp.GetObjectIDsByPos: Command(Session.on_get_object_ids_by_pos),
+    tp.GetObjectIDsByContainer: Command(Session.on_get_object_ids_by_container),
+    tp.GetObjectDesc: Command(Session.on_get_object_desc),
+    tp.GetObjectDescIDs: Command(Session.on_get_object_desc_ids),
+    tp.ModifyObject: Command(Session.on_modify_object),
+    tp.GetOrderDesc: Command(Session.on_get_order_desc),
+    tp.GetOrderDescIDs: Command(Session.on_get_order_desc_ids),
+    tp.GetOrder: Command(Session.on_get_order),
+    tp.InsertOrder: Command(Session.on_insert_order, refs=_queue_ref),
+    tp.ProbeOrder: Command(Session.on_probe_order, refs=_queue_ref),
+    tp.RemoveOrder: Command(Session.on_remove_order),
+    tp.GetOrderQueueIDs: Command(Session.on_get_order_queue_ids),
+    tp.GetOrderQueue: Command(Session.on_get_order_queue),
+    tp.FinishedTurn: Command(Session.on_finished_turn),
+    tp.GetBoardIDs: Command(Session.on_get_board_ids),
+    tp.GetBoards: Command(Session.on_get_boards),
+    tp.GetMessage: Command(Session.on_get_message),
+    tp.RemoveMessage: Command(Session.on_remove_message),
+    tp.PostMessage: Command(Session.on_post_message),
+    tp.GetResourceIDs: Command(Session.on_get_resource_ids),
+    tp.GetResource: Command(Session.on_get_resource),
+    tp.GetCategoryIDs: Command(Session.on_get_category_ids),
+    tp.GetCategory: Command(Session.on_get_category),
+    tp.AddCategory: Command(Session.on_refused_edit),
+    tp.RemoveCategory: Command(Session.on_refused_edit),
+    tp.GetComponentIDs: Command(Session.on_get_component_ids),
+    tp.GetComponent: Command(Session.on_get_component),
+    tp.GetPropertyIDs: Command(Session.on_get_property_ids),
+    tp.GetProperty: Command(Session.on_get_property),
+    tp.GetDesignIDs: Command(Session.on_get_design_ids),
+    tp.GetDesign: Command(Session.on_get_design),
+    tp.AddDesign: Command(Session.on_refused_edit),
+    tp.ModifyDesign: Command(Session.on_refused_edit),
+    tp.RemoveDesign: Command(Session.on_refused_edit),
+    tp.GetPlayerIDs: Command(Session.on_get_player_ids),
+    tp.GetPlayer: Command(Session.on_get_player),
 }

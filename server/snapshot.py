@@ -10,13 +10,16 @@ the game's lock. A snapshot holds everything, private parts included: a reader f
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TypeVar
 
 from ruleset import GameState, Message, Order, Phase, acting_players
 
 from .store import GameSetup, OrderEntry
+
+T = TypeVar("T")
 
 
 def _empty() -> Mapping:
@@ -41,6 +44,15 @@ class BoardMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class Announcement:
+    """What the turn timer announced: `seconds` left (-1: no deadline) and a TP04 reason code
+    (`server.turn_timer`: timer started, warning, all finished, end of turn started...)."""
+
+    seconds: int
+    reason: int
+
+
+@dataclass(frozen=True, slots=True)
 class GameSnapshot:
     """One game as it was after one commit.
 
@@ -55,6 +67,10 @@ class GameSnapshot:
     * `started`: the first turn's timer runs (the game had enough players);
       `resolving`: the coming turn is being resolved and stored right now.
     * `last_turn_messages` / `last_turn_events`: what the last resolved turn posted and did.
+    * `announcement`: set on the snapshot published because the turn timer announced something
+      (the TP TimeRemaining push); None on every other snapshot.
+    * `state_cache`: values computed from `state` alone, shared by every snapshot of that same
+      state (the publisher hands the dict on while the state object stays); see `of_state`.
     """
 
     game_id: int
@@ -74,6 +90,8 @@ class GameSnapshot:
     resolving: bool = False
     last_turn_messages: tuple[Message, ...] = ()
     last_turn_events: tuple = ()
+    announcement: Announcement | None = None
+    state_cache: dict = field(default_factory=dict, compare=False, repr=False)
     _derived: dict = field(default_factory=dict, compare=False, repr=False)
 
     # -- who plays ------------------------------------------------------------------------
@@ -132,11 +150,20 @@ class GameSnapshot:
         """The modtime of a TP cache item; 1 for an item never stamped."""
         return self.modtimes.get(key) or 1
 
-    def derived(self, key: Hashable, build):
+    def derived(self, key: Hashable, build: Callable[[], T]) -> T:
         """A value computed once from this snapshot and kept with it (a reader's cache that
         goes away with the snapshot): `build()` runs the first time `key` is asked for."""
         try:
-            return self._derived[key]
+            return self._derived[key]  # type: ignore[no-any-return]
         except KeyError:
             value = self._derived[key] = build()
+            return value
+
+    def of_state(self, key: Hashable, build: Callable[[], T]) -> T:
+        """Like `derived`, for a value that depends on `state` alone: it is computed once for
+        all the snapshots of one state (orders come and go; the universe stays)."""
+        try:
+            return self.state_cache[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = self.state_cache[key] = build()
             return value

@@ -11,9 +11,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import ruleset
 from ruleset import Event, GameState, Message
 
 from .turn_timer import TimerSettings
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done; nothing of it was stored."""
+
+
+class ConflictError(StoreError):
+    """The operation contradicts what is stored: a taken name, an existing turn, a used seq."""
+
+
+class NotFoundError(StoreError, LookupError):
+    """The game or record the operation names is not stored."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached (the database is down, the disk is full); nothing of the
+    operation was stored, and trying again later may succeed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +47,14 @@ class GameSetup:
     account_creation: bool = True
     description: str = ""
     ctime: int = 0
+
+    def board(self) -> ruleset.Board:
+        """The game's board: its own map, or the default one."""
+        return ruleset.parse_map(self.map_text) if self.map_text else ruleset.DEFAULT_BOARD
+
+    def initial_state(self) -> GameState:
+        """The state before anyone joined (players join with `ruleset.join_rng`)."""
+        return ruleset.new_game(self.board(), self.seed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,6 +78,92 @@ def test_the_determinism_check_sees_violations(tmp_path):
     assert len(forbidden_calls(bad)) == 3
 
 
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, module: str) -> set[str]:
+    """Every module (and module.name) that the file of `module` imports, relative ones resolved."""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            prefix = ".".join(base + ([node.module] if node.module else []))
+            found.add(prefix)
+            found.update(f"{prefix}.{alias.name}" for alias in node.names)
+    return found
+
+
+READ_SIDE = ("server/views", "server/web")
+
+
+def game_service_imports(path: Path, module: str) -> list[str]:
+    return [n for n in imports_of(path, module) if n == "server.game" or n.startswith("server.game.")]
+
+
+@pytest.mark.parametrize("folder", READ_SIDE)
+def test_the_read_side_never_imports_the_game_service(folder):
+    """Readers render from snapshots (server.snapshot); only the write side knows server.game."""
+    problems = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for name in game_service_imports(path, module_name(path))
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_read_side_check_sees_violations(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from ..game import Game\nfrom .. import game\nfrom ..snapshot import GameSnapshot\n")
+    assert sorted(game_service_imports(bad, "server.views.bad")) == ["server.game", "server.game.Game"]
+    init = tmp_path / "__init__.py"
+    init.write_text("from ..game import Game\n")
+    assert sorted(game_service_imports(init, "server.views")) == ["server.game", "server.game.Game"]
+
+
+# Reading the clock: time.time() and friends; the edge (where the server starts and the
+# command line runs) may read it, every other module takes `now` or an injected clock.
+CLOCK_READS = {
+    "time": {"time", "monotonic", "perf_counter", "time_ns"},
+    "datetime": {"now", "utcnow", "today"},
+}
+CLOCK_EDGE = {"server/cli.py", "server/runner.py"}
+
+
+def clock_reads(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        value = node.value
+        owner = value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
+        if owner in CLOCK_READS and node.attr in CLOCK_READS[owner]:
+            found.add(f"{path.name}:{node.lineno} {owner}.{node.attr}")
+    return sorted(found)
+
+
+def test_server_code_reads_the_clock_only_at_the_edge():
+    problems = [
+        problem
+        for path in package_files("server")
+        if path.relative_to(ROOT).as_posix() not in CLOCK_EDGE
+        for problem in clock_reads(path)
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_clock_check_sees_violations(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import time, datetime\nx = time.time()\ny = datetime.datetime.now()\nz = time.sleep(1)\n")
+    assert clock_reads(bad) == ["bad.py:2 time.time", "bad.py:3 datetime.now"]
+
+
 def test_the_checker_sees_violations(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import server\nfrom protocol.frames import X\nimport os\n")

@@ -11,8 +11,8 @@ URLs: `sqlite:///tae.db` (the default; WAL, foreign keys on), `sqlite://` (in me
 `postgresql+psycopg://user@host/db`.
 """
 
+from ..store import ConflictError, NotFoundError, StoreError, StoreUnavailable
 from .engine import DEFAULT_URL, create_engine
-from .games import ConflictError, NotFoundError, StoreError
 from .migrate import current_revision, head_revision, is_up_to_date, upgrade
 from .store import ConnectionStore, DatabaseStore, SyncDatabase, in_transaction
 from .threads import DatabaseThread, DatabaseThreadClosed, SynchronousDatabaseThread
@@ -26,6 +26,7 @@ __all__ = [
     "DatabaseThreadClosed",
     "NotFoundError",
     "StoreError",
+    "StoreUnavailable",
     "SyncDatabase",
     "SynchronousDatabaseThread",
     "create_engine",

@@ -18,23 +18,19 @@ import ruleset
 from ruleset import Message
 
 from .. import state_codec as codec
-from ..store import Account, GameSetup, OrderEntry, StoredGame, TurnRecord
+from ..store import (
+    Account,
+    ConflictError,
+    GameSetup,
+    NotFoundError,
+    OrderEntry,
+    StoredGame,
+    TurnRecord,
+)
 from ..turn_timer import TimerSettings
 from .schema import accounts, finished_turns, games, join_messages, orders, removed_messages, turns
 
 INT64 = range(-(2**63), 2**63)
-
-
-class StoreError(Exception):
-    """A store operation that cannot be done; nothing of it was stored."""
-
-
-class ConflictError(StoreError):
-    """The operation contradicts what is stored: a taken name, an existing turn, a used seq."""
-
-
-class NotFoundError(StoreError, LookupError):
-    """The game or record the operation names is not stored."""
 
 
 # -- games ---------------------------------------------------------------------------------
@@ -308,11 +304,7 @@ def thd_game_summaries(conn: Connection, name: str | None = None) -> list[GameSu
                 sa.select(turns.c.state).where(turns.c.game_id == row.id, turns.c.turn == row.last_turn)
             ).scalar()
             state = codec.decode_state(data)
-        board = (
-            state.board
-            if state is not None
-            else (ruleset.parse_map(row.map_text) if row.map_text else ruleset.DEFAULT_BOARD)
-        )
+        board = state.board if state is not None else _setup_from_row(row).board()
         names = {p.id: p.name for p in state.players} if state is not None else {}
         winners = (
             tuple(names.get(w, str(w)) for w in state.result.winners)

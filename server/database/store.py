@@ -17,7 +17,7 @@ from twisted.internet import defer
 
 from ruleset import Message
 
-from ..store import Account, GameSetup, OrderEntry, TurnRecord
+from ..store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
 from . import games as q
 from . import lease, migrate
 from . import operator_requests as requests_q
@@ -28,14 +28,18 @@ from .threads import DatabaseThread
 def in_transaction(engine: Engine, fn: Callable[..., Any], *args: Any) -> Any:
     """Run `fn(connection, *args)` in one transaction, committed before this returns.
 
-    Runs on the database thread. A constraint violation becomes ConflictError; any error rolls
-    the whole transaction back.
+    Runs on the database thread. A constraint violation becomes ConflictError, a database that
+    cannot be reached (or cannot write) StoreUnavailable; any error rolls the whole transaction
+    back.
     """
     try:
         with engine.begin() as connection:
             return fn(connection, *args)
     except sa.exc.IntegrityError as exc:
-        raise q.ConflictError(str(exc.orig)) from exc
+        raise ConflictError(str(exc.orig)) from exc
+    except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.DisconnectionError) as exc:
+        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        raise StoreUnavailable(lines[0] if lines else type(exc).__name__) from exc
 
 
 class _Games:

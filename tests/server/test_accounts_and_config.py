@@ -2,7 +2,7 @@ import pytest
 
 from server.accounts import hash_password, split_login, verify_password
 from server.config import ConfigError, load_config
-from server.modtimes import ModTimes
+from server.views.modtimes import ModTimes
 
 
 def test_passwords_are_salted_and_verified():

@@ -38,6 +38,7 @@ from server.database.schema import metadata
 from server.game import Game
 from server.store import Account, GameSetup, MemoryStore, OrderEntry, TurnRecord
 from server.turn_timer import TimerSettings
+from tests.support.deferreds import failureResultOf, successResultOf
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -47,13 +48,14 @@ TABLES = {"games", "accounts", "join_messages", "orders", "removed_messages", "t
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def result(d):
-    """The result of a Deferred that has fired (synchronous stand-in thread); raises its failure."""
+result = successResultOf
+
+
+def settled(d):
+    """What a fired Deferred gave: its result, or its Failure (not raised)."""
     out = []
     d.addBoth(out.append)
     assert out, "the Deferred did not fire"
-    if isinstance(out[0], Failure):
-        out[0].raiseException()
     return out[0]
 
 
@@ -122,21 +124,23 @@ def drive_game(game: Game, turns: int, seed: int = 1, joiner_at: int = 1) -> Non
         if state.phase is Phase.OVER:
             break
         if state.turn == joiner_at and game.player_id("late") is None:
-            assert result(game.create_account("late", "pw", "late@example.org", "joined late"))[1] is None
+            result(game.create_account("late", "pw", "late@example.org", "joined late"))
         for pid in game.acting_players():
             for order in player(game.state, pid, game_rng(seed, state.turn + 1, f"p{pid}")):
-                slot, problem = result(game.insert_order(pid, order.fleet, -1, order.type, order.target))
-                if problem is None and rng.random() < 0.2:
-                    result(game.remove_orders(pid, order.fleet, [slot]))
-            if game.board(pid) and rng.random() < 0.3:
-                assert result(game.remove_message(pid, rng.randrange(len(game.board(pid)))))
+                inserted = game.insert_order(pid, order.fleet, -1, order.type, order.target)
+                slot = settled(inserted)
+                if not isinstance(slot, Failure) and rng.random() < 0.2:
+                    result(game.remove_order(pid, order.fleet, slot))
+            board = game.snapshot.board(pid)
+            if board and rng.random() < 0.3:
+                assert result(game.remove_message(pid, rng.randrange(len(board)))) is None
         for pid in game.acting_players():
             game.finish_turn(pid)
         assert game.state.turn == state.turn + 1, "the turn did not end"
     # leave some open orders for the next turn
     for pid in game.acting_players():
         for order in player(game.state, pid, game_rng(seed, game.state.turn + 1, f"p{pid}")):
-            result(game.insert_order(pid, order.fleet, -1, order.type, order.target))
+            settled(game.insert_order(pid, order.fleet, -1, order.type, order.target))
 
 
 def new_game(store, name="tae", seed=3, players=("alice", "bob", "carol")) -> Game:
@@ -144,7 +148,7 @@ def new_game(store, name="tae", seed=3, players=("alice", "bob", "carol")) -> Ga
     game_id = result(defer.maybeDeferred(store.create_game, setup))
     game = Game(game_id, setup, Game.initial_state(setup), store, Clock())
     for name in players:
-        assert result(game.create_account(name, name + "-pw"))[1] is None
+        result(game.create_account(name, name + "-pw"))
     return game
 
 
@@ -152,12 +156,12 @@ def assert_same_game(again: Game, game: Game) -> None:
     assert again.state == game.state
     assert again.accounts == game.accounts
     assert again.order_serial == game.order_serial
-    assert {k: [(q.entry, q.order) for q in v] for k, v in again.queues.items()} == {
-        k: [(q.entry, q.order) for q in v] for k, v in game.queues.items()
+    assert {k: [(q.entry, q.order) for q in v] for k, v in again.snapshot.queues.items()} == {
+        k: [(q.entry, q.order) for q in v] for k, v in game.snapshot.queues.items()
     }
     for pid in range(1, len(game.state.players) + 1):
-        assert [(m.index, m.message) for m in again.board(pid)] == [
-            (m.index, m.message) for m in game.board(pid)
+        assert [(m.index, m.message) for m in again.snapshot.board(pid)] == [
+            (m.index, m.message) for m in game.snapshot.board(pid)
         ]
 
 
@@ -233,7 +237,7 @@ def check_game_restores_from_the_database(url, turns: int = 6) -> None:
     game = new_game(tee)
     drive_game(game, turns)
     assert game.state.turn >= 2 and game.player_id("late") == 4
-    assert any(game.queues.values())
+    assert any(game.snapshot.queues.values())
     result(tee.store.close())
 
     again_store = sync_store(url)
@@ -257,8 +261,7 @@ def check_failed_commit_leaves_nothing(url) -> None:
     record = TurnRecord(1, outcome.state, outcome.messages, outcome.events, 7)
     remove = inject_failure(store.engine, "UPDATE games")  # after the turn row was inserted
     try:
-        with pytest.raises(RuntimeError, match="injected"):
-            result(store.commit_turn(game_id, record))
+        assert "injected" in str(failureResultOf(store.commit_turn(game_id, record), RuntimeError).value)
     finally:
         remove()
     with store.engine.connect() as conn:
@@ -271,8 +274,9 @@ def check_failed_commit_leaves_nothing(url) -> None:
     # an account and its join messages are one transaction too
     remove = inject_failure(store.engine, "INSERT INTO join_messages")
     try:
-        with pytest.raises(RuntimeError):
-            result(store.add_account(game_id, Account("c", "h", 3), (Message(3, 1, "Welcome", "hi"),)))
+        failureResultOf(
+            store.add_account(game_id, Account("c", "h", 3), (Message(3, 1, "Welcome", "hi"),)), RuntimeError
+        )
     finally:
         remove()
     assert [a.username for a in result(store.load_games())[0].accounts] == ["a", "b"]
@@ -298,36 +302,34 @@ def check_the_game_keeps_its_state_when_a_commit_fails_and_retries(url) -> None:
 def check_conflicts_and_missing_records(url) -> None:
     store = sync_store(url)
     game_id = result(store.create_game(GameSetup("g")))
-    with pytest.raises(ConflictError):
-        result(store.create_game(GameSetup("g")))
+    failureResultOf(store.create_game(GameSetup("g")), ConflictError)
     result(store.add_account(game_id, Account("a", "h", 1), ()))
-    with pytest.raises(ConflictError):
-        result(store.add_account(game_id, Account("a", "h", 2), ()))
-    with pytest.raises(ConflictError):
-        result(store.add_account(game_id, Account("b", "h", 1), ()))
-    with pytest.raises(NotFoundError):
-        result(store.add_account(game_id + 100, Account("a", "h", 1), ()))
-    with pytest.raises(NotFoundError):
-        result(store.remove_order(game_id, 1))
+    failureResultOf(store.add_account(game_id, Account("a", "h", 2), ()), ConflictError)
+    failureResultOf(store.add_account(game_id, Account("b", "h", 1), ()), ConflictError)
+    failureResultOf(store.add_account(game_id + 100, Account("a", "h", 1), ()), NotFoundError)
+    failureResultOf(store.remove_order(game_id, 1), NotFoundError)
     result(store.record_order(game_id, OrderEntry(1, 1, 1, 2, 0, 1, 4)))
-    with pytest.raises(ConflictError):
-        result(store.record_order(game_id, OrderEntry(1, 1, 1, 2, 0, 1, 4)))
-    with pytest.raises(ConflictError):  # unknown game: the foreign key refuses it
-        result(store.record_order(game_id + 100, OrderEntry(1, 1, 1, 2, 0, 1, 4)))
+    failureResultOf(store.record_order(game_id, OrderEntry(1, 1, 1, 2, 0, 1, 4)), ConflictError)
+    failureResultOf(
+        store.record_order(game_id + 100, OrderEntry(1, 1, 1, 2, 0, 1, 4)), ConflictError
+    )  # unknown game: the foreign key refuses it
 
     state = set_up(1, seed=1)
     one = resolve_turn(state, [], game_rng(1, 1))
     two = resolve_turn(one.state, [], game_rng(1, 2))
     record_two = TurnRecord(2, two.state, two.messages, two.events, 2)
-    with pytest.raises(ConflictError, match="cannot follow"):
-        result(store.commit_turn(game_id, record_two))
+    assert "cannot follow" in str(
+        failureResultOf(store.commit_turn(game_id, record_two), ConflictError).value
+    )
     record_one = TurnRecord(1, one.state, one.messages, one.events, 1)
     result(store.commit_turn(game_id, record_one))
     result(store.commit_turn(game_id, record_one))  # a retried commit of the same turn
-    with pytest.raises(ConflictError, match="different"):
-        result(store.commit_turn(game_id, TurnRecord(1, one.state, (), one.events, 1)))
-    with pytest.raises(ValueError):
-        result(store.commit_turn(game_id, TurnRecord(3, one.state, (), (), 1)))
+    assert "different" in str(
+        failureResultOf(
+            store.commit_turn(game_id, TurnRecord(1, one.state, (), one.events, 1)), ConflictError
+        ).value
+    )
+    failureResultOf(store.commit_turn(game_id, TurnRecord(3, one.state, (), (), 1)), ValueError)
     result(store.commit_turn(game_id, record_two))
     assert [t.turn for t in result(store.load_games())[0].turns] == [1, 2]
     result(store.close())
@@ -460,8 +462,7 @@ def test_a_stopped_thread_refuses_work(fresh_url):
     thread = SynchronousDatabaseThread()
     store = DatabaseStore(fresh_url, thread=thread)
     result(store.close())
-    with pytest.raises(Exception, match="stopped"):
-        result(store.load_games())
+    assert "stopped" in str(failureResultOf(store.load_games(), Exception).value)
 
 
 def test_start_up_decodes_only_each_games_last_state(sqlite_url):

@@ -1,27 +1,22 @@
-"""The game service over a memory store: accounts, orders, turns, restore."""
+"""The game service over a memory store: accounts, orders, turns, restore, snapshots."""
 
 from twisted.internet.task import Clock
 
 from ruleset import OrderType, Phase
 from ruleset.kinds import Kind, Role
 from server.game import Game
+from server.refusals import Refused
 from server.store import GameSetup, MemoryStore
 from server.turn_timer import TimerSettings
+from tests.support.deferreds import failureResultOf, successResultOf
+from tests.support.games import new_game
+
+result = successResultOf
 
 
-def result(d):
-    out = []
-    d.addBoth(out.append)
-    assert out, "the Deferred did not fire"
-    return out[0]
-
-
-def new_game(**setup):
-    store = MemoryStore()
-    setup = GameSetup("tae", timer=TimerSettings(turn_length=0), **setup)
-    game_id = store.create_game(setup)
-    game = Game(game_id, setup, Game.initial_state(setup), store, Clock())
-    return store, game
+def refusal(d) -> Refused:
+    """The Refused a write failed with (the test fails if it did not fail so)."""
+    return failureResultOf(d, Refused).value
 
 
 def colonist(game, player, kind=None):
@@ -34,21 +29,20 @@ def colonist(game, player, kind=None):
 
 def test_accounts_and_passwords():
     store, game = new_game()
-    assert result(game.create_account("alice", "secret")) == (1, None)
-    player, problem = result(game.create_account("alice", "other"))
-    assert player is None and problem.code == 2
-    assert game.check_login("alice", "secret") == 1
-    assert game.check_login("alice", "wrong") is None
-    assert game.check_login("nobody", "secret") is None
+    assert result(game.create_account("alice", "secret")) == 1
+    assert refusal(game.create_account("alice", "other")).code == 2
+    assert result(game.authenticate("alice", "secret")) == 1
+    assert refusal(game.authenticate("alice", "wrong")).code == 1
+    assert refusal(game.authenticate("nobody", "secret")).code == 1
     assert store.games[game.id].accounts[0].password_hash.startswith("scrypt$")
     for bad in ("", "a@b", " pad"):
-        assert result(game.create_account(bad, "x"))[1].code == 1
+        assert refusal(game.create_account(bad, "x")).code == 1
 
 
 def test_full_game_refuses_players():
     _, game = new_game(max_players=1)
     result(game.create_account("a", "x"))
-    assert result(game.create_account("b", "x"))[1].code == 2
+    assert refusal(game.create_account("b", "x")).code == 2
 
 
 def test_an_order_is_stored_before_it_is_queued_and_modtimes_move():
@@ -56,19 +50,23 @@ def test_an_order_is_stored_before_it_is_queued_and_modtimes_move():
     result(game.create_account("a", "x"))
     result(game.create_account("b", "x"))
     fleet = colonist(game, 1)
-    before = game.modtimes.get(("queue", fleet))
+    before = game.modtime(("queue", fleet))
+    published = game.snapshot
     target = game.state.board.system_id(game.state.board.cell_at(0, 0))
     kind = game.state.fleets[fleet].kind
     order_type = OrderType.COLONIZE_MINING if kind is Kind.MINING else OrderType.COLONIZE
-    assert result(game.insert_order(1, fleet, -1, order_type, target)) == (0, None)
+    assert result(game.insert_order(1, fleet, -1, order_type, target)) == 0
     assert len(store.games[game.id].orders) == 1
-    assert game.modtimes.get(("queue", fleet)) > before
+    assert game.modtime(("queue", fleet)) > before
+    # a new snapshot shows it; the one published before does not change
+    assert [q.order.target for q in game.snapshot.queue(fleet)] == [target]
+    assert published.queue(fleet) == () and published.modtime(("queue", fleet)) == before
     # someone else's fleet
-    assert result(game.insert_order(2, fleet, -1, order_type, target))[1].code == 4
+    assert refusal(game.insert_order(2, fleet, -1, order_type, target)).code == 4
     # remove it again
-    assert result(game.remove_orders(1, fleet, [0])) == [(0, None)]
+    assert result(game.remove_order(1, fleet, 0)) is None
     assert game.queue(fleet) == [] and store.games[game.id].removed_orders == {1}
-    assert result(game.remove_orders(1, fleet, [0]))[0][1].code == 3
+    assert refusal(game.remove_order(1, fleet, 0)).code == 3
 
 
 def test_turn_ends_when_all_finished_and_queues_clear():
@@ -76,7 +74,7 @@ def test_turn_ends_when_all_finished_and_queues_clear():
     result(game.create_account("a", "x"))
     result(game.create_account("b", "x"))
     announced = []
-    game.listeners.append(lambda s, r: announced.append((s, r)))
+    game.subscribe(lambda snapshot: snapshot.announcement and announced.append(snapshot.announcement))
     leader = game.state.leader(1, Kind.SCIENTIST).id
     target = game.state.board.system_id(game.state.board.cell_at(11, 0))  # next to the artifact at (10, 0)
     result(game.insert_order(1, leader, -1, OrderType.MOVE, target))
@@ -85,9 +83,9 @@ def test_turn_ends_when_all_finished_and_queues_clear():
     game.finish_turn(2)
     assert game.state.turn == 1
     assert game.state.leader_at[leader] == game.state.board.cell_at(11, 0)
-    assert game.queues == {} and game.finished == set()
-    assert [r for _, r in announced][-2:] == [3, 1]
-    subjects = [m.message.subject for m in game.board(1)]
+    assert game.snapshot.queues == {} and game.finished == set()
+    assert [a.reason for a in announced][-2:] == [3, 1]
+    subjects = [m.message.subject for m in game.snapshot.board(1)]
     assert "Move fleet order complete" in subjects and subjects[-1] == "Turn Order"
     assert len(store.games[game.id].turns) == 1
 
@@ -107,11 +105,11 @@ def test_restore_gives_back_the_same_game():
     again = Game.restore(store.load_games()[0], store, Clock())
     assert again.state == game.state
     assert [q.order for q in again.queue(fleet)] == [q.order for q in game.queue(fleet)]
-    assert [m.message for m in again.board(1)] == [m.message for m in game.board(1)]
-    assert again.check_login("c", "x") == 3
-    assert again.modtimes.serial > game.modtimes.serial
+    assert [m.message for m in again.snapshot.board(1)] == [m.message for m in game.snapshot.board(1)]
+    assert result(again.authenticate("c", "x")) == 3
+    assert again.snapshot.modtime_serial > game.snapshot.modtime_serial
     for key in (("object", 0), ("board", 1), ("queue", fleet)):
-        assert again.modtimes.get(key) > game.modtimes.get(key)  # clients refetch, never keep stale data
+        assert again.modtime(key) > game.modtime(key)  # clients refetch, never keep stale data
 
 
 def test_nothing_happens_after_game_over():
@@ -122,8 +120,8 @@ def test_nothing_happens_after_game_over():
     game.finish_turn(2)
     assert game.state.phase is Phase.OVER
     assert game.waiting_for() == []
-    assert game.board(1)[-1].message.subject == "GAME OVER!"
-    assert result(game.create_account("c", "x"))[1].code == 2
+    assert game.snapshot.board(1)[-1].message.subject == "GAME OVER!"
+    assert refusal(game.create_account("c", "x")).code == 2
 
 
 class SlowStore(MemoryStore):
@@ -167,7 +165,7 @@ def test_concurrent_joins_get_distinct_players():
     first, second = game.create_account("a", "x"), game.create_account("b", "x")
     store.finish_all()
     store.finish_all()
-    assert result(first) == (1, None) and result(second) == (2, None)
+    assert result(first) == 1 and result(second) == 2
     assert [p.name for p in game.state.players] == ["a", "b"]
 
 
@@ -187,8 +185,8 @@ def test_a_join_during_the_end_of_turn_waits_for_the_new_state():
     store.finish_all()
     store.finish_all()
     assert game.state.turn == 1
-    assert result(late) == (3, None) and game.state.player(3).name == "c"
-    assert result(order) == (0, None) and game.queue(fleet)[0].entry.turn == 2
+    assert result(late) == 3 and game.state.player(3).name == "c"
+    assert result(order) == 0 and game.queue(fleet)[0].entry.turn == 2
 
 
 def test_a_finished_turn_sent_while_the_turn_ends_does_not_count_for_the_next():

@@ -109,7 +109,7 @@ def test_removing_a_player_closes_their_connection_only():
     bob.login("bob")
     removed = []
     game.remove_player("bob").addCallback(removed.append)
-    assert removed == [(2, None)]
+    assert removed == [2]
     assert bob.transport.disconnecting and not ann.transport.disconnecting
     assert isinstance(ann.one(tp.Ping()), tp.Okay)
     again = Wire(directory)

@@ -4,22 +4,20 @@ Compatible with tpserver-cpp's TaE (spec/ruleset.md §2–§3, ARCHITECTURE.md �
 object 0 the Universe, 1 the Galaxy, then each board system followed by its planet, then per
 player a home system, a home planet and the fleets. Leaders on the board are children of their
 star system; every other fleet sits at its owner's home planet. This module builds plain data
-from the ruleset's state; `server.frames` turns it into protocol messages. What a player may
-see comes from `ruleset.visible_to` (R27).
+from the ruleset's state, once per state (`universe_of`); `server.views.tp_frames` turns it into
+protocol messages. What a player may see comes from `ruleset.visible_to` (R27).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from ruleset import Kind, Role, allowed_order_types
+from ruleset import GameState, Kind
 from ruleset.board import UNINHABITABLE
 from ruleset.regions import region_of_each_member
 
-if TYPE_CHECKING:
-    from .game import Game
+from ..snapshot import GameSnapshot
 
 UNIVERSE, GALAXY, STAR_SYSTEM, PLANET, FLEET = 0, 1, 2, 3, 4
 UNIVERSE_ID, GALAXY_ID = 0, 1
@@ -68,8 +66,7 @@ def home_position(player_id: int) -> tuple[int, int, int]:
 class Universe:
     """All objects of one game state, built once per state and shared by every session."""
 
-    def __init__(self, game: Game):
-        state = game.state
+    def __init__(self, state: GameState):
         board = state.board
         self.state = state
         objects: dict[int, SpaceObject] = {}
@@ -183,48 +180,6 @@ class Universe:
         return self.objects.get(object_id)
 
 
-def queue_fingerprint(game: Game, object_id: int) -> Hashable:
-    queue = game.queues.get(object_id, ())
-    return (
-        tuple((q.entry.seq, q.order.type, q.order.target) for q in queue),
-        _order_context(game, object_id),
-    )
-
-
-def _order_context(game: Game, object_id: int) -> Hashable:
-    """What decides the order types an object takes, without revealing a colonist's kind.
-
-    A colonist's allowed orders depend on its kind (R27 hides it), so its fingerprint holds the
-    phase and the running conflict instead: every colonist's modtime moves together.
-    """
-    state = game.state
-    fleet = state.fleets.get(object_id)
-    if fleet is not None and fleet.role is Role.COLONIST:
-        conflict = state.active_conflict
-        return (state.phase, None if conflict is None else (conflict.attacker, conflict.defender))
-    return tuple(allowed_order_types(state, object_id))
-
-
-def object_fingerprint(game: Game, object_id: int) -> Hashable:
-    universe = game.universe()
-    obj = universe.get(object_id)
-    if obj is None:
-        return None
-    return (obj, queue_fingerprint(game, object_id) if obj.has_queue else None)
-
-
-def all_fingerprints(game: Game) -> Iterator[tuple[Hashable, Hashable]]:
-    """Every item a client caches, with a fingerprint of what any player can see of it."""
-    universe = game.universe()
-    state = game.state
-    for obj in universe:
-        queue = queue_fingerprint(game, obj.id) if obj.has_queue else None
-        yield ("object", obj.id), (obj, queue)
-        if obj.has_queue:
-            yield ("queue", obj.id), queue
-    for player in state.players:
-        yield ("player", player.id), player.name
-        board = game.boards.get(player.id, [])
-        yield ("board", player.id), (len(board), game.posted.get(player.id, 0))
-    for fleet in state.fleets.values():
-        yield ("design", fleet.id), (fleet.owner, fleet.role, fleet.kind)
+def universe_of(snapshot: GameSnapshot) -> Universe:
+    """The objects of the snapshot's state, built once per state (snapshots share it)."""
+    return snapshot.of_state("tp-universe", lambda: Universe(snapshot.state))

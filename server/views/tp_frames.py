@@ -1,6 +1,6 @@
 """Protocol messages for what one player sees of a game, with encoded bodies cached by modtime.
 
-Everything here reads the game and the ruleset's view of it (`ruleset.visible_to` decides what
+Everything here reads a `GameSnapshot` and the ruleset's view of it (`ruleset.visible_to` decides what
 is hidden, R27): an opponent's colonist design is sent without name, components or properties,
 and an order queue's id, orders and order types only to its owner. An object's body is encoded
 once per (modtime, version, owner-or-not) and reused by every session; a request's frames are
@@ -9,9 +9,8 @@ joined into one write by the session.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from protocol import (
+    Board,
     BoardMessage,
     Design,
     ObjectArg,
@@ -42,58 +41,46 @@ from protocol.objects import (
 from protocol.records import IdCount, IdText, ReferenceQuantity, ResourceAmount, ShipCount, Vec3
 from ruleset import OrderType, Role, allowed_order_types
 
-from .catalogue import BOMBS, PASSENGER_NAMES, PASSENGERS, SHIPS_CATEGORY, WEAPON
-from .universe import GALAXY, PLANET, STAR_SYSTEM, UNIVERSE, SpaceObject
-
-if TYPE_CHECKING:
-    from .game import Game
+from ..catalogue import BOMBS, PASSENGER_NAMES, PASSENGERS, SHIPS_CATEGORY, WEAPON
+from ..snapshot import GameSnapshot
+from .frame_cache import FrameCache
+from .player_views import player_view
+from .universe import GALAXY, PLANET, STAR_SYSTEM, UNIVERSE, SpaceObject, universe_of
 
 UNLIMITED_SLOTS = 0xFFFFFFFF
 EMPTY_QUEUE_MODTIME = 1
 HIDDEN_DESIGN_NAME = "Unknown design"
 
 
-class FrameCache:
-    """Encoded bodies keyed by what makes them differ; an entry is used only at its modtime."""
-
-    def __init__(self) -> None:
-        self._bodies: dict[tuple, tuple[int, bytes]] = {}
-
-    def get(self, key: tuple, modtime: int, build) -> bytes:
-        hit = self._bodies.get(key)
-        if hit is not None and hit[0] == modtime:
-            return hit[1]
-        body = build()
-        self._bodies[key] = (modtime, body)
-        return body
-
-    def __len__(self) -> int:
-        return len(self._bodies)
-
-
 # -- objects --------------------------------------------------------------------------------
 
 
-def object_body(game: Game, object_id: int, viewer: int, version: Version) -> bytes | None:
+def object_body(
+    snapshot: GameSnapshot, cache: FrameCache, object_id: int, viewer: int, version: Version
+) -> bytes | None:
     """The encoded Object body for `viewer`, or None when there is no such object."""
-    obj = game.universe().get(object_id)
+    obj = universe_of(snapshot).get(object_id)
     if obj is None:
         return None
-    modtime = game.modtimes.get(("object", object_id)) or 1
+    modtime = snapshot.modtime(("object", object_id))
     owner_view = obj.has_queue and obj.owner == viewer
     key = ("object", object_id, version, owner_view)
-    return game.frame_cache.get(
-        key, modtime, lambda: encode_body(object_message(game, obj, owner_view, version, modtime), version)
+    return cache.get(
+        key,
+        modtime,
+        lambda: encode_body(object_message(snapshot, obj, owner_view, version, modtime), version),
     )
 
 
-def object_message(game: Game, obj: SpaceObject, owner_view: bool, version: Version, modtime: int):
+def object_message(
+    snapshot: GameSnapshot, obj: SpaceObject, owner_view: bool, version: Version, modtime: int
+):
     if version == Version.TP03:
-        return _tp03_object(game, obj, owner_view, modtime)
+        return _tp03_object(snapshot, obj, owner_view, modtime)
     return _tp04_object(obj, owner_view, modtime)
 
 
-def _tp03_object(game: Game, obj: SpaceObject, owner_view: bool, modtime: int) -> Tp03Object:
+def _tp03_object(snapshot: GameSnapshot, obj: SpaceObject, owner_view: bool, modtime: int) -> Tp03Object:
     if obj.type == UNIVERSE:
         extra = UniverseExtra(obj.turn)
     elif obj.type == GALAXY:
@@ -107,8 +94,8 @@ def _tp03_object(game: Game, obj: SpaceObject, owner_view: bool, modtime: int) -
     order_types: tuple[int, ...] = ()
     orders = 0
     if owner_view:
-        order_types = tuple(int(t) for t in allowed_order_types(game.state, obj.id))
-        orders = len(game.queue(obj.id))
+        order_types = tuple(int(t) for t in allowed_order_types(snapshot.state, obj.id))
+        orders = len(snapshot.queue(obj.id))
     return Tp03Object(
         obj.id,
         obj.name,
@@ -151,26 +138,26 @@ def _tp04_object(obj: SpaceObject, owner_view: bool, modtime: int) -> Tp04Object
 # -- order queues and orders ----------------------------------------------------------------
 
 
-def can_see_queue(game: Game, queue_id: int, viewer: int) -> bool:
+def can_see_queue(snapshot: GameSnapshot, queue_id: int, viewer: int) -> bool:
     """Queue 0 is everybody's empty queue; any other queue is its owner's alone (§4.5)."""
     if queue_id == 0:
         return True
-    obj = game.universe().get(queue_id)
+    obj = universe_of(snapshot).get(queue_id)
     return obj is not None and obj.has_queue and obj.owner == viewer
 
 
-def queue_modtime(game: Game, queue_id: int) -> int:
+def queue_modtime(snapshot: GameSnapshot, queue_id: int) -> int:
     if queue_id == 0:
         return EMPTY_QUEUE_MODTIME
-    return game.modtimes.get(("queue", queue_id)) or 1
+    return snapshot.modtime(("queue", queue_id))
 
 
-def order_queue_message(game: Game, queue_id: int) -> OrderQueue:
+def order_queue_message(snapshot: GameSnapshot, queue_id: int) -> OrderQueue:
     if queue_id == 0:
         return OrderQueue(0, EMPTY_QUEUE_MODTIME, UNLIMITED_SLOTS, 0, ())
-    types = tuple(int(t) for t in allowed_order_types(game.state, queue_id))
+    types = tuple(int(t) for t in allowed_order_types(snapshot.state, queue_id))
     return OrderQueue(
-        queue_id, queue_modtime(game, queue_id), UNLIMITED_SLOTS, len(game.queue(queue_id)), types
+        queue_id, queue_modtime(snapshot, queue_id), UNLIMITED_SLOTS, len(snapshot.queue(queue_id)), types
     )
 
 
@@ -183,15 +170,15 @@ def order_message(queue_or_object: int, slot: int, order_type: int, target: int,
 # -- designs --------------------------------------------------------------------------------
 
 
-def design_message(game: Game, fleet_id: int, viewer: int) -> Design | None:
+def design_message(snapshot: GameSnapshot, fleet_id: int, viewer: int) -> Design | None:
     """A fleet's design. An opponent's colonist design shows only that it exists (R27)."""
-    seen = game.view(viewer).fleets.get(fleet_id)
+    seen = player_view(snapshot, viewer).fleets.get(fleet_id)
     if seen is None:
         return None
-    modtime = game.modtimes.get(("design", fleet_id)) or 1
+    modtime = snapshot.modtime(("design", fleet_id))
     if seen.role is Role.COLONIST and seen.kind is None:
         return Design(seen.id, modtime, (SHIPS_CATEGORY,), HIDDEN_DESIGN_NAME, "", 1, seen.owner, (), "", ())
-    fleet = game.state.fleets[fleet_id]
+    fleet = snapshot.state.fleets[fleet_id]
     if fleet.role is Role.BOMBER:
         component, passengers = WEAPON, None
         description = "A bomber: destroys a star system"
@@ -217,17 +204,29 @@ def design_message(game: Game, fleet_id: int, viewer: int) -> Design | None:
 # -- players and boards ---------------------------------------------------------------------
 
 
-def player_message(game: Game, player_id: int) -> Player:
-    player = game.state.player(player_id)
-    return Player(player.id, player.name, "Human", game.modtimes.get(("player", player_id)) or 1)
+def player_message(snapshot: GameSnapshot, player_id: int) -> Player:
+    player = snapshot.state.player(player_id)
+    return Player(player.id, player.name, "Human", snapshot.modtime(("player", player_id)))
 
 
-def board_modtime(game: Game, player_id: int) -> int:
-    return game.modtimes.get(("board", player_id)) or 1
+def board_modtime(snapshot: GameSnapshot, player_id: int) -> int:
+    return snapshot.modtime(("board", player_id))
 
 
-def board_message_frame(game: Game, player_id: int, slot: int) -> BoardMessage | None:
-    board = game.board(player_id)
+def board_frame(snapshot: GameSnapshot, player_id: int) -> Board:
+    """A player's own board (the only one a player sees)."""
+    name = snapshot.state.player(player_id).name
+    return Board(
+        player_id,
+        f"Messages for {name}",
+        "Your personal message board",
+        len(snapshot.board(player_id)),
+        board_modtime(snapshot, player_id),
+    )
+
+
+def board_message_frame(snapshot: GameSnapshot, player_id: int, slot: int) -> BoardMessage | None:
+    board = snapshot.board(player_id)
     if not 0 <= slot < len(board):
         return None
     message = board[slot].message

@@ -1,0 +1,210 @@
+"""A running server's side of operations: the lease, the operator request queue, turn deadlines.
+
+The desk takes the server lease of the database at start (`server.database.lease`), polls the
+operator request queue every second on the database thread (`server.database.operator_requests`),
+carries out each request through the game service (`server.game_operations`), writes back the
+result, keeps its heartbeat fresh and records each turn's deadline as the game's snapshots show
+it, so that a restart does not make a turn longer. The command-line side is `server.operations`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet import defer
+from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
+
+from .directory import GameDirectory
+from .game import Game
+from .game_operations import OperationError, add_player_to, end_turn_of, remove_player_from
+from .snapshot import GameSnapshot
+
+log = Logger()
+
+POLL_INTERVAL_S = 1.0
+
+
+class OperatorDesk:
+    """A running server's side of operations (see the module docstring).
+
+    `store` is a `DatabaseStore`; `clock` schedules the polls (the reactor, or a
+    `twisted.internet.task.Clock` in tests) and `wallclock` gives the Unix time written to the
+    lease, which the CLI compares with its own clock (default: the clock's time, which is the
+    Unix time on a real reactor).
+    """
+
+    def __init__(
+        self,
+        store,
+        directory: GameDirectory,
+        clock,
+        *,
+        wallclock: Callable[[], float] | None = None,
+        host: str | None = None,
+        pid: int | None = None,
+        poll_interval: float = POLL_INTERVAL_S,
+        hasher=None,
+    ):
+        from .database import lease
+
+        self.store = store
+        self.directory = directory
+        self.clock = clock
+        self.wallclock = wallclock or clock.seconds
+        self.host = host or lease.this_host()
+        self.pid = pid if pid is not None else os.getpid()
+        self.poll_interval = poll_interval
+        self.hasher = hasher
+        self._loop: LoopingCall | None = None
+        self._polling: defer.Deferred | None = None
+        self._last_beat = 0.0
+        self._deadlines: dict[int, tuple[int, float]] = {}
+        self._stopped = False
+
+    # -- the lease ----------------------------------------------------------------------
+
+    @defer.inlineCallbacks
+    def take_lease(self):
+        """Become the server of this database; OperationError if another live one is."""
+        now = self.wallclock()
+        holder = yield self.store.take_lease(self.host, self.pid, now)
+        if holder is not None:
+            raise OperationError(f"another server is using this database ({holder.describe(now)})")
+        self._last_beat = now
+
+    # -- games --------------------------------------------------------------------------
+
+    def watch(self, game: Game) -> None:
+        """Record the deadline of each of the game's turns as its snapshots show it."""
+        game.subscribe(self._record_deadline)
+        self._record_deadline(game.snapshot)
+
+    def _record_deadline(self, snapshot: GameSnapshot) -> None:
+        deadline = snapshot.deadline
+        if deadline is None or self._stopped:
+            return  # the end of a turn clears the timer: keep the deadline until the next one
+        key = (snapshot.state.turn + 1, deadline)
+        if self._deadlines.get(snapshot.game_id) == key:
+            return
+        self._deadlines[snapshot.game_id] = key
+        d = defer.maybeDeferred(self.store.set_deadline, snapshot.game_id, *key)
+        d.addErrback(
+            lambda failure: log.failure(
+                "game {game}: storing the turn deadline failed", failure, game=snapshot.name
+            )
+        )
+
+    # -- polling ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._loop = LoopingCall(self.poll)
+        self._loop.clock = self.clock
+        self._loop.start(self.poll_interval, now=True)
+
+    def poll(self) -> defer.Deferred:
+        """Refresh the heartbeat when due, then carry out the pending requests in order.
+        Never fails (a failure would stop the loop): problems are logged."""
+        d = defer.ensureDeferred(self._poll())
+        d.addErrback(lambda failure: log.failure("operator requests: polling failed", failure))
+        self._polling = d
+        return d
+
+    async def _poll(self) -> None:
+        from .database.lease import HEARTBEAT_INTERVAL_S
+
+        now = self.wallclock()
+        if now - self._last_beat >= HEARTBEAT_INTERVAL_S:
+            ours = await self.store.heartbeat(self.host, self.pid, now)
+            self._last_beat = now
+            if not ours:
+                log.warn("the server lease of this database was taken by another process")
+        for request in await self.store.pending_requests():
+            if self._stopped:
+                return
+            status, result = await self.apply(request)
+            await self.store.finish_request(request.id, status, result)
+            log.info(
+                "operator request #{id} {kind} {payload}: {status}: {result}",
+                id=request.id,
+                kind=request.kind,
+                payload=_public(request.payload),
+                status=status,
+                result=result,
+            )
+
+    async def stop(self) -> None:
+        """Stop polling (a request being carried out is finished first) and give back the lease."""
+        self._stopped = True
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        if self._polling is not None:
+            await self._polling
+        try:
+            await self.store.release_lease(self.host, self.pid)
+        except Exception:
+            log.failure("giving back the server lease failed")
+
+    # -- requests -----------------------------------------------------------------------
+
+    def _game(self, game_id: int) -> Game | None:
+        return next((g for g in self.directory.games.values() if g.id == game_id), None)
+
+    async def apply(self, request) -> tuple[str, str]:
+        """Carry out one request: ("done" | "failed", a one-line result)."""
+        from .database.operator_requests import DONE, FAILED
+
+        try:
+            handler = getattr(self, f"_apply_{request.kind}", None)
+            if handler is None:
+                return FAILED, f"unknown request {request.kind!r}"
+            if request.kind != "load_game" and self._game(request.game_id) is None:
+                await self._apply_load_game(request)
+            result = await handler(request)
+        except OperationError as error:
+            return FAILED, str(error)
+        except Exception as error:
+            log.failure("operator request #{id} failed", id=request.id)
+            return FAILED, f"internal error: {error}"
+        return DONE, result
+
+    async def _apply_load_game(self, request) -> str:
+        game = self._game(request.game_id)
+        if game is not None:
+            return f"game {game.setup.name!r} is loaded"
+        stored = await self.store.load_games([request.game_id], all_states=False)
+        if not stored:
+            raise OperationError(f"no game with id {request.game_id}")
+        game = restore_game(stored[0], self.store, self.clock, self.directory, self, hasher=self.hasher)
+        return f"game {game.setup.name!r} loaded at turn {game.state.turn}"
+
+    async def _apply_end_turn(self, request) -> str:
+        game = self._game(request.game_id)
+        return await end_turn_of(game, int(request.payload.get("turn", game.state.turn + 1)))
+
+    async def _apply_add_player(self, request) -> str:
+        game = self._game(request.game_id)
+        return await add_player_to(game, request.payload)
+
+    async def _apply_remove_player(self, request) -> str:
+        game = self._game(request.game_id)
+        return await remove_player_from(game, request.payload["username"])
+
+
+def _public(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k != "password_hash"}
+
+
+def restore_game(
+    stored, store, clock, directory: GameDirectory, desk: OperatorDesk | None, *, hasher=None
+) -> Game:
+    """A stored game brought back to life in `directory`: restored as last committed, its timer
+    started with the stored deadline and the players who had finished (`Game.resume`)."""
+    game = Game.restore(stored, store, clock, hasher=hasher)
+    directory.add(game)
+    game.resume(stored.deadline)
+    if desk is not None:
+        desk.watch(game)
+    return game
