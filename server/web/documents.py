@@ -28,8 +28,8 @@ NORMAL_TYPES = {Role.LEADER: OrderType.MOVE, Role.BOMBER: OrderType.ATTACK}
 
 
 def public_galaxy(snapshot: GameSnapshot) -> Galaxy:
-    """The map everyone sees, once per snapshot."""
-    return snapshot.derived(
+    """The map everyone sees (it depends on the state alone: once for all its snapshots)."""
+    return snapshot.of_state(
         ("web", "galaxy"), lambda: galaxy(snapshot.state.board, visible_to(snapshot.state, 0))
     )
 

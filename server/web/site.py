@@ -52,7 +52,6 @@ class WebSite:
         self.books: dict[int, HistoryBook] = {}
         self.feeds: dict[int, LiveFeed] = {}
         self.painters: dict[int, SystemPainter] = {}
-        self._maps: dict[int, tuple[object, Galaxy, str]] = {}
         self._past: OrderedDict[tuple[int, int], tuple[TurnRecord, Galaxy]] = OrderedDict()
         self.templates = Environment(
             loader=FileSystemLoader(str(HERE / "templates")),
@@ -89,14 +88,10 @@ class WebSite:
         return painter
 
     def public_map(self, snapshot: GameSnapshot) -> tuple[Galaxy, str]:
-        """The public map and its systems and outlines drawn. Snapshots follow each other within
-        a turn (an order, a finished flag) with the same state: the map is drawn once per state."""
-        cached = self._maps.get(snapshot.game_id)
-        if cached is not None and cached[0] is snapshot.state:
-            return cached[1], cached[2]
+        """The public map and its systems and outlines drawn: once per state, as snapshots follow
+        each other within a turn (an order, a finished flag) with the same state."""
         picture = public_galaxy(snapshot)
-        body = map_body(picture, self.painter(snapshot))
-        self._maps[snapshot.game_id] = (snapshot.state, picture, body)
+        body = snapshot.of_state(("web", "map body"), lambda: map_body(picture, self.painter(snapshot)))
         return picture, body
 
     def feed(self, game: ServedGame) -> LiveFeed:

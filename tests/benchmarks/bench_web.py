@@ -67,7 +67,9 @@ def render_figures(label: str, game: FakeGame, clock: Clock, repeat: int) -> Non
     client.get("/games/Bench")  # the history book is filled once per process
 
     def cold():  # a new turn: a new state (with nothing changed on the board)
-        game._snapshot = replace(game.snapshot, state=replace(game.snapshot.state), _derived={})
+        game._snapshot = replace(
+            game.snapshot, state=replace(game.snapshot.state), state_cache={}, _derived={}
+        )
         answer = client.get("/games/Bench")
         assert answer.status == 200
 

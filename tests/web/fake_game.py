@@ -194,6 +194,9 @@ class FakeGame:
             self.deadline = None
         elif self.deadline is None:
             self.deadline = self.clock.seconds() + self.setup.timer.turn_length
+        previous = getattr(self, "_snapshot", None)
+        if previous is None or previous.state is not self.state:
+            self._state_cache: dict = {}
         self._snapshot = GameSnapshot(
             game_id=self.game_id,
             setup=self.setup,
@@ -209,6 +212,7 @@ class FakeGame:
             started=started,
             last_turn_messages=self.last_messages,
             last_turn_events=self.last_events,
+            state_cache=self._state_cache,
         )
         for listener in list(self.listeners):
             listener(self._snapshot)

@@ -110,6 +110,7 @@ def hidden_snapshot(snapshot: GameSnapshot, viewer: int) -> GameSnapshot:
         boards=MappingProxyType(boards),
         last_turn_messages=hide_messages(snapshot.last_turn_messages, viewer),
         last_turn_events=hide_events(snapshot.last_turn_events),
+        state_cache={},
         _derived={},
     )
 
