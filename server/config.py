@@ -1,6 +1,10 @@
 """Server configuration: one TOML file, overridden by command-line flags.
 
     listen = ["tcp:6923"]            # Twisted endpoint strings
+    web = ["tcp:8080:interface=127.0.0.1"]  # the web pages and JSON API (absent = no web listener;
+                                     # TLS: "ssl:8443:privateKey=key.pem:certKey=cert.pem")
+    web_secret_file = "web-secret"   # the key that signs API tokens (made if missing; absent =
+                                     # a new key at every start, so tokens end with the process)
     log_format = "text"              # or "json" (one JSON object per line)
     database = "sqlite:///tae.db"    # or postgresql+psycopg://user@host/db (every command reads it)
 
@@ -37,7 +41,7 @@ from .turn_timer import TimerSettings, TimerSettingsError
 DEFAULT_LISTEN = ("tcp:6923",)
 LOG_FORMATS = ("text", "json")
 
-_TOP = {"listen", "log_format", "database", "game"}
+_TOP = {"listen", "web", "web_secret_file", "log_format", "database", "game"}
 _GAME_INTS = (
     "seed",
     "turn_length",
@@ -95,6 +99,8 @@ class GameConfig:
 @dataclass(frozen=True)
 class ServerConfig:
     listen: tuple[str, ...] = DEFAULT_LISTEN
+    web: tuple[str, ...] = ()
+    web_secret_file: str | None = None
     log_format: str = "text"
     database: str | None = None
     game: GameConfig = field(default_factory=GameConfig)
@@ -127,6 +133,15 @@ def load_config(path: str | None) -> ServerConfig:
         if not isinstance(listen, list) or not listen or not all(isinstance(x, str) for x in listen):
             raise ConfigError("listen: expected an endpoint string or a list of them")
         config = replace(config, listen=tuple(listen))
+    if "web" in data:
+        web = data["web"]
+        if isinstance(web, str):
+            web = [web]
+        if not isinstance(web, list) or not all(isinstance(x, str) for x in web):
+            raise ConfigError("web: expected an endpoint string or a list of them")
+        config = replace(config, web=tuple(web))
+    if "web_secret_file" in data:
+        config = replace(config, web_secret_file=_expect(data["web_secret_file"], str, "web_secret_file"))
     if "log_format" in data:
         config = replace(config, log_format=_expect(data["log_format"], str, "log_format"))
     if "database" in data:
