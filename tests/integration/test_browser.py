@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.servers import free_port, wait_for_port
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--headless",
@@ -33,6 +35,7 @@ ARGS = [
 ]
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "docs" / "screenshots"
+SHOTS.mkdir(parents=True, exist_ok=True)
 HOSTILE = ("<script>window.__pwned=1</script>", '<img src=x onerror="window.__pwned=2">')
 
 if not os.path.exists(CHROMIUM):
@@ -89,9 +92,57 @@ class WebWorld:
                 self.process.wait()
 
 
+class RealServer(WebWorld):
+    """`tae-server serve --web` with a fresh database, and the given players joined over the API."""
+
+    def __init__(self, directory: Path, players: tuple[str, ...]):
+        self.tp_port, self.web_port = free_port(), free_port()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "serve",
+                "--listen",
+                f"tcp:{self.tp_port}:interface=127.0.0.1",
+                "--web",
+                f"tcp:{self.web_port}:interface=127.0.0.1",
+                "--turn-length",
+                "0",
+                "--game-name",
+                "Nebula",
+            ],
+            cwd=directory,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            wait_for_port(self.web_port, self.process)
+        except RuntimeError:
+            self.stop()
+            raise
+        self.base = f"http://127.0.0.1:{self.web_port}"
+        for name in players:
+            answer = self.api(
+                "POST", "/api/games/Nebula/accounts", name, {"username": name, "password": name + "-pw"}
+            )
+            assert answer.get("player"), answer
+
+
 @pytest.fixture
-def server():
-    world = WebWorld("alice,bob")
+def server(tmp_path):
+    """The real server, two players."""
+    world = RealServer(tmp_path, ("alice", "bob"))
+    yield world
+    world.stop()
+
+
+@pytest.fixture
+def played_world():
+    """The web tests' stand-in game after the random bots played it for a while."""
+    world = WebWorld("alice,bob,carol", bot_turns=14)
     yield world
     world.stop()
 
@@ -174,8 +225,8 @@ def test_a_player_logs_in_colonizes_by_clicking_sees_a_refusal_and_finishes(serv
     assert page.locator(f'g.sys[data-id="{system["id"]}"] circle.col').count() == 1
 
 
-def test_a_hostile_player_name_is_shown_and_never_run(browser):
-    world = WebWorld(",".join(("alice", *HOSTILE)))
+def test_a_hostile_player_name_is_shown_and_never_run(browser, tmp_path):
+    world = RealServer(tmp_path, ("alice", *HOSTILE))
     try:
         page = browser.new_page()
         dialogs = []
@@ -198,7 +249,8 @@ def test_a_hostile_player_name_is_shown_and_never_run(browser):
         world.stop()
 
 
-def test_a_phone_sized_viewport_shows_the_whole_map(server, tmp_path):
+def test_a_phone_sized_viewport_shows_the_whole_map(played_world, tmp_path):
+    server = played_world
     with sync_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path / "phone"),
@@ -229,28 +281,25 @@ def test_a_phone_sized_viewport_shows_the_whole_map(server, tmp_path):
             context.close()
 
 
-def test_screenshots_of_the_lobby_the_map_and_the_player_view(browser):
+def test_screenshots_of_the_lobby_the_map_and_the_player_view(browser, played_world):
     """Pictures for the README, from a game the random bots have played for a while."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    world = WebWorld("alice,bob,carol", bot_turns=14)
-    try:
-        page = browser.new_page()
-        page.goto(world.base + "/")
-        assert page.locator(".game-card").count() == 1
-        page.screenshot(path=str(SHOTS / "lobby.png"), full_page=True)
-        page.goto(world.base + "/games/Nebula")
-        assert page.locator(".turn-number").inner_text() == "14"
-        assert page.locator("svg.galaxy .leader").count() > 0
-        page.locator("svg.galaxy").screenshot(path=str(SHOTS / "map.png"))
-        page.screenshot(path=str(SHOTS / "game-page.png"), full_page=True)
-        page.goto(world.base + "/games/Nebula/turns/3")
-        assert "after turn 3" in page.locator("h1").inner_text()
-        page.goto(world.base + "/games/Nebula")
-        page.fill("#login input[name=username]", "alice")
-        page.fill("#login input[name=password]", "alice-pw")
-        page.click("#login button")
-        page.wait_for_url("**/play")
-        assert page.locator(".scoreplot polyline").count() == 5
-        page.screenshot(path=str(SHOTS / "player-view.png"), full_page=True)
-    finally:
-        world.stop()
+    world = played_world
+    page = browser.new_page()
+    page.goto(world.base + "/")
+    assert page.locator(".game-card").count() == 1
+    page.screenshot(path=str(SHOTS / "lobby.png"), full_page=True)
+    page.goto(world.base + "/games/Nebula")
+    assert page.locator(".turn-number").inner_text() == "14"
+    assert page.locator("svg.galaxy .leader").count() > 0
+    page.locator("svg.galaxy").screenshot(path=str(SHOTS / "map.png"))
+    page.screenshot(path=str(SHOTS / "game-page.png"), full_page=True)
+    page.goto(world.base + "/games/Nebula/turns/3")
+    assert "after turn 3" in page.locator("h1").inner_text()
+    page.goto(world.base + "/games/Nebula")
+    page.fill("#login input[name=username]", "alice")
+    page.fill("#login input[name=password]", "alice-pw")
+    page.click("#login button")
+    page.wait_for_url("**/play")
+    assert page.locator(".scoreplot polyline").count() == 5
+    page.screenshot(path=str(SHOTS / "player-view.png"))
