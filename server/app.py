@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from twisted.internet import defer
 from twisted.internet.endpoints import serverFromString
@@ -39,7 +40,7 @@ class Server:
     directory: GameDirectory
     ports: list = field(default_factory=list)
     web_ports: list = field(default_factory=list)
-    web: object | None = None  # server.web.WebSite, when there is a web listener
+    web: Any = None  # server.web.WebSite, when there is a web listener
     desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
 

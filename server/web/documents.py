@@ -154,7 +154,7 @@ def ranking(snapshot: GameSnapshot) -> list[dict[str, Any]] | None:
     result = snapshot.state.result
     if not snapshot.over or result is None:
         return None
-    rows = []
+    rows: list[dict[str, Any]] = []
     for player in snapshot.state.players:
         rows.append(
             {
@@ -207,7 +207,7 @@ def order_type_for(snapshot: GameSnapshot, fleet_id: int) -> int:
 
 def my_orders(snapshot: GameSnapshot, player: int) -> list[dict[str, Any]]:
     board = snapshot.state.board
-    rows = []
+    rows: list[dict[str, Any]] = []
     for object_id in sorted(snapshot.queues):
         for slot, queued in enumerate(snapshot.queue(object_id)):
             if queued.order.player != player:
@@ -246,10 +246,14 @@ def my_view(snapshot: GameSnapshot, player: int, history: HistoryBook | None) ->
     state = snapshot.state
     me = state.player(player)
     board = state.board
-    hand, leaders, bombers = [], [], []
+    hand: list[dict[str, Any]] = []
+    leaders: list[dict[str, Any]] = []
+    bombers: list[dict[str, Any]] = []
     for fleet in state.fleets_of(player):
         types = [ORDER_NAMES[t] for t in allowed_order_types(state, fleet.id)]
-        if fleet.role is Role.COLONIST:
+        if fleet.kind is None:  # a bomber
+            bombers.append({"fleet": fleet.id, "order_types": types})
+        elif fleet.role is Role.COLONIST:
             hand.append({"fleet": fleet.id, "kind": fleet.kind.label, "order_types": types})
         elif fleet.role is Role.LEADER:
             at = state.leader_at.get(fleet.id)
@@ -263,8 +267,6 @@ def my_view(snapshot: GameSnapshot, player: int, history: HistoryBook | None) ->
                     "order_types": types,
                 }
             )
-        else:
-            bombers.append({"fleet": fleet.id, "order_types": types})
     conflict = state.active_conflict
     combat = None
     if conflict is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from twisted.internet.interfaces import IReactorTime
 from twisted.web.server import NOT_DONE_YET
@@ -52,7 +53,7 @@ def player_key(player: int) -> Callable[[GameSnapshot], Hashable]:
 
 @dataclass
 class _Listener:
-    request: object
+    request: Any  # a twisted.web Request
     key: Callable[[GameSnapshot], Hashable]
     last: Hashable
 
@@ -63,7 +64,7 @@ class LiveFeed:
         self.clock = clock
         self.listeners: list[_Listener] = []
         self._unsubscribe: Callable[[], None] | None = None
-        self._keepalive = None
+        self._keepalive: Any = None  # the IDelayedCall of the next keepalive
 
     def open(self, request, key: Callable[[GameSnapshot], Hashable]):
         """Answer `request` with an event stream that lasts until the client goes."""

@@ -22,6 +22,7 @@ from ruleset import Problem, ProblemCode
 from ..refusals import BAD_LOGIN, Refused
 from . import actions
 from .api import client_address, error_document
+from .contract import ServedGame
 from .documents import lobby_entry, my_view, public_game, summary_document, with_time
 from .live import player_key, public_key
 from .mapsvg import STYLE, map_head, order_marks, render_map
@@ -268,7 +269,7 @@ class Pages:
 
     # -- the player view -------------------------------------------------------------------
 
-    def _player(self, browser: Browser, name: str) -> tuple[object, int]:
+    def _player(self, browser: Browser, name: str) -> tuple[ServedGame, int]:
         game = self.web.game(name)
         login = browser.login(game.snapshot.name)
         if login is None or login[0] in game.snapshot.removed_players:
@@ -365,9 +366,10 @@ class Pages:
             content_type = STATIC_TYPES[".css"]
         else:
             path = HERE / "static" / filename
-            content_type = STATIC_TYPES.get(Path(filename).suffix)
-            if content_type is None or "/" in filename or not path.is_file():
+            found = STATIC_TYPES.get(Path(filename).suffix)
+            if found is None or "/" in filename or not path.is_file():
                 raise HTTPFailure(404, b"Not found")
+            content_type = found
             body = path.read_bytes()
         request.setHeader(b"content-type", content_type)
         request.setHeader(b"cache-control", b"public, max-age=300")
