@@ -40,11 +40,13 @@ MAX_GAME_NAME = 200
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+@click.version_option(package_name="tpserver-tae", prog_name="tae-server", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(ctx) -> None:
     """Thousand Parsec server for TaE (Tigris and Euphrates in space)."""
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        click.echo(ctx.get_help(), err=True)
+        raise click.UsageError("a command is needed (see the list above)")
 
 
 def _config(
@@ -234,10 +236,6 @@ def create_game(
         click.echo(create(db, setup, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
 
 
 @cli.command("list-games")

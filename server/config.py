@@ -23,7 +23,9 @@
     auto_add = false                 # a login with an unknown name creates the account
     account_creation = true          # CreateAccount is offered (feature 1000)
 
-Every problem is a `ConfigError` with a one-line message naming the setting.
+The file is read against one typed schema (`ConfigFile`, with msgspec): an unknown key or a
+value of the wrong type is refused. Every problem is a `ConfigError` with a one-line message
+naming the setting.
 """
 
 from __future__ import annotations
@@ -33,15 +35,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 import ruleset
 
+from .schema_errors import describe_validation_error
 from .store import GameSetup
 from .turn_timer import TimerSettings, TimerSettingsError
 
 DEFAULT_LISTEN = ("tcp:6923",)
 LOG_FORMATS = ("text", "json")
 
-_TOP = {"listen", "web", "web_secret_file", "log_format", "database", "game"}
 _GAME_INTS = (
     "seed",
     "turn_length",
@@ -51,7 +55,35 @@ _GAME_INTS = (
     "turn_length_under_threshold",
     "max_players",
 )
-_GAME = {"name", "map", "timer", "auto_add", "account_creation", "description", *_GAME_INTS}
+
+
+class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """The `[game]` table as written; None = not set (the defaults or the flags apply)."""
+
+    name: str | None = None
+    description: str | None = None
+    map: str | None = None
+    timer: str | None = None
+    seed: int | None = None
+    turn_length: int | None = None
+    turn_players_min: int | None = None
+    turn_player_threshold: int | None = None
+    turn_length_over_threshold: int | None = None
+    turn_length_under_threshold: int | None = None
+    max_players: int | None = None
+    auto_add: bool | None = None
+    account_creation: bool | None = None
+
+
+class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
+    """The configuration file's schema: every key, its type; anything else is refused."""
+
+    listen: str | list[str] | None = None
+    web: str | list[str] | None = None
+    web_secret_file: str | None = None
+    log_format: str | None = None
+    database: str | None = None
+    game: GameTable | None = None
 
 
 class ConfigError(ValueError):
@@ -117,41 +149,35 @@ def load_config(path: str | None) -> ServerConfig:
     if path is None:
         return ServerConfig()
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_bytes()
     except OSError as error:
         raise ConfigError(f"cannot read configuration {path}: {error.strerror or error}") from None
+    try:
+        tomllib.loads(text.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"configuration {path} is not valid TOML: {error}") from None
-    for key in data:
-        if key not in _TOP:
-            raise ConfigError(f"configuration {path}: unknown setting {key!r}")
+    try:
+        data = msgspec.toml.decode(text, type=ConfigFile)
+    except msgspec.ValidationError as error:
+        raise ConfigError(f"configuration {path}: {describe_validation_error(error)}") from None
     config = ServerConfig()
-    if "listen" in data:
-        listen = data["listen"]
-        if isinstance(listen, str):
-            listen = [listen]
-        if not isinstance(listen, list) or not listen or not all(isinstance(x, str) for x in listen):
+    if data.listen is not None:
+        listen = [data.listen] if isinstance(data.listen, str) else data.listen
+        if not listen:
             raise ConfigError("listen: expected an endpoint string or a list of them")
         config = replace(config, listen=tuple(listen))
-    if "web" in data:
-        web = data["web"]
-        if isinstance(web, str):
-            web = [web]
-        if not isinstance(web, list) or not all(isinstance(x, str) for x in web):
-            raise ConfigError("web: expected an endpoint string or a list of them")
-        config = replace(config, web=tuple(web))
-    if "web_secret_file" in data:
-        config = replace(config, web_secret_file=_expect(data["web_secret_file"], str, "web_secret_file"))
-    if "log_format" in data:
-        config = replace(config, log_format=_expect(data["log_format"], str, "log_format"))
-    if "database" in data:
-        config = replace(config, database=_expect(data["database"], str, "database"))
-    if "game" in data:
-        game = _expect(data["game"], dict, "game")
-        for key in game:
-            if key not in _GAME:
-                raise ConfigError(f"game: unknown setting {key!r}")
-        config = replace(config, game=apply_game_settings(config.game, game, "game."))
+    if data.web is not None:
+        config = replace(config, web=tuple([data.web] if isinstance(data.web, str) else data.web))
+    if data.web_secret_file is not None:
+        config = replace(config, web_secret_file=data.web_secret_file)
+    if data.log_format is not None:
+        config = replace(config, log_format=data.log_format)
+    if data.database is not None:
+        config = replace(config, database=data.database)
+    if data.game is not None:
+        config = replace(
+            config, game=apply_game_settings(config.game, msgspec.structs.asdict(data.game), "game.")
+        )
     return validate(config)
 
 

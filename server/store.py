@@ -118,6 +118,9 @@ class GameStore(Protocol):
     def commit_turn(self, game_id: int, record: TurnRecord) -> Any: ...
     def load_games(self, game_ids=None, all_states: bool = True) -> Any: ...
 
+    def turn_record(self, game_id: int, turn: int) -> Any: ...
+    def turn_events(self, game_id: int, after: int = 0) -> Any: ...
+
     # Optional (the game service calls them when the store has them):
     # record_finished(game_id, turn, player), remove_player(game_id, player_id),
     # set_deadline(game_id, turn, deadline).
@@ -160,6 +163,15 @@ class MemoryStore:
 
     def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
         self.games[game_id].deadline = None if deadline is None else (turn, deadline)
+
+    def turn_record(self, game_id: int, turn: int) -> TurnRecord | None:
+        for record in self.games[game_id].turns:
+            if record.turn == turn:
+                return record
+        return None
+
+    def turn_events(self, game_id: int, after: int = 0) -> list[tuple[int, tuple[Event, ...]]]:
+        return [(r.turn, tuple(r.events)) for r in self.games[game_id].turns if r.turn > after]
 
     def load_games(self, game_ids=None, all_states: bool = True) -> list[StoredGame]:
         """Every game (or those of `game_ids`); this store always has every state at hand."""

@@ -420,3 +420,34 @@ def thd_load_games(
             )
         )
     return list(stored.values())
+
+
+# -- history (the web's turn pages) ------------------------------------------------------------
+
+
+def thd_turn_record(conn: Connection, game_id: int, turn: int) -> TurnRecord | None:
+    """One stored turn, its state decoded; None when the game has no such turn."""
+    row = conn.execute(
+        sa.select(
+            turns.c.turn, turns.c.state, turns.c.messages, turns.c.events, turns.c.modtime_serial
+        ).where(turns.c.game_id == game_id, turns.c.turn == turn)
+    ).first()
+    if row is None:
+        return None
+    return TurnRecord(
+        row.turn,
+        codec.decode_state(row.state),
+        codec.decode_messages(row.messages),
+        codec.decode_events(row.events),
+        row.modtime_serial,
+    )
+
+
+def thd_turn_events(conn: Connection, game_id: int, after: int = 0) -> list[tuple[int, tuple]]:
+    """(turn, events) of every stored turn after `after`, in order, without decoding states."""
+    rows = conn.execute(
+        sa.select(turns.c.turn, turns.c.events)
+        .where(turns.c.game_id == game_id, turns.c.turn > after)
+        .order_by(turns.c.turn)
+    )
+    return [(row.turn, codec.decode_events(row.events)) for row in rows]

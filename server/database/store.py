@@ -73,6 +73,14 @@ class _Games:
         """list[StoredGame], by game id (see `thd_load_games` for `all_states`)."""
         return self._run(q.thd_load_games, game_ids, all_states)
 
+    def turn_record(self, game_id: int, turn: int):
+        """One stored turn (TurnRecord, state decoded) or None."""
+        return self._run(q.thd_turn_record, game_id, turn)
+
+    def turn_events(self, game_id: int, after: int = 0):
+        """[(turn, events)] of the stored turns after `after`."""
+        return self._run(q.thd_turn_events, game_id, after)
+
     # -- a player's turn and the deadline (revision 0002) --------------------------------
 
     def record_finished(self, game_id: int, turn: int, player: int):

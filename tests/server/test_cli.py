@@ -44,8 +44,19 @@ def url(tmp_path):
     return f"sqlite:///{tmp_path / 'tae.db'}"
 
 
+def test_without_a_command_the_help_goes_to_stderr_and_it_is_a_usage_error(capsys):
+    code, out, err = run(capsys)
+    assert code == 2 and out == ""
+    assert "Commands:" in err and "a command is needed" in err
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("tae-server ") and out.split()[1][0].isdigit()
+
+
 def test_help_lists_every_command(capsys):
-    code, out, _ = run(capsys)
+    code, out, _ = run(capsys, "--help")
     assert code == 0
     for command in (
         "serve",
