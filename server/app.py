@@ -186,14 +186,13 @@ def start_web(config: ServerConfig, server: Server, reactor) -> defer.Deferred:
     if not config.web:
         return None
     from .web import make_site
-    from .web.archive import StoreArchive
     from .web.secret import SecretError, load_secret
 
     try:
         secret = load_secret(config.web_secret_file)
     except SecretError as error:
         raise ConfigError(str(error)) from None
-    site = make_site(server.directory, StoreArchive(server.store), reactor, secret=secret)
+    site = make_site(server.directory, server.store, reactor, secret=secret)
     server.web = site.web  # type: ignore[attr-defined]
     for description in config.web:
         try:

@@ -155,7 +155,7 @@ class HistoryBook:
                 turn = self.known + 1
                 record = None
                 if self.archive is not None:
-                    record = await defer.maybeDeferred(self.archive.load_turn, self.game_id, turn)
+                    record = await defer.maybeDeferred(self.archive.turn_record, self.game_id, turn)
                 if record is None:
                     raise LookupError(f"turn {turn} of game {self.game_id} is not in the store")
                 self._add(turn, record.state, tuple(record.events))

@@ -108,7 +108,7 @@ class WebSite:
         key = (snapshot.game_id, turn)
         cached = self._past.get(key)
         if cached is None:
-            record = await defer.maybeDeferred(self.archive.load_turn, snapshot.game_id, turn)
+            record = await defer.maybeDeferred(self.archive.turn_record, snapshot.game_id, turn)
             if record is None:
                 raise HTTPFailure(404, b"No such turn")
             cached = (record, galaxy(record.state.board, visible_to(record.state, 0)))

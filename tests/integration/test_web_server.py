@@ -133,20 +133,40 @@ def test_pages_are_compressed_and_carry_their_security_headers(running):
         assert "frame-ancestors 'none'" in answer.headers["Content-Security-Policy"]
 
 
-def test_an_api_token_survives_a_restart_with_a_secret_file(tmp_path):
+def test_a_restart_keeps_api_tokens_with_a_secret_file_and_reads_the_history_back(tmp_path):
     (tmp_path / "tae.toml").write_text('web_secret_file = "web-secret"\n')
     tp_port, web_port = free_port(), free_port()
     args = serve_args(tp_port, web_port, "--config", "tae.toml")
     with serve_process(tmp_path, args, tp_port) as process:
         wait_for_port(web_port, process)
         web = Web(web_port)
-        web.call("POST", "/api/games/tae/accounts", {"username": "ann", "password": "ann-pw"})
+        for name in ("ann", "bob"):
+            web.call("POST", "/api/games/tae/accounts", {"username": name, "password": name + "-pw"})
         token = web.call("POST", "/api/games/tae/token", {}, user="ann")[1]["token"]
+        _, me = web.call("GET", "/api/games/tae/me", user="ann")
+        _, public = web.call("GET", "/api/games/tae")
+        target = next(
+            s["id"] for s in public["systems"] if s["terrain"] == "habitable" and s["colony"] is None
+        )
+        colonist = next(f for f in me["hand"] if f["kind"] != "mining")
+        web.call("POST", "/api/games/tae/orders", {"fleet": colonist["fleet"], "target": target}, token=token)
+        web.call("POST", "/api/games/tae/finish", {}, user="ann")
+        web.call("POST", "/api/games/tae/finish", {}, user="bob")
     assert (tmp_path / "web-secret").stat().st_mode & 0o077 == 0
     with serve_process(tmp_path, args, tp_port) as process:
         wait_for_port(web_port, process)
-        status, me = Web(web_port).call("GET", "/api/games/tae/me", token=token)
+        web = Web(web_port)
+        status, me = web.call("GET", "/api/games/tae/me", token=token)
         assert status == 200 and me["player"]["name"] == "ann"
+        assert [point["turn"] for point in me["score_history"]] == [1]
+        (turn,) = web.call("GET", "/api/games/tae/history")[1]["turns"]
+        assert turn["lines"] == [f"ann placed a {colonist['kind']} colony on " + _name(public, target) + "."]
+        assert web.call("GET", "/api/games/tae/turns/1")[0] == 200
+
+
+def _name(public, system_id: int) -> str:
+    system = next(s for s in public["systems"] if s["id"] == system_id)
+    return f"{system['x']}, {system['y']}"
 
 
 def test_an_unusable_web_endpoint_is_a_one_line_error(tmp_path):

@@ -21,7 +21,7 @@ class FakeArchive:
         self.turns: dict[tuple[int, int], TurnRecord] = {}
         self.loads = 0
 
-    def load_turn(self, game_id: int, turn: int):
+    def turn_record(self, game_id: int, turn: int):
         self.loads += 1
         return self.turns.get((game_id, turn))
 
