@@ -171,7 +171,7 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
                 raise ConfigError(f"listen: {description!r} is not a usable endpoint ({error})") from None
             port = yield endpoint.listen(factory)
             server.ports.append(port)
-        yield start_web(config, server, reactor)
+        yield defer.ensureDeferred(start_web(config, server, reactor))
     except Exception:
         yield server.stop()
         raise
@@ -180,11 +180,10 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
     return server
 
 
-@defer.inlineCallbacks
-def start_web(config: ServerConfig, server: Server, reactor) -> defer.Deferred:
+async def start_web(config: ServerConfig, server: Server, reactor: Any) -> None:
     """The web listener (pages, JSON API) on every `web` endpoint, when there is one."""
     if not config.web:
-        return None
+        return
     from .web import make_site
     from .web.secret import SecretError, load_secret
 
@@ -199,7 +198,7 @@ def start_web(config: ServerConfig, server: Server, reactor) -> defer.Deferred:
             endpoint = serverFromString(reactor, description)
         except (ValueError, TypeError, KeyError) as error:
             raise ConfigError(f"web: {description!r} is not a usable endpoint ({error})") from None
-        port = yield endpoint.listen(site)
+        port = await endpoint.listen(site)
         server.web_ports.append(port)
         address = port.getHost()
         scheme = "https" if description.startswith("ssl:") else "http"
@@ -211,7 +210,6 @@ def start_web(config: ServerConfig, server: Server, reactor) -> defer.Deferred:
             port=getattr(address, "port", "?"),
             every=" (every interface)" if host in ("0.0.0.0", "::") else "",
         )
-    return None
 
 
 def begin_logging(log_format: str, stream=None, level: LogLevel = LogLevel.info) -> None:
