@@ -77,10 +77,16 @@ class Browser:
         return self.session.logins.get(game_name)
 
     def start_session(self) -> Session:
-        if self.session is None:
-            self.session = self.web.sessions.create()
-            self._cookie(SESSION_COOKIE, self.session.id, int(self.web.sessions.lifetime))
-        return self.session
+        """A new session for a login, keeping the logins of the old one: a session id known
+        before a login is never the one that carries it (no session fixation)."""
+        fresh = self.web.sessions.create()
+        if self.session is not None:
+            fresh.logins.update(self.session.logins)
+            fresh.notices.extend(self.session.notices)
+            self.web.sessions.drop(self.session.id)
+        self.session = fresh
+        self._cookie(SESSION_COOKIE, fresh.id, int(self.web.sessions.lifetime))
+        return fresh
 
     def end_session(self) -> None:
         if self.session is not None:

@@ -297,3 +297,15 @@ def test_static_files_and_the_map_stylesheet():
     assert css.header("content-type").startswith("text/css") and ".col.merchant" in css.text
     svg = client.get("/games/Nebula/map.svg")
     assert svg.header("content-type").startswith("image/svg+xml") and "<style>" in svg.text
+
+
+def test_a_login_starts_a_new_session_and_keeps_the_other_games_logins():
+    _, game, site = world()
+    alice = log_in(site, "Nebula", "alice", "alice-pw")
+    before = alice.cookies["tae_session"]
+    token = alice.csrf("/games/Nebula/play")
+    answer = alice.post_form("/games/Nebula/login", {"csrf": token, "username": "bob", "password": "bob-pw"})
+    assert answer.status == 303
+    assert alice.cookies["tae_session"] != before
+    assert site.web.sessions.get(before) is None
+    assert "bob in" in alice.get("/games/Nebula/play").text
