@@ -4,11 +4,14 @@ One `LiveFeed` per game subscribes to the game while someone listens. Each liste
 function of the snapshot (the public page's key covers only public facts; a player's page adds
 their own orders and board), and hears a `change` event only when its key changes, so the events
 say nothing about other players' private moves. The event carries the turn number only.
-A comment every `KEEPALIVE` seconds keeps proxies from closing an idle stream.
+A stream opens with a `hello` event naming the version the page should show (`version`), so a
+page that missed a change while its stream was connecting fetches itself again. A comment
+every `KEEPALIVE` seconds keeps proxies from closing an idle stream.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -21,6 +24,12 @@ from ..snapshot import GameSnapshot
 from .contract import ServedGame
 
 KEEPALIVE = 25.0
+
+
+def version(key: Hashable) -> str:
+    """A short name for a key's value, written in the page (`data-version`) and in every event:
+    a page that hears a version other than its own fetches itself again."""
+    return hashlib.blake2b(repr(key).encode(), digest_size=8).hexdigest()
 
 
 def public_key(snapshot: GameSnapshot) -> Hashable:
@@ -71,8 +80,11 @@ class LiveFeed:
         request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")
         request.setHeader(b"cache-control", b"no-store")
         request.setHeader(b"x-accel-buffering", b"no")
-        request.write(b"retry: 3000\n: connected\n\n")
         listener = _Listener(request, key, key(self.game.snapshot))
+        # The page may be older than the stream (a turn ended in between): "hello" says what
+        # the page should show now, and the page compares.
+        hello = json.dumps({"version": version(listener.last)})
+        request.write(f"retry: 3000\n: connected\nevent: hello\ndata: {hello}\n\n".encode())
         self.listeners.append(listener)
         if self._unsubscribe is None:
             self._unsubscribe = self.game.subscribe(self._changed)
@@ -86,7 +98,9 @@ class LiveFeed:
             key = listener.key(snapshot)
             if key != listener.last:
                 listener.last = key
-                data = json.dumps({"turn": snapshot.turn, "phase": snapshot.phase.value})
+                data = json.dumps(
+                    {"turn": snapshot.turn, "phase": snapshot.phase.value, "version": version(key)}
+                )
                 listener.request.write(f"event: change\ndata: {data}\n\n".encode())
 
     def _ping(self) -> None:

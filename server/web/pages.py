@@ -24,7 +24,7 @@ from . import actions
 from .api import client_address, error_document
 from .contract import ServedGame
 from .documents import lobby_entry, my_view, public_game, summary_document, with_time
-from .live import player_key, public_key
+from .live import player_key, public_key, version
 from .mapsvg import STYLE, map_head, order_marks, render_map
 from .routing import HTTPFailure, Router
 from .scoreplot import score_plot
@@ -174,6 +174,7 @@ class Pages:
             csrf=browser.csrf(),
             notices=browser.notices() + ([("error", problem.message)] if problem else []),
             events=game_path(snapshot.name, "events"),
+            version=version(public_key(snapshot)),
             status=200 if problem is None else (401 if problem == BAD_LOGIN else 403),
         )
 
@@ -309,6 +310,7 @@ class Pages:
             csrf=browser.csrf(),
             notices=browser.notices(),
             events=game_path(snapshot.name, "play", "events"),
+            version=version(player_key(player)(snapshot)),
         )
 
     def play_events(self, request, name: str):

@@ -157,7 +157,7 @@ def browser(tmp_path):
             headless=True,
             viewport={"width": 1280, "height": 900},
         )
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(20_000)
         yield context
         context.close()
 

@@ -49,7 +49,9 @@ def test_a_spectator_hears_of_a_new_turn_but_not_of_an_order():
     game.finish_turn(1)  # who has finished is public
     assert len(spectator.events()) == 1
     game.finish_turn(2)  # ends the turn
-    assert spectator.events()[-1] == b'event: change\ndata: {"turn": 1, "phase": "normal"}\n\n'
+    assert spectator.events()[-1].startswith(
+        b'event: change\ndata: {"turn": 1, "phase": "normal", "version": "'
+    )
 
 
 def test_a_player_hears_of_their_own_orders_only():
@@ -76,3 +78,18 @@ def test_keepalives_and_unsubscribing_when_the_last_listener_goes():
     listener.finish()
     assert game.listeners == [] and feed.listeners == []
     assert clock.getDelayedCalls() == []
+
+
+def test_the_stream_opens_with_the_version_the_page_shows():
+    clock, game, site = world()
+    from .helpers import Client
+
+    page = Client(site).get("/games/Nebula").text
+    shown = page.split('data-version="', 1)[1].split('"', 1)[0]
+    feed = LiveFeed(game, clock)
+    listener = StreamRequest()
+    feed.open(listener, public_key)
+    assert f'event: hello\ndata: {{"version": "{shown}"}}'.encode() in listener.written[0]
+    game.finish_turn(1)
+    changed = listener.events()[-1]
+    assert shown.encode() not in changed

@@ -1,6 +1,6 @@
-// Keeps a page's #live part current: on a "change" event from the server it fetches the page
-// again and swaps the part in, so a spectator sees a new turn without reloading. Also counts
-// the time left down. No framework, no build step.
+// Keeps a page's #live part current: when the server's event stream names a version other than
+// the one the page shows (data-version), it fetches the page again and swaps the part in, so a
+// spectator sees a new turn without reloading. Also counts the time left down. No build step.
 "use strict";
 (function () {
   const started = Date.now();
@@ -33,6 +33,13 @@
     tick();
     if (!live || !live.dataset.events || !window.EventSource) return;
     const source = new EventSource(live.dataset.events);
-    source.addEventListener("change", refresh);
+    function heard(event) {
+      let version = null;
+      try { version = JSON.parse(event.data).version; } catch (e) { version = null; }
+      const shown = document.getElementById("live");
+      if (!version || !shown || shown.dataset.version !== version) refresh();
+    }
+    source.addEventListener("hello", heard);
+    source.addEventListener("change", heard);
   });
 })();
