@@ -15,16 +15,27 @@
       el.textContent = h ? `${h} h ${String(m).padStart(2, "0")} min` : m ? `${m} min ${String(s).padStart(2, "0")} s` : `${s} s`;
     }
   }
+  // One fetch at a time; a change heard during a fetch fetches once more after it, so an
+  // older answer can never land after a newer one.
+  let running = null;
+  let again = false;
+  async function fetchLive() {
+    do {
+      again = false;
+      const response = await fetch(location.pathname, { headers: { Accept: "text/html" }, credentials: "same-origin" });
+      if (!response.ok) return;
+      const fresh = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("live");
+      const live = document.getElementById("live");
+      if (!fresh || !live) return;
+      live.replaceWith(document.adoptNode(fresh));
+      document.dispatchEvent(new CustomEvent("live:replaced"));
+      tick();
+    } while (again);
+  }
   async function refresh() {
-    const live = document.getElementById("live");
-    if (!live) return;
-    const response = await fetch(location.pathname, { headers: { Accept: "text/html" }, credentials: "same-origin" });
-    if (!response.ok) return;
-    const fresh = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("live");
-    if (!fresh) return;
-    live.replaceWith(document.adoptNode(fresh));
-    document.dispatchEvent(new CustomEvent("live:replaced"));
-    tick();
+    if (running) { again = true; return running; }
+    running = fetchLive();
+    try { await running; } finally { running = null; }
   }
   window.taeRefresh = refresh;
   document.addEventListener("DOMContentLoaded", function () {
