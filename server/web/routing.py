@@ -80,7 +80,11 @@ class Router:
 
 class PageCompression(GzipEncoderFactory):
     """Gzip for what a GET answers (a 64×64 map page shrinks tenfold), never for an event stream
-    (compression would hold its events back) nor for answers to forms (they may echo input)."""
+    (compression would hold its events back) nor for answers to forms (they may echo input).
+    Level 3, not Twisted's 9: a 622 KiB page compresses to 59 KiB instead of 48 KiB in 5 ms
+    instead of 70."""
+
+    compressLevel = 3
 
     def encoderForRequest(self, request):
         if request.method != b"GET" or request.path.endswith(b"/events"):
