@@ -43,6 +43,7 @@ class Server:
     web: Any = None  # server.web.WebSite, when there is a web listener
     desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
+    advertiser: object | None = None  # server.discovery's, when the games are advertised
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -53,6 +54,8 @@ class Server:
     async def _stop(self) -> None:
         from twisted.internet import reactor as default_reactor
 
+        if self.advertiser is not None:
+            await self.advertiser.stop()
         stops = [defer.maybeDeferred(port.stopListening) for port in self.ports + self.web_ports]
         if self.web is not None:
             self.web.close()  # ends the pages' event streams
@@ -175,6 +178,29 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
     except Exception:
         yield server.stop()
         raise
+    if config.discovery.enabled:
+        from .discovery import DiscoveryUnavailable, advertise, listeners_from
+
+        try:
+            server.advertiser, _ = advertise(
+                listeners_from(config.listen, server.ports),
+                directory,
+                reactor,
+                admin_email=config.discovery.admin_email,
+                comment=config.discovery.comment,
+            )
+        except DiscoveryUnavailable as error:
+            log.warn("{error}; the games are not advertised", error=error)
+    if config.admin.listen:
+        from .admin import LiveBackend
+        from .admin import listen as listen_admin
+
+        backend = LiveBackend(directory, store, reactor, config.game, desk=desk, hasher=hasher)
+        try:
+            server.ports.extend((yield listen_admin(reactor, config.admin, backend, hasher)))
+        except Exception:
+            yield server.stop()
+            raise
     if desk is not None:
         desk.start()
     return server

@@ -31,6 +31,7 @@ from dataclasses import asdict, replace
 
 import click
 
+from .admin.cli import admin_user
 from .config import ConfigError, ServerConfig, apply_game_settings, load_config, validate
 from .turn_timer import TIMER_KINDS
 
@@ -128,8 +129,14 @@ def _open(config_path, database, *, create=False):
 @click.option("--game-name", help="Name of the open game created on first start (default tae).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), help="Log as text or JSON lines.")
 @click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
+@click.option(
+    "--admin",
+    multiple=True,
+    metavar="ENDPOINT",
+    help="Listen for admin clients (tpadmin-cpp) on ENDPOINT (repeatable), e.g. tcp:6925.",
+)
 def serve(
-    config_path, listen, web, map_path, seed, turn_length, timer, game_name, log_format, database
+    config_path, listen, web, map_path, seed, turn_length, timer, game_name, log_format, database, admin
 ) -> None:
     """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
     config = _config(
@@ -144,6 +151,8 @@ def serve(
         timer=timer,
         name=game_name,
     )
+    if admin:
+        config = replace(config, admin=config.admin.with_listen(admin))
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
     from .runner import run
 
@@ -437,6 +446,9 @@ def upgrade_db(config_path, database) -> None:
             f"database {url} upgraded from revision {before or 'none'} to {after}"
             + (" (the newest)" if after == head_revision() else "")
         )
+
+
+cli.add_command(admin_user)
 
 
 # -- entry point ------------------------------------------------------------------------------

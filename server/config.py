@@ -39,6 +39,8 @@ import msgspec
 
 import ruleset
 
+from .admin.settings import AdminSettings, AdminTable, admin_settings
+from .discovery import DiscoverySettings
 from .schema_errors import describe_validation_error
 from .store import GameSetup
 from .turn_timer import TimerSettings, TimerSettingsError
@@ -84,6 +86,8 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     log_format: str | None = None
     database: str | None = None
     game: GameTable | None = None
+    admin: AdminTable | None = None
+    discovery: DiscoverySettings | None = None
 
 
 class ConfigError(ValueError):
@@ -136,6 +140,8 @@ class ServerConfig:
     log_format: str = "text"
     database: str | None = None
     game: GameConfig = field(default_factory=GameConfig)
+    admin: AdminSettings = field(default_factory=AdminSettings)
+    discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:
@@ -178,6 +184,10 @@ def load_config(path: str | None) -> ServerConfig:
         config = replace(
             config, game=apply_game_settings(config.game, msgspec.structs.asdict(data.game), "game.")
         )
+    if data.admin is not None:
+        config = replace(config, admin=admin_settings(data.admin))
+    if data.discovery is not None:
+        config = replace(config, discovery=data.discovery)
     return validate(config)
 
 
