@@ -39,6 +39,8 @@ class Server:
     store: GameStore
     directory: GameDirectory
     ports: list = field(default_factory=list)
+    web_ports: list = field(default_factory=list)
+    web: Any = None  # server.web.WebSite, when there is a web listener
     desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
     cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
@@ -55,7 +57,9 @@ class Server:
 
         if self.advertiser is not None:
             await self.advertiser.stop()
-        stops = [defer.maybeDeferred(port.stopListening) for port in self.ports]
+        stops = [defer.maybeDeferred(port.stopListening) for port in self.ports + self.web_ports]
+        if self.web is not None:
+            self.web.close()  # ends the pages' event streams
         await defer.gatherResults(stops, consumeErrors=True).addErrback(
             lambda failure: log.failure("stopping a listener failed", failure)
         )
@@ -194,6 +198,7 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
                 raise ConfigError(f"listen: {description!r} is not a usable endpoint ({error})") from None
             port = yield endpoint.listen(factory)
             server.ports.append(port)
+        yield defer.ensureDeferred(start_web(config, server, reactor))
     except Exception:
         yield server.stop()
         raise
@@ -223,6 +228,38 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
     if desk is not None:
         desk.start()
     return server
+
+
+async def start_web(config: ServerConfig, server: Server, reactor: Any) -> None:
+    """The web listener (pages, JSON API) on every `web` endpoint, when there is one."""
+    if not config.web:
+        return
+    from .web import make_site
+    from .web.secret import SecretError, load_secret
+
+    try:
+        secret = load_secret(config.web_secret_file)
+    except SecretError as error:
+        raise ConfigError(str(error)) from None
+    site = make_site(server.directory, server.store, reactor, secret=secret)
+    server.web = site.web  # type: ignore[attr-defined]
+    for description in config.web:
+        try:
+            endpoint = serverFromString(reactor, description)
+        except (ValueError, TypeError, KeyError) as error:
+            raise ConfigError(f"web: {description!r} is not a usable endpoint ({error})") from None
+        port = await endpoint.listen(site)
+        server.web_ports.append(port)
+        address = port.getHost()
+        scheme = "https" if description.startswith("ssl:") else "http"
+        host = getattr(address, "host", "?")
+        log.info(
+            "web pages and JSON API on {scheme}://{host}:{port}/{every}",
+            scheme=scheme,
+            host=host,
+            port=getattr(address, "port", "?"),
+            every=" (every interface)" if host in ("0.0.0.0", "::") else "",
+        )
 
 
 def begin_logging(log_format: str, stream=None, level: LogLevel = LogLevel.info) -> None:

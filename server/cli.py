@@ -1,6 +1,6 @@
 """`tae-server`: run and operate the TaE server.
 
-    tae-server serve [--listen ENDPOINT]... [--map FILE] [--seed N] [--turn-length S]
+    tae-server serve [--listen ENDPOINT]... [--web ENDPOINT]... [--map FILE] [--seed N] [--turn-length S]
                      [--timer basic|playersfinished|threshold] [--log-format text|json]
     tae-server create-game NAME [--map FILE] [--seed N] [--max-players N] [--timer KIND]
                      [--turn-length S] [--players-min N] [--threshold P --over S --under S]
@@ -58,10 +58,13 @@ def _config(
     listen: tuple[str, ...] = (),
     log_format: str | None = None,
     database: str | None = None,
+    web: tuple[str, ...] = (),
     **game,
 ) -> ServerConfig:
     config = load_config(config_path)
-    changes = {}
+    changes: dict = {}
+    if web:
+        changes["web"] = web
     if database:
         changes["database"] = database
     if listen:
@@ -115,6 +118,13 @@ def _open(config_path, database, *, create=False):
     metavar="ENDPOINT",
     help="Twisted endpoint to listen on (repeatable); default tcp:6923.",
 )
+@click.option(
+    "--web",
+    multiple=True,
+    metavar="ENDPOINT",
+    help="Twisted endpoint for the web pages and JSON API (repeatable), e.g. tcp:8080:interface=127.0.0.1 "
+    "or ssl:8443:privateKey=key.pem; default: the configuration's, else none.",
+)
 @click.option("--map", "map_path", metavar="FILE", help="Map file for a new game ('.', 'M', 'A').")
 @click.option("--seed", type=int, help="Random seed of a new game.")
 @click.option("--turn-length", type=click.IntRange(min=0), help="Seconds per turn (0: no deadline).")
@@ -133,6 +143,7 @@ def _open(config_path, database, *, create=False):
 def serve(
     config_path,
     listen,
+    web,
     map_path,
     seed,
     turn_length,
@@ -150,6 +161,7 @@ def serve(
         listen,
         log_format,
         database,
+        web,
         map=map_path,
         seed=seed,
         turn_length=turn_length,

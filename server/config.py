@@ -1,6 +1,10 @@
 """Server configuration: one TOML file, overridden by command-line flags.
 
     listen = ["tcp:6923"]            # Twisted endpoint strings
+    web = ["tcp:8080:interface=127.0.0.1"]  # the web pages and JSON API (absent = no web listener;
+                                     # TLS: "ssl:8443:privateKey=key.pem:certKey=cert.pem")
+    web_secret_file = "web-secret"   # the key that signs API tokens (made if missing; absent =
+                                     # a new key at every start, so tokens end with the process)
     log_format = "text"              # or "json" (one JSON object per line)
     database = "sqlite:///tae.db"    # or postgresql+psycopg://user@host/db (every command reads it)
 
@@ -94,6 +98,8 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """The configuration file's schema: every key, its type; anything else is refused."""
 
     listen: str | list[str] | None = None
+    web: str | list[str] | None = None
+    web_secret_file: str | None = None
     log_format: str | None = None
     database: str | None = None
     game: GameTable | None = None
@@ -147,6 +153,8 @@ class GameConfig:
 @dataclass(frozen=True)
 class ServerConfig:
     listen: tuple[str, ...] = DEFAULT_LISTEN
+    web: tuple[str, ...] = ()
+    web_secret_file: str | None = None
     log_format: str = "text"
     database: str | None = None
     game: GameConfig = field(default_factory=GameConfig)
@@ -189,6 +197,10 @@ def load_config(path: str | None) -> ServerConfig:
         if not listen:
             raise ConfigError("listen: expected an endpoint string or a list of them")
         config = replace(config, listen=tuple(listen))
+    if data.web is not None:
+        config = replace(config, web=tuple([data.web] if isinstance(data.web, str) else data.web))
+    if data.web_secret_file is not None:
+        config = replace(config, web_secret_file=data.web_secret_file)
     if data.log_format is not None:
         config = replace(config, log_format=data.log_format)
     if data.database is not None:
