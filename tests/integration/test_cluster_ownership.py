@@ -116,7 +116,7 @@ def test_a_fenced_store_writes_only_the_games_it_holds(database, pg_url):
     stored = database.run(q.thd_load_games, [game])[0]
     assert [e.seq for e in stored.orders] == [1]
     store.forget(game)
-    assert not store.commit_turn(game, None).called  # an abandoned game's retry stays unanswered
+    failureResultOf(store.commit_turn(game, None), o.ClaimLost)  # a game let go of: no write
     with database.engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM game_claims")).scalar() == 5
     successResultOf(store.close())
