@@ -1,21 +1,120 @@
-"""Board messages the ruleset posts (R26), with REF's subjects and bodies (ruleset.md §12)."""
+"""Board messages (R26, R26a): the message value, the references it carries, and every text.
+
+Subjects are REF's (ruleset.md §12); clients may filter on them. Bodies follow R26a: REF's first
+sentence with "Your" for "You're" and single spaces, then what a player needs to know. Texts are
+built from `Phrase`s, which carry the references (`Mention`s) to the systems, players and fleets
+they name, so a message's references are in the order its body names them, by construction.
+The exact wording of every kind of message is documented once, for client writers, in the
+project notes; the tests in tests/ruleset/test_messages.py pin it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 
-from .kinds import SCORE_TITLES
+from .board import Board
+from .kinds import SCORE_TITLES, Kind
+from .state import EndReason
+
+
+class MentionKind(IntEnum):
+    """What a reference names. The server sends SYSTEM and FLEET as TP reference type 1
+    (Object) and PLAYER as 7 (Player)."""
+
+    SYSTEM = 1  # a board star system, by its object id (`Board.system_id(cell)`)
+    PLAYER = 2  # a player, by id
+    FLEET = 3  # a fleet, by object id (it may have been consumed by the order it names)
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A reference from a message to something it names."""
+
+    kind: MentionKind
+    id: int
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One message on one player's board. `turn` is the turn being processed when it was posted."""
+    """One message on one player's board. `turn` is the turn being processed when it was posted;
+    `mentions` are the distinct things the body names, in order of first appearance."""
 
     player: int
     turn: int
     subject: str
     body: str
+    mentions: tuple[Mention, ...] = ()
 
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """Text and the references to what it names."""
+
+    text: str
+    mentions: tuple[Mention, ...] = ()
+
+
+def compose(*parts: Phrase | str) -> Phrase:
+    """The parts one after another: their texts joined, their references in order."""
+    texts: list[str] = []
+    mentions: list[Mention] = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        else:
+            texts.append(part.text)
+            mentions.extend(part.mentions)
+    return Phrase("".join(texts), tuple(mentions))
+
+
+def listing(items: Sequence[Phrase | str], separator: str = ", ", last: str = " and ") -> Phrase:
+    """"a", "a and b", "a, b and c" (with other separators for lists of systems)."""
+    parts: list[Phrase | str] = []
+    for i, item in enumerate(items):
+        if i:
+            parts.append(last if i == len(items) - 1 else separator)
+        parts.append(item)
+    return compose(*parts)
+
+
+def capitalized(phrase: Phrase) -> Phrase:
+    """The phrase with its first letter upper-case, to start a sentence ("your" -> "Your")."""
+    if not phrase.text or phrase.text[0].isupper():
+        return phrase
+    return Phrase(phrase.text[0].upper() + phrase.text[1:], phrase.mentions)
+
+
+def message(player: int, turn: int, subject: str, body: Phrase) -> Message:
+    """A message with the body's references, each named once, in order of first appearance."""
+    return Message(player, turn, subject, body.text, tuple(dict.fromkeys(body.mentions)))
+
+
+# -- names ------------------------------------------------------------------------------------
+
+
+def system(board: Board, cell: int) -> Phrase:
+    """A board system by its name "x, y"."""
+    return Phrase(board.system_name(cell), (Mention(MentionKind.SYSTEM, board.system_id(cell)),))
+
+
+def player(player_id: int, name: str) -> Phrase:
+    return Phrase(name, (Mention(MentionKind.PLAYER, player_id),))
+
+
+def fleet(fleet_id: int, fleet_name: str) -> Phrase:
+    return Phrase(fleet_name, (Mention(MentionKind.FLEET, fleet_id),))
+
+
+def piece(fleet_id: int, fleet_name: str, owner: int, owner_name: str, viewer: int | None = None) -> Phrase:
+    """A fleet with its owner: "bo's Mining Leader", or "your Mining Leader" for the viewer."""
+    if owner == viewer:
+        return compose("your ", fleet(fleet_id, fleet_name))
+    return compose(player(owner, owner_name), "'s ", fleet(fleet_id, fleet_name))
+
+
+# -- subjects (REF's, ruleset.md §12) ---------------------------------------------------------
 
 COLONIZE_DONE = "Colonize fleet order complete"
 COLONIZE_FAILED = "Colonize order failed"
@@ -23,7 +122,6 @@ MOVE_DONE = "Move fleet order complete"
 MOVE_FAILED = "Move order failed"
 ATTACK_DONE = "Attack fleet order complete"
 ATTACK_FAILED = "Attack order failed"
-REINFORCE_FAILED = "Reinforce order failed"
 TURN_COMPLETE = "Turn complete"
 TURN_ORDER = "Turn Order"
 COMBAT = "COMBAT!"
@@ -33,113 +131,312 @@ WELCOME = "Welcome"
 NEW_PLAYER = "New Player"
 
 
-def colonized(fleet: str, system: str) -> str:
-    return f'You\'re fleet, "{fleet}" has colonized {system}.'
+def category(kind: Kind) -> str:
+    """The score category a kind feeds: "Money", "Technology", "People", "Raw Materials"."""
+    return SCORE_TITLES[kind]
 
 
-def colonize_not_a_system(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to colonize an object which is not a star system!'
+# -- orders: done and failed ------------------------------------------------------------------
 
 
-def colonize_impossible(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to colonize a fleet which cannot be colonized!'
+def order_done(own: Phrase, done: str, target: Phrase, *more: Phrase) -> Phrase:
+    """`Your fleet "<fleet>" has colonized <x>, <y>.` and what followed, one sentence each."""
+    parts: list[Phrase | str] = ['Your fleet "', own, f'" has {done} ', target, "."]
+    for sentence in more:
+        parts += [" ", sentence]
+    return compose(*parts)
 
 
-def colonize_too_many_regions(fleet: str) -> str:
-    return (
-        f'You\'re fleet, "{fleet}" tried to colonize a system which would join three or more regions '
-        "with leaders!"
+def order_failed(own: Phrase, attempted: str, target: Phrase, reason: Phrase) -> Phrase:
+    """`Your fleet "<fleet>" could not colonize <x>, <y>: <reason>.`"""
+    return compose('Your fleet "', own, f'" could not {attempted} ', target, ": ", reason, ".")
+
+
+def founded_region(kind: Kind) -> Phrase:
+    return Phrase(f"The {kind.label} colony founds a new region; nobody scores.")
+
+
+def joined_region(kind: Kind, scorer: Phrase | None) -> Phrase:
+    """R13: the colony joined one region; `scorer` is the leader that scored, if any."""
+    if scorer is not None:
+        return compose(f"The {kind.label} colony joins a region; ", scorer, f" scores 1 {category(kind)}.")
+    leaders = "a settler" if kind is Kind.SETTLER else f"a {kind.label} or settler"
+    return Phrase(f"The {kind.label} colony joins a region without {leaders} leader; nobody scores.")
+
+
+def merged_regions(kind: Kind, regions: int) -> Phrase:
+    return Phrase(f"The {kind.label} colony joins {regions} regions into one; nobody scores.")
+
+
+def unification_pending(kind: Kind, regions: int, fighting: Sequence[Kind]) -> Phrase:
+    """R16: the colony borders regions whose leaders of the same kind now face each other."""
+    kinds = listing([k.label for k in fighting]).text
+    conflicts = "conflicts are" if len(fighting) > 1 else "conflict is"
+    return Phrase(
+        f"The {kind.label} colony borders {regions} regions whose {kinds} leaders are now in conflict; "
+        f"until the {conflicts} decided it is a pending unification system, and nobody scores."
     )
 
 
-def colonize_merges_pending_conflict(fleet: str) -> str:
-    return (
-        f'You\'re fleet, "{fleet}" tried to colonize a system which would merge a region '
-        "whose leader is in a pending conflict!"
-    )
+def challenged(incumbent: Phrase) -> Phrase:
+    """R17: a Move into a region that already has a leader of that kind."""
+    return compose("It has entered the region of ", incumbent, ": an internal conflict between them is queued.")
 
 
-def moved(fleet: str, system: str) -> str:
-    return f'You\'re fleet, "{fleet}" has moved to {system}.'
+def colony_bombed(kind: Kind) -> Phrase:
+    return Phrase(f"The {kind.label} colony there is gone.")
 
 
-def move_not_a_system(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to move to an object which is not a star system!'
+def leader_bombed(leader: Phrase) -> Phrase:
+    return compose(capitalized(leader), " there returned home.")
 
 
-def move_invalid_system(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to move to an invalid system!'
+def withdrawn(leaders: Sequence[Phrase]) -> Phrase:
+    """R21: leaders left without a scientist colony next to them."""
+    them = "them" if len(leaders) > 1 else "it"
+    return compose(f"Without a scientist colony next to {them}, ", listing(leaders), " returned home.")
 
 
-def move_joins_regions(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to occupy a system which would join two or more regions!'
+# -- reasons an order fails or is refused (R7a, R9, R10, R14, R17, R20) ----------------------
 
 
-def move_no_science(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to move to a system which does not border a science colony!'
+def is_destroyed(target: Phrase) -> Phrase:
+    return compose(target, " is destroyed")
 
 
-def move_into_conflict(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to move into a region whose leader is in a pending conflict!'
+def is_already_destroyed(target: Phrase) -> Phrase:
+    return compose(target, " is already destroyed")
 
 
-def destroyed(fleet: str, system: str) -> str:
-    return f'You\'re fleet, "{fleet}" has destroyed {system}.'
+def is_colonized(target: Phrase) -> Phrase:
+    return compose(target, " is already colonized")
 
 
-def attack_not_a_system(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" tried to attack an object which is not a star system!'
+def is_unification(target: Phrase) -> Phrase:
+    return compose(target, " is a pending unification system")
 
 
-def attack_impossible(fleet: str, system: str) -> str:
-    return (
-        f'You\'re fleet, "{fleet}" tried to attack {system}, which is destroyed, carries an '
-        "alien artifact or is a pending unification system!"
-    )
+def is_uninhabitable_for_colonists(target: Phrase) -> Phrase:
+    return compose(target, " is uninhabitable (M): only mining colonists can colonize it")
 
 
-def reinforce_impossible(fleet: str) -> str:
-    return f'You\'re fleet, "{fleet}" could not reinforce: it is not part of the conflict!'
+def is_habitable_for_miners(target: Phrase) -> Phrase:
+    return compose(target, " is habitable: mining colonists can only colonize uninhabitable (M) systems")
 
 
-def score_report(scores: tuple[int, ...]) -> str:
+def is_uninhabitable_for_leaders(target: Phrase) -> Phrase:
+    return compose(target, " is uninhabitable (M): leaders cannot enter it")
+
+
+def carries_artifact(target: Phrase) -> Phrase:
+    return compose(target, " carries an alien artifact")
+
+
+def destroyed_this_turn(target: Phrase, by: Phrase) -> Phrase:
+    return compose(target, " was destroyed earlier this turn by ", by)
+
+
+def colonized_this_turn(target: Phrase, by: Phrase) -> Phrase:
+    return compose(target, " was colonized earlier this turn by ", by)
+
+
+def unification_this_turn(target: Phrase, by: Phrase) -> Phrase:
+    return compose(target, " became a pending unification system earlier this turn, when ", by, " colonized it")
+
+
+def taken_this_turn(target: Phrase, by: Phrase) -> Phrase:
+    return compose(target, " was taken earlier this turn by ", by)
+
+
+def occupied(target: Phrase, by: Phrase) -> Phrase:
+    return compose(target, " is occupied by ", by)
+
+
+def joins_three_leader_regions() -> Phrase:
+    return Phrase("it would join three regions that hold leaders")
+
+
+def merges_conflict_region(leader: Phrase) -> Phrase:
+    return compose("it would merge the region of ", leader, ", who is in a pending conflict")
+
+
+def joins_regions(regions: int) -> Phrase:
+    return Phrase(f"it would join {regions} regions")
+
+
+def no_scientist_next_to_it() -> Phrase:
+    return Phrase("no scientist colony is next to it")
+
+
+def region_in_conflict(leader: Phrase) -> Phrase:
+    return compose("its region holds ", leader, ", who is in a pending conflict")
+
+
+# -- end of turn ------------------------------------------------------------------------------
+
+
+def score_report(scores: Sequence[int]) -> Phrase:
     lines = "\n".join(f"{title}: {value}" for title, value in zip(SCORE_TITLES, scores))
-    return "Your Current Score: \n" + lines
+    return Phrase("Your Current Score: \n" + lines)
 
 
-def turn_order(names: list[str]) -> str:
-    return "The order for the next turn is: " + "".join(name + " " for name in names)
+def turn_order(players: Iterable[Phrase]) -> Phrase:
+    parts: list[Phrase | str] = ["The order for the next turn is: "]
+    for name in players:
+        parts += [name, " "]
+    return compose(*parts)
 
 
-def combat_starts(internal: bool, attacker: str, a: int, defender: str, d: int) -> str:
+# -- conflicts (R16-R19) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a conflict, for the messages: its player, leader, the leader's system and strength."""
+
+    player: Phrase
+    leader: Phrase
+    at: Phrase
+    strength: int
+
+
+def combat_starts(internal: bool, kind: Kind, attacker: Side, defender: Side, unification: Phrase | None) -> Phrase:
+    """COMBAT!: REF's sentence, then who fights where, what is at stake, reinforcements, ties."""
     which = "INTERNAL" if internal else "EXTERNAL"
-    return (
-        f"The next turn is an {which} combat turn! Combatants are:  {attacker} with an initial "
-        f"strength of {a} and {defender} with an initial strength of {d}"
-    )
-
-
-def battle_won(winner: str, strength: int) -> str:
-    return f"{winner} has won the battle with a strength of {strength}!"
-
-
-def game_over(winners: list[str], winning_score: int, own_score: int) -> str:
-    if len(winners) == 1:
-        who = f"{winners[0]} has"
+    kinds = kind.label
+    if internal:
+        stake: Phrase = Phrase("Both stand in one region. The loser returns home, and the winner scores 1 Technology.")
     else:
-        who = ", ".join(winners[:-1]) + f" and {winners[-1]} have"
-    return (
-        f"{who} won the game with a score of {winning_score}!  Your final score after "
-        f"distributing your alien artifacts was: {own_score}"
+        assert unification is not None
+        stake = compose(
+            "The colony at ",
+            unification,
+            f" would join their regions. The loser's {kinds} colonies in its region are removed "
+            f"(artifact systems stay), and the winner scores 1 {category(kind)} plus 1 per colony removed.",
+        )
+    reinforcements = Kind.SCIENTIST.label if internal else kinds
+    return compose(
+        f"The next turn is an {which} combat turn! Combatants are: ",
+        attacker.player,
+        f" with an initial strength of {attacker.strength} and ",
+        defender.player,
+        f" with an initial strength of {defender.strength}.\n",
+        f"{kinds.capitalize()} leaders fight: ",
+        attacker.leader,
+        " at ",
+        attacker.at,
+        " attacks and ",
+        defender.leader,
+        " at ",
+        defender.at,
+        " defends.\n",
+        stake,
+        f"\nReinforcements are {reinforcements} colonists: ",
+        attacker.player,
+        " and ",
+        defender.player,
+        " may each send any number with Reinforce orders, each adding 1 to its owner's strength.\n",
+        "A tie goes to the defender, ",
+        defender.player,
+        ".",
     )
 
 
-def welcome(server: str) -> str:
-    return (
+def battle_won(
+    winner: Side,
+    loser: Side,
+    kind: Kind,
+    internal: bool,
+    removed: Sequence[Phrase],
+    gain: int,
+    went_home: Sequence[Phrase],
+) -> Phrase:
+    """Combat Complete!: REF's sentence, the loser, what was removed and gained, and R21's withdrawals."""
+    parts: list[Phrase | str] = [
+        winner.player,
+        f" has won the battle with a strength of {winner.strength}!\n",
+        loser.player,
+        f" lost with a strength of {loser.strength}, and ",
+        loser.leader,
+        " returned home from ",
+        loser.at,
+        ".\n",
+    ]
+    if not internal:
+        if removed:
+            parts += [f"Removed {kind.label} colonies: ", listing(removed, "; ", "; "), ".\n"]
+        else:
+            parts.append(f"No {kind.label} colonies were removed.\n")
+    category_won = category(Kind.SCIENTIST if internal else kind)
+    parts += [winner.player, f" gains {gain} {category_won}."]
+    if went_home:
+        parts += ["\n", withdrawn(went_home)]
+    return compose(*parts)
+
+
+# -- the end (R25, R25a) ----------------------------------------------------------------------
+
+
+def end_reason_line(reason: EndReason, artifacts_left: int) -> str:
+    """Why the game ended (R25, R24a, or the operator's decision)."""
+    if reason is EndReason.ARTIFACTS:
+        if artifacts_left == 0:
+            return "The game ended because no alien artifacts were left on the board."
+        if artifacts_left == 1:
+            return "The game ended because only 1 alien artifact was left on the board."
+        return f"The game ended because only {artifacts_left} alien artifacts were left on the board."
+    if reason is EndReason.POOL:
+        return "The game ended because the colonist pool ran out."
+    if reason is EndReason.STALEMATE:
+        return "The game ended in a stalemate: no colonist fleet could colonize any system."
+    return "The game was ended by the operator."
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One line of the final ranking: rank (equal profiles share one), player, final score, the four
+    categories after the alien artifacts were distributed, and how many artifacts they had."""
+
+    rank: int
+    player: Phrase
+    final: int
+    categories: tuple[int, int, int, int]
+    artifacts: int
+
+
+def standing_line(standing: Standing) -> Phrase:
+    """`1. ann: 4 (Money 4, Technology 5, People 4, Raw Materials 6; 2 alien artifacts)`"""
+    values = ", ".join(f"{title} {value}" for title, value in zip(SCORE_TITLES, standing.categories))
+    artifacts = "1 alien artifact" if standing.artifacts == 1 else f"{standing.artifacts} alien artifacts"
+    return compose(f"{standing.rank}. ", standing.player, f": {standing.final} ({values}; {artifacts})")
+
+
+def game_over(winners: Sequence[Phrase], best: int, own: int, reason: str, ranking: Sequence[Standing]) -> Phrase:
+    """GAME OVER!: REF's sentences, why the game ended, and the final ranking of every player."""
+    if not winners:
+        first: Phrase = Phrase(f"Nobody has won the game. Your final score was: {own}.")
+    else:
+        verb = "has" if len(winners) == 1 else "have"
+        first = compose(
+            listing(winners),
+            f" {verb} won the game with a score of {best}! Your final score after distributing your "
+            f"alien artifacts was: {own}.",
+        )
+    parts: list[Phrase | str] = [first, "\n", reason, "\nFinal ranking (categories after distributing alien artifacts):"]
+    for standing in ranking:
+        parts += ["\n", standing_line(standing)]
+    return compose(*parts)
+
+
+# -- joining ----------------------------------------------------------------------------------
+
+
+def welcome(server: str) -> Phrase:
+    return Phrase(
         f"Welcome to Thousand Parsec!\nThis server is running on {server}.  Please report any "
         "problems and enjoy the game."
     )
 
 
-def new_player(name: str) -> str:
-    return f"New player {name} has joined the game."
+def new_player(who: Phrase) -> Phrase:
+    return compose("New player ", who, " has joined the game.")

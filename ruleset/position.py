@@ -1,16 +1,21 @@
 """A mutable working copy of a game state, used while a turn is resolved.
 
 It keeps the derived region labels (R5) cached: adding a member extends or merges labels in
-place, anything that removes a member drops the cache and the next lookup recomputes it.
+place, anything that removes a member drops the cache and the next lookup recomputes it. It also
+remembers what earlier orders of the turn did to each system, so that a later order that fails
+because of it can say so (R26a).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from . import messages as text
+from .board import Board
 from .kinds import Kind, Role
+from .messages import Phrase
 from .regions import label_regions
-from .state import Conflict, Fleet, GameState, Phase
+from .state import Conflict, FinalResult, Fleet, GameState, Phase
 
 
 class Position:
@@ -18,8 +23,9 @@ class Position:
 
     def __init__(self, state: GameState):
         self.base = state
-        self.board = state.board
+        self.board: Board = state.board
         self.neighbours = state.board.neighbours
+        self.names = {p.id: p.name for p in state.players}
         self.scores = {p.id: list(p.scores) for p in state.players}
         self.fleets: dict[int, Fleet] = dict(state.fleets)
         self.leader_at: dict[int, int] = dict(state.leader_at)
@@ -32,12 +38,17 @@ class Position:
         self.removed = state.removed
         self.next_object_id = state.next_object_id
         self.phase = state.phase
+        # What the turn's orders did so far: system -> who changed it last; leaders that moved.
+        self.changed_by: dict[int, Phrase] = {}
+        self.arrived: set[int] = set()
         self._labels: dict[int, int] | None = None
         self._unification: set[int] | None = None
 
     # -- regions -------------------------------------------------------------------------
 
-    def unification(self) -> set[int]:
+    @property
+    def unification_cells(self) -> set[int]:
+        """Pending unification systems: cells of queued external conflicts (R16)."""
         if self._unification is None:
             self._unification = {c.unification for c in self.conflicts if c.unification is not None}
         return self._unification
@@ -52,11 +63,11 @@ class Position:
         if self._labels is None:
             members = set(self.colonies)
             members.update(self.leader_on)
-            members.difference_update(self.unification())
+            members.difference_update(self.unification_cells)
             self._labels = label_regions(self.board, members)
         return self._labels
 
-    def invalidate(self) -> None:
+    def _invalidate(self) -> None:
         self._labels = None
 
     def add_member(self, cell: int) -> None:
@@ -79,9 +90,6 @@ class Position:
     def bordering_regions(self, cell: int) -> set[int]:
         labels = self.labels()
         return {labels[n] for n in self.neighbours[cell] if n in labels}
-
-    def members(self, label: int) -> list[int]:
-        return [cell for cell, lab in self.labels().items() if lab == label]
 
     # -- leaders -------------------------------------------------------------------------
 
@@ -108,16 +116,17 @@ class Position:
             found = [fid for fid in found if fid not in challengers] or found
         return found[0] if found else None
 
-    def leaders_in_conflict(self) -> set[int]:
-        involved = set()
-        for c in self.conflicts:
-            involved.add(c.attacker)
-            involved.add(c.defender)
-        return involved
-
-    def region_has_conflict_leader(self, label: int) -> bool:
+    def conflict_leader_in(self, label: int) -> int | None:
+        """The lowest-id leader of region `label` that is in a pending conflict (R14, R17), if any."""
+        if not self.conflicts:
+            return None
         labels = self.labels()
-        return any(labels.get(self.leader_at.get(fid)) == label for fid in self.leaders_in_conflict())
+        involved = sorted({fid for c in self.conflicts for fid in (c.attacker, c.defender)})
+        for fid in involved:
+            cell = self.leader_at.get(fid)
+            if cell is not None and labels.get(cell) == label:
+                return fid
+        return None
 
     def place_leader(self, fleet_id: int, cell: int) -> None:
         self.leader_at[fleet_id] = cell
@@ -128,16 +137,18 @@ class Position:
         cell = self.leader_at.pop(fleet_id, None)
         if cell is not None:
             del self.leader_on[cell]
-            self.invalidate()
+            self._invalidate()
 
     def borders_scientist(self, cell: int) -> bool:
         colonies = self.colonies
         return any(colonies.get(n) is Kind.SCIENTIST for n in self.neighbours[cell])
 
-    def withdraw_unsupported_leaders(self) -> list[int]:
-        """R21: leaders with no orthogonally adjacent scientist colony return home."""
-        gone = [fid for fid, cell in self.leader_at.items() if not self.borders_scientist(cell)]
-        for fid in gone:
+    def withdraw_unsupported_leaders(self) -> list[tuple[int, int]]:
+        """R21: leaders with no orthogonally adjacent scientist colony return home.
+
+        Returns (leader, the cell it left) for each, in ascending leader id."""
+        gone = sorted((fid, cell) for fid, cell in self.leader_at.items() if not self.borders_scientist(cell))
+        for fid, _ in gone:
             self.send_home(fid)
         return gone
 
@@ -147,7 +158,7 @@ class Position:
         if self.colonies.pop(cell, None) is not None:
             self.removed += 1
         self.artifacts.discard(cell)
-        self.invalidate()
+        self._invalidate()
 
     def consume(self, fleet_id: int) -> None:
         del self.fleets[fleet_id]
@@ -158,17 +169,31 @@ class Position:
         self.next_object_id += 1
         return fleet
 
-    def hand_size(self, player_id: int) -> int:
-        return sum(1 for f in self.fleets.values() if f.owner == player_id and f.role is Role.COLONIST)
-
     def owner(self, fleet_id: int) -> int:
         return self.fleets[fleet_id].owner
 
+    # -- names, for messages ------------------------------------------------------------
+
+    def system(self, cell: int) -> Phrase:
+        return text.system(self.board, cell)
+
+    def player(self, player_id: int) -> Phrase:
+        return text.player(player_id, self.names[player_id])
+
+    def piece(self, fleet_id: int, viewer: int | None = None) -> Phrase:
+        """A fleet with its owner: "bo's Mining Leader" ("your Mining Leader" for `viewer`)."""
+        fleet = self.fleets[fleet_id]
+        return text.piece(fleet_id, fleet.name, fleet.owner, self.names[fleet.owner], viewer)
+
     # -- freezing ------------------------------------------------------------------------
 
-    def freeze(self, *, turn: int, rotation: int, phase: Phase, result=None) -> GameState:
+    def freeze(self, *, turn: int, rotation: int, phase: Phase, result: FinalResult | None = None) -> GameState:
         base = self.base
-        players = tuple(replace(p, scores=tuple(self.scores[p.id])) for p in base.players)
+        players = tuple(
+            replace(p, scores=(s[0], s[1], s[2], s[3], s[4]))
+            for p in base.players
+            for s in (self.scores[p.id],)
+        )
         return GameState(
             board=base.board,
             seed=base.seed,
@@ -181,7 +206,7 @@ class Position:
             colonies=self.colonies,
             artifacts=frozenset(self.artifacts),
             destroyed=frozenset(self.destroyed),
-            pool=tuple(self.pool),
+            pool=(self.pool[0], self.pool[1], self.pool[2], self.pool[3]),
             conflicts=tuple(self.conflicts),
             removed=self.removed,
             next_object_id=self.next_object_id,

@@ -66,7 +66,7 @@ def add_player(
     if hand is None:
         if rng is None:
             raise SetupError("drawing a hand needs a random stream")
-        drawn = []
+        drawn: list[Kind] = []
         for _ in range(HAND_SIZE):
             kind = draw(pool, rng)
             if kind is None:
@@ -92,8 +92,7 @@ def add_player(
         pool=tuple(pool),
         next_object_id=next_id,
     )
-    posted = [Message(player_id, state.turn, text.WELCOME, text.welcome(server_name))]
-    posted.extend(
-        Message(other.id, state.turn, text.NEW_PLAYER, text.new_player(name)) for other in state.players
-    )
+    posted = [text.message(player_id, state.turn, text.WELCOME, text.welcome(server_name))]
+    joined = text.new_player(text.player(player_id, name))
+    posted.extend(text.message(other.id, state.turn, text.NEW_PLAYER, joined) for other in state.players)
     return new_state, tuple(posted)

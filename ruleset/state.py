@@ -43,19 +43,26 @@ class Fleet:
 
     @property
     def name(self) -> str:
+        if self.kind is None:
+            return BOMBER_NAME
         if self.role is Role.COLONIST:
             return COLONIST_FLEET_NAME
-        if self.role is Role.LEADER:
-            return LEADER_FLEET_NAMES[self.kind]
-        return BOMBER_NAME
+        return LEADER_FLEET_NAMES[self.kind]
 
     @property
     def design_name(self) -> str:
+        if self.kind is None:
+            return BOMBER_DESIGN_NAME
         if self.role is Role.COLONIST:
             return COLONIST_DESIGN_NAMES[self.kind]
-        if self.role is Role.LEADER:
-            return LEADER_DESIGN_NAMES[self.kind]
-        return BOMBER_DESIGN_NAME
+        return LEADER_DESIGN_NAMES[self.kind]
+
+    @property
+    def colonist_kind(self) -> Kind:
+        """The kind of a colonist or leader (bombers have none: ValueError)."""
+        if self.kind is None:
+            raise ValueError(f"fleet {self.id} is a bomber, which has no kind")
+        return self.kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +101,23 @@ class Conflict:
         return self.attacker_strength is not None
 
 
+class EndReason(str, Enum):
+    """Why a game ended."""
+
+    ARTIFACTS = "artifacts"  # at most two artifacts left on the board (R12(3))
+    POOL = "pool"  # a refill needed a colonist from an empty pool (R24)
+    STALEMATE = "stalemate"  # no colonist fleet had a valid target (R24a)
+    OPERATOR = "operator"  # the operator ended the game (`ruleset.end_game`)
+
+
 @dataclass(frozen=True, slots=True)
 class FinalResult:
-    """Final scores after wildcard artifacts (R25) and the winner(s), by player id."""
+    """Final scores after wildcard artifacts (R25), the winner(s), by player id, and why the game ended."""
 
     final: Mapping[int, int]
     distributed: Mapping[int, tuple[int, int, int, int]]
     winners: tuple[int, ...]
+    reason: EndReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +132,8 @@ class GameState:
     * `colonies`: cell -> kind. Artifact systems are scientist colonies.
     * `artifacts`: cells still carrying an artifact.
     * `conflicts`: queued conflicts, first to be fought first; when `phase` is COMBAT the first
-      one has started and is fought in the next turn.
+      one has started and is fought in the next turn. When the game is over, the conflicts left
+      unfought (R25a): their unification systems stay out of the regions.
     * `removed`: colonists gone from the game (lost wars, bombed colonies, reinforcements).
     """
 
@@ -163,12 +181,6 @@ class GameState:
                 return f
         return None
 
-    def leader_on(self, cell: int) -> int | None:
-        for fleet_id, at in self.leader_at.items():
-            if at == cell:
-                return fleet_id
-        return None
-
     def rotation_order(self) -> tuple[int, ...]:
         """Player ids in the order their orders run in the next normal turn."""
         ids = [p.id for p in self.players]
@@ -188,11 +200,3 @@ class GameState:
         if self.phase is Phase.COMBAT and self.conflicts:
             return self.conflicts[0]
         return None
-
-    def object_exists(self, object_id: int) -> bool:
-        """Whether an object id names something in the game (universe, galaxy, board, homes, fleets)."""
-        if object_id in (0, 1) or self.board.cell_of_object(object_id) is not None:
-            return True
-        if object_id in self.fleets:
-            return True
-        return any(object_id in (p.home_system, p.home_planet) for p in self.players)
