@@ -255,7 +255,9 @@ def refusal(pieces: Pieces, order_type: OrderType, cell: int) -> Phrase | None:
     return None
 
 
-def failure(position: Position, order_type: OrderType, fleet: Fleet, cell: int) -> tuple[Condition, Phrase] | None:
+def failure(
+    position: Position, order_type: OrderType, fleet: Fleet, cell: int
+) -> tuple[Condition, Phrase] | None:
     """The first condition the order fails as the position stands now, and the reason, or None."""
     for condition in CONDITIONS[order_type]:
         if isinstance(condition, StaticCondition):

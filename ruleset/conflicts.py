@@ -97,10 +97,16 @@ def resolve_conflict(position: Position, reinforcements: dict[int, int], log: Tu
     attack = conflict.attacker_strength + reinforcements.get(attacker_owner, 0)
     defence = conflict.defender_strength + reinforcements.get(defender_owner, 0)
     if attack > defence:
-        winner, loser = _side(position, conflict.attacker, attack), _side(position, conflict.defender, defence)
+        winner, loser = (
+            _side(position, conflict.attacker, attack),
+            _side(position, conflict.defender, defence),
+        )
         loser_id = conflict.defender
     else:  # a tie goes to the defender (ruling, BOARD)
-        winner, loser = _side(position, conflict.defender, defence), _side(position, conflict.attacker, attack)
+        winner, loser = (
+            _side(position, conflict.defender, defence),
+            _side(position, conflict.attacker, attack),
+        )
         loser_id = conflict.attacker
     winner_owner = defender_owner if loser_id == conflict.attacker else attacker_owner
 

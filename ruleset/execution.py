@@ -41,7 +41,13 @@ _SUBJECTS = {
 
 
 def _failed(
-    position: Position, order: Order, fleet: Fleet, cell: int, condition: Condition, reason: Phrase, log: TurnLog
+    position: Position,
+    order: Order,
+    fleet: Fleet,
+    cell: int,
+    condition: Condition,
+    reason: Phrase,
+    log: TurnLog,
 ) -> Condition:
     subject, attempted = _SUBJECTS[OrderType(order.type)]
     own = text.fleet(fleet.id, fleet.name)
@@ -80,14 +86,22 @@ def _colonize(
             position.conflicts_changed()
             for conflict in conflicts:
                 log.note(
-                    "conflict queued", order.player, conflict.attacker, cell, "external " + conflict.kind.label
+                    "conflict queued",
+                    order.player,
+                    conflict.attacker,
+                    cell,
+                    "external " + conflict.kind.label,
                 )
             consequence = text.unification_pending(kind, len(bordering), [c.kind for c in conflicts])
         else:
             position.add_member(cell)
             consequence = text.merged_regions(kind, len(bordering))
     own = text.fleet(fleet.id, fleet.name)
-    log.tell(order.player, text.COLONIZE_DONE, text.order_done(own, "colonized", position.system(cell), consequence))
+    log.tell(
+        order.player,
+        text.COLONIZE_DONE,
+        text.order_done(own, "colonized", position.system(cell), consequence),
+    )
     return None
 
 
@@ -162,7 +176,9 @@ def _move(position: Position, order: Order, fleet: Fleet, cell: int, log: TurnLo
         log.note("conflict queued", order.player, fleet.id, cell, "internal " + kind.label)
         consequences.append(text.challenged(position.piece(incumbent, viewer=order.player)))
     own = text.fleet(fleet.id, fleet.name)
-    log.tell(order.player, text.MOVE_DONE, text.order_done(own, "moved to", position.system(cell), *consequences))
+    log.tell(
+        order.player, text.MOVE_DONE, text.order_done(own, "moved to", position.system(cell), *consequences)
+    )
     return None
 
 
@@ -189,7 +205,13 @@ def _attack(position: Position, order: Order, fleet: Fleet, cell: int, log: Turn
     for leader_id, left in withdrawn:
         log.note("leader sent home", position.owner(leader_id), leader_id, left, "unsupported")
     if withdrawn:
-        consequences.append(text.withdrawn([position.piece(fid, viewer=order.player) for fid, _ in withdrawn]))
+        consequences.append(
+            text.withdrawn([position.piece(fid, viewer=order.player) for fid, _ in withdrawn])
+        )
     own = text.fleet(fleet.id, fleet.name)
-    log.tell(order.player, text.ATTACK_DONE, text.order_done(own, "destroyed", position.system(cell), *consequences))
+    log.tell(
+        order.player,
+        text.ATTACK_DONE,
+        text.order_done(own, "destroyed", position.system(cell), *consequences),
+    )
     return None

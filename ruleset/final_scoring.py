@@ -34,7 +34,9 @@ def final_result(players: Iterable[Player], reason: EndReason) -> FinalResult:
 def ranking(result: FinalResult) -> list[tuple[int, int]]:
     """(rank, player id), best first: players with equal profiles share a rank (1, 1, 3, …) and
     are listed in ascending id; rank 1 is the winners."""
-    order = sorted(result.distributed, key=lambda pid: (tuple(-v for v in _profile(result.distributed[pid])), pid))
+    order = sorted(
+        result.distributed, key=lambda pid: (tuple(-v for v in _profile(result.distributed[pid])), pid)
+    )
     ranked: list[tuple[int, int]] = []
     for position, pid in enumerate(order, start=1):
         if ranked and _profile(result.distributed[pid]) == _profile(result.distributed[ranked[-1][1]]):

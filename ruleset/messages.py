@@ -70,7 +70,7 @@ def compose(*parts: Phrase | str) -> Phrase:
 
 
 def listing(items: Sequence[Phrase | str], separator: str = ", ", last: str = " and ") -> Phrase:
-    """"a", "a and b", "a, b and c" (with other separators for lists of systems)."""
+    """ "a", "a and b", "a, b and c" (with other separators for lists of systems)."""
     parts: list[Phrase | str] = []
     for i, item in enumerate(items):
         if i:
@@ -169,18 +169,25 @@ def merged_regions(kind: Kind, regions: int) -> Phrase:
 
 
 def unification_pending(kind: Kind, regions: int, fighting: Sequence[Kind]) -> Phrase:
-    """R16: the colony borders regions whose leaders of the same kind now face each other."""
+    """R16: the colony borders regions with leaders of the same kind, who now face each other."""
     kinds = listing([k.label for k in fighting]).text
-    conflicts = "conflicts are" if len(fighting) > 1 else "conflict is"
+    count = len(fighting)
+    queued = (
+        "a conflict is queued, and until it is"
+        if count == 1
+        else f"{count} conflicts are queued, and until they are"
+    )
     return Phrase(
-        f"The {kind.label} colony borders {regions} regions whose {kinds} leaders are now in conflict; "
-        f"until the {conflicts} decided it is a pending unification system, and nobody scores."
+        f"The {kind.label} colony borders {regions} regions with rival {kinds} leaders: {queued} decided "
+        "the colony is a pending unification system; nobody scores."
     )
 
 
 def challenged(incumbent: Phrase) -> Phrase:
     """R17: a Move into a region that already has a leader of that kind."""
-    return compose("It has entered the region of ", incumbent, ": an internal conflict between them is queued.")
+    return compose(
+        "It has entered the region of ", incumbent, ": an internal conflict between them is queued."
+    )
 
 
 def colony_bombed(kind: Kind) -> Phrase:
@@ -241,7 +248,9 @@ def colonized_this_turn(target: Phrase, by: Phrase) -> Phrase:
 
 
 def unification_this_turn(target: Phrase, by: Phrase) -> Phrase:
-    return compose(target, " became a pending unification system earlier this turn, when ", by, " colonized it")
+    return compose(
+        target, " became a pending unification system earlier this turn, when ", by, " colonized it"
+    )
 
 
 def taken_this_turn(target: Phrase, by: Phrase) -> Phrase:
@@ -300,12 +309,16 @@ class Side:
     strength: int
 
 
-def combat_starts(internal: bool, kind: Kind, attacker: Side, defender: Side, unification: Phrase | None) -> Phrase:
+def combat_starts(
+    internal: bool, kind: Kind, attacker: Side, defender: Side, unification: Phrase | None
+) -> Phrase:
     """COMBAT!: REF's sentence, then who fights where, what is at stake, reinforcements, ties."""
     which = "INTERNAL" if internal else "EXTERNAL"
     kinds = kind.label
     if internal:
-        stake: Phrase = Phrase("Both stand in one region. The loser returns home, and the winner scores 1 Technology.")
+        stake: Phrase = Phrase(
+            "Both stand in one region. The loser returns home, and the winner scores 1 Technology."
+        )
     else:
         assert unification is not None
         stake = compose(
@@ -411,7 +424,9 @@ def standing_line(standing: Standing) -> Phrase:
     return compose(f"{standing.rank}. ", standing.player, f": {standing.final} ({values}; {artifacts})")
 
 
-def game_over(winners: Sequence[Phrase], best: int, own: int, reason: str, ranking: Sequence[Standing]) -> Phrase:
+def game_over(
+    winners: Sequence[Phrase], best: int, own: int, reason: str, ranking: Sequence[Standing]
+) -> Phrase:
     """GAME OVER!: REF's sentences, why the game ended, and the final ranking of every player."""
     if not winners:
         first: Phrase = Phrase(f"Nobody has won the game. Your final score was: {own}.")
@@ -422,7 +437,12 @@ def game_over(winners: Sequence[Phrase], best: int, own: int, reason: str, ranki
             f" {verb} won the game with a score of {best}! Your final score after distributing your "
             f"alien artifacts was: {own}.",
         )
-    parts: list[Phrase | str] = [first, "\n", reason, "\nFinal ranking (categories after distributing alien artifacts):"]
+    parts: list[Phrase | str] = [
+        first,
+        "\n",
+        reason,
+        "\nFinal ranking (categories after distributing alien artifacts):",
+    ]
     for standing in ranking:
         parts += ["\n", standing_line(standing)]
     return compose(*parts)

@@ -187,7 +187,9 @@ class Position:
 
     # -- freezing ------------------------------------------------------------------------
 
-    def freeze(self, *, turn: int, rotation: int, phase: Phase, result: FinalResult | None = None) -> GameState:
+    def freeze(
+        self, *, turn: int, rotation: int, phase: Phase, result: FinalResult | None = None
+    ) -> GameState:
         base = self.base
         players = tuple(
             replace(p, scores=(s[0], s[1], s[2], s[3], s[4]))

@@ -116,7 +116,7 @@ _EXPECTED = {
 
 
 def _explain(message: str, data: Any) -> str:
-    """"Object contains unknown field `handd` - at `$.players[1]`" -> "players[1]: unknown key 'handd'"."""
+    """ "Object contains unknown field `handd` - at `$.players[1]`" -> "players[1]: unknown key 'handd'"."""
     found = _AT.match(message)
     assert found is not None  # the pattern matches any text
     detail = found["detail"]

@@ -98,7 +98,12 @@ def set_up(file: ScenarioFile) -> Scenario:
         scores = (s.money, s.technology, s.people, s.raw, s.artifacts)
         try:
             state, _ = add_player(
-                state, names[i], join_rng(file.seed, i + 1), hand=hands[i], bombers=entry.bombers, scores=scores
+                state,
+                names[i],
+                join_rng(file.seed, i + 1),
+                hand=hands[i],
+                bombers=entry.bombers,
+                scores=scores,
             )
         except SetupError as error:
             if hands[i] is not None:
@@ -123,7 +128,9 @@ def set_up(file: ScenarioFile) -> Scenario:
             raise ScenarioError(f"{where}.at: {xy(board, cell)} already holds a colony")
         if (kind is Kind.MINING) != (board.terrain[cell] == UNINHABITABLE):
             terrain = "uninhabitable ('M')" if board.terrain[cell] == UNINHABITABLE else "habitable"
-            raise ScenarioError(f"{where}: a {kind.label} colony cannot be on {terrain} system {xy(board, cell)}")
+            raise ScenarioError(
+                f"{where}: a {kind.label} colony cannot be on {terrain} system {xy(board, cell)}"
+            )
         colonies[cell] = kind
 
     leader_at: dict[int, int] = {}
@@ -168,7 +175,9 @@ def _order(board: Board, names: list[str], entry: OrderEntry, where: str) -> Sce
         raise ScenarioError(f"{where}.player: no player named {entry.player!r}")
     player = names.index(entry.player) + 1
     if entry.order not in ORDER_TYPES_BY_NAME:
-        raise ScenarioError(f"{where}.order: unknown order {entry.order!r} ({', '.join(ORDER_TYPES_BY_NAME)})")
+        raise ScenarioError(
+            f"{where}.order: unknown order {entry.order!r} ({', '.join(ORDER_TYPES_BY_NAME)})"
+        )
     order_type = ORDER_TYPES_BY_NAME[entry.order]
     fleet = None
     if entry.fleet is not UNSET:
