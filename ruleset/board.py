@@ -45,18 +45,18 @@ class Board:
     coords: tuple[tuple[int, int], ...] = field(repr=False)
     terrain: str = field(repr=False)
     neighbours: tuple[tuple[int, ...], ...] = field(repr=False)
-    _index: dict = field(repr=False)
+    _index: dict[tuple[int, int], int] = field(repr=False)
 
     @classmethod
     def from_rows(cls, rows: tuple[str, ...]) -> Board:
-        coords = []
-        terrain = []
+        coords: list[tuple[int, int]] = []
+        terrain: list[str] = []
         for y, row in enumerate(rows):
             for x, char in enumerate(row):
                 coords.append((x, y))
                 terrain.append(char)
         index = {xy: i for i, xy in enumerate(coords)}
-        neighbours = []
+        neighbours: list[tuple[int, ...]] = []
         for x, y in coords:
             around = [index.get(xy) for xy in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))]
             neighbours.append(tuple(i for i in around if i is not None))
@@ -65,7 +65,8 @@ class Board:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Board) and self.rows == other.rows
 
-    __hash__ = None  # boards hold dicts; compare them, do not key by them
+    # Defining __eq__ leaves Board unhashable (__hash__ is None): boards hold dicts; compare them,
+    # do not key by them.
 
     @property
     def size(self) -> int:

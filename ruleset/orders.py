@@ -23,7 +23,6 @@ from .order_types import TARGET_PARAMETER_NAME as TARGET_PARAMETER_NAME
 from .order_types import OrderType as OrderType
 from .state import GameState, Phase
 
-
 ORDERS_PER_TURN = 2
 
 

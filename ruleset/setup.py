@@ -30,7 +30,7 @@ def new_game(board: Board = DEFAULT_BOARD, seed: int = 0, pool: Sequence[int] = 
         seed=seed,
         colonies={cell: Kind.SCIENTIST for cell in artifacts},
         artifacts=frozenset(artifacts),
-        pool=tuple(pool),
+        pool=(pool[0], pool[1], pool[2], pool[3]),
         next_object_id=board.first_free_id,
     )
 
@@ -73,7 +73,9 @@ def add_player(
                 raise SetupError("the pool is too small to deal a hand")
             drawn.append(kind)
         hand = drawn
-    player = Player(player_id, name, next_id, next_id + 1, tuple(scores))
+    player = Player(
+        player_id, name, next_id, next_id + 1, (scores[0], scores[1], scores[2], scores[3], scores[4])
+    )
     next_id += 2
     fleets = dict(state.fleets)
     for kind in hand:
@@ -89,7 +91,7 @@ def add_player(
         state,
         players=state.players + (player,),
         fleets=fleets,
-        pool=tuple(pool),
+        pool=(pool[0], pool[1], pool[2], pool[3]),
         next_object_id=next_id,
     )
     posted = [text.message(player_id, state.turn, text.WELCOME, text.welcome(server_name))]

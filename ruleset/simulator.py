@@ -23,11 +23,13 @@ from .randomness import game_rng, join_rng
 from .regions import label_regions
 from .setup import add_player, new_game
 from .state import Fleet, GameState, Phase
-from .turn import TurnOutcome, resolve_turn
+from .turn import resolve_turn
+from .turn_log import TurnOutcome
 
 Strategy = Callable[[GameState, int, random.Random], list[Order]]
 Resolver = Callable[[GameState, list[Order], random.Random], TurnOutcome]
 Observer = Callable[[GameState, list[Order], TurnOutcome], None]
+Strategies = Strategy | Sequence[Strategy] | Mapping[int | None, Strategy] | None
 
 DEFAULT_MAX_TURNS = 1000
 # Normal turns in a row without progress (no colonist left the pool, no artifact collected)
@@ -112,7 +114,7 @@ class TurnCandidates:
         self.mining = [c for c in cells.mining if c not in colonies and c not in destroyed and c not in taken]
         neighbours = state.board.neighbours
         scientist = Kind.SCIENTIST
-        near_science = set()
+        near_science: set[int] = set()
         for cell, kind in colonies.items():
             if kind is scientist:
                 near_science.update(neighbours[cell])
@@ -220,7 +222,10 @@ class RandomPlayer:
 
     def normal_orders(self, state: GameState, player_id: int, rng: random.Random) -> list[Order]:
         cands = self.candidates(state)
-        miners, others, leaders, bombers = [], [], [], []
+        miners: list[int] = []
+        others: list[int] = []
+        leaders: list[int] = []
+        bombers: list[int] = []
         for fleet in cands.fleets_by_owner[player_id]:
             if fleet.role is Role.COLONIST:
                 (miners if fleet.kind is Kind.MINING else others).append(fleet.id)
@@ -236,7 +241,9 @@ class RandomPlayer:
                 break
             if check_order(state, order, orders) is None:
                 orders.append(order)
-                used.add(state.board.cell_of_object(order.target))
+                cell = state.board.cell_of_object(order.target)
+                assert cell is not None  # every candidate is a board system
+                used.add(cell)
         return orders
 
     def _one_order(
@@ -282,8 +289,17 @@ class RandomPlayer:
         free = [c for c in cells if c not in used]
         return free[rng.randrange(len(free))] if free else None
 
-    def _colonize(self, state, player_id, rng, cands, miners, others, used) -> Order | None:
-        groups = [
+    def _colonize(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        miners: list[int],
+        others: list[int],
+        used: set[int],
+    ) -> Order | None:
+        groups: list[tuple[list[int], list[int], OrderType]] = [
             (others, cands.habitable, OrderType.COLONIZE),
             (miners, cands.mining, OrderType.COLONIZE_MINING),
         ]
@@ -300,14 +316,30 @@ class RandomPlayer:
             return Order(player_id, fleet, order_type, state.board.system_id(cell))
         return None
 
-    def _move(self, state, player_id, rng, cands, leaders, used) -> Order | None:
+    def _move(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        leaders: list[int],
+        used: set[int],
+    ) -> Order | None:
         cell = self._pick(rng, cands.leader_targets, used)
         if cell is None:
             return None
         fleet = leaders.pop(rng.randrange(len(leaders)))
         return Order(player_id, fleet, OrderType.MOVE, state.board.system_id(cell))
 
-    def _collect(self, state, player_id, rng, cands, leaders, used) -> Order | None:
+    def _collect(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        leaders: list[int],
+        used: set[int],
+    ) -> Order | None:
         merchant = next((fid for fid in leaders if state.fleets[fid].kind is Kind.MERCHANT), None)
         if merchant is None:
             return None
@@ -317,7 +349,15 @@ class RandomPlayer:
         leaders.remove(merchant)
         return Order(player_id, merchant, OrderType.MOVE, state.board.system_id(cell))
 
-    def _attack(self, state, player_id, rng, cands, bombers, used) -> Order | None:
+    def _attack(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        bombers: list[int],
+        used: set[int],
+    ) -> Order | None:
         cell = self._pick(rng, cands.attack_targets(), used)
         if cell is None:
             return None
@@ -338,7 +378,7 @@ def set_up(players: int = 4, board: Board = DEFAULT_BOARD, seed: int = 0) -> Gam
     return state
 
 
-def _strategy_table(strategies, players: int) -> dict[int, Strategy]:
+def _strategy_table(strategies: Strategies, players: int) -> dict[int, Strategy]:
     if strategies is None:
         shared = RandomPlayer()
         return {pid: shared for pid in range(1, players + 1)}
@@ -347,17 +387,17 @@ def _strategy_table(strategies, players: int) -> dict[int, Strategy]:
     if isinstance(strategies, Mapping):
         default = strategies.get(None) or RandomPlayer()
         return {pid: strategies.get(pid, default) for pid in range(1, players + 1)}
-    strategies = list(strategies)
-    if len(strategies) != players:
-        raise ValueError(f"{len(strategies)} strategies for {players} players")
-    return {pid: s for pid, s in enumerate(strategies, start=1)}
+    listed = list(strategies)
+    if len(listed) != players:
+        raise ValueError(f"{len(listed)} strategies for {players} players")
+    return {pid: s for pid, s in enumerate(listed, start=1)}
 
 
 def play_game(
     players: int = 4,
     board: Board = DEFAULT_BOARD,
     seed: int = 0,
-    strategies: Strategy | Sequence[Strategy] | Mapping[int | None, Strategy] | None = None,
+    strategies: Strategies = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     *,
     stall_turns: int = DEFAULT_STALL_TURNS,
@@ -378,37 +418,38 @@ def play_game(
     turns.
     """
     if state is None:
-        state = set_up(players, board, seed)
+        current = set_up(players, board, seed)
     else:
-        players = len(state.players)
-        seed = state.seed
+        current = state
+        players = len(current.players)
+        seed = current.seed
     table = _strategy_table(strategies, players)
     log: list[tuple[Order, ...]] = []
     combat_turns = 0
-    progress_mark = (sum(state.pool), len(state.artifacts))
+    progress_mark = (sum(current.pool), len(current.artifacts))
     idle = 0
 
     def record() -> GameRecord:
-        return GameRecord(state, seed, players, state.turn, combat_turns, tuple(log))
+        return GameRecord(current, seed, players, current.turn, combat_turns, tuple(log))
 
-    while state.phase is not Phase.OVER:
-        if state.turn >= max_turns:
-            raise GameDidNotEnd("max_turns", f"still {state.phase.value} after {max_turns} turns", record())
-        turn = state.turn + 1
+    while current.phase is not Phase.OVER:
+        if current.turn >= max_turns:
+            raise GameDidNotEnd("max_turns", f"still {current.phase.value} after {max_turns} turns", record())
+        turn = current.turn + 1
         orders: list[Order] = []
-        for pid in acting_players(state):
-            orders.extend(table[pid](state, pid, game_rng(seed, turn, f"player {pid}")))
-        combat = state.phase is Phase.COMBAT
-        outcome = resolver(state, orders, game_rng(seed, turn))
+        for pid in acting_players(current):
+            orders.extend(table[pid](current, pid, game_rng(seed, turn, f"player {pid}")))
+        combat = current.phase is Phase.COMBAT
+        outcome = resolver(current, orders, game_rng(seed, turn))
         if observer is not None:
-            observer(state, orders, outcome)
-        state = outcome.state
+            observer(current, orders, outcome)
+        current = outcome.state
         log.append(tuple(orders))
         if combat:
             combat_turns += 1
-        if state.phase is Phase.OVER:
+        if current.phase is Phase.OVER:
             break
-        mark = (sum(state.pool), len(state.artifacts))
+        mark = (sum(current.pool), len(current.artifacts))
         if mark != progress_mark:
             progress_mark = mark
             idle = 0

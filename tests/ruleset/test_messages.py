@@ -100,9 +100,9 @@ def test_colonize_done_founding_a_region():
     state = two()
     order = colonize(state, 1, 3, 1)
     m = one(messages(state, [order]), 1, "Colonize fleet order complete")
-    assert (
-        m.body
-        == 'Your fleet "Colonist Fleet" has colonized 3, 1. The merchant colony founds a new region; nobody scores.'
+    assert m.body == (
+        'Your fleet "Colonist Fleet" has colonized 3, 1. The merchant colony founds a new region; '
+        "nobody scores."
     )
     assert m.mentions == (F(order.fleet), S(3, 1))
     assert m.turn == 1
@@ -167,7 +167,8 @@ def test_colonize_done_starting_an_external_conflict_and_the_combat_message():
     assert combat[0].body == (
         "The next turn is an EXTERNAL combat turn! Combatants are: ann with an initial strength of 1 "
         "and bob with an initial strength of 1.\n"
-        "Settler leaders fight: ann's Settler Leader at 0, 3 attacks and bob's Settler Leader at 4, 3 defends.\n"
+        "Settler leaders fight: ann's Settler Leader at 0, 3 attacks and bob's Settler Leader at 4, 3 "
+        "defends.\n"
         "The colony at 2, 3 would join their regions. The loser's settler colonies in its region are "
         "removed (artifact systems stay), and the winner scores 1 People plus 1 per colony removed.\n"
         "Reinforcements are settler colonists: ann and bob may each send any number with Reinforce "
@@ -203,7 +204,8 @@ def test_move_done_plain_and_challenging_an_incumbent_and_the_internal_combat_me
     assert combat.body == (
         "The next turn is an INTERNAL combat turn! Combatants are: ann with an initial strength of 1 "
         "and bob with an initial strength of 2.\n"
-        "Scientist leaders fight: ann's Scientist Leader at 1, 2 attacks and bob's Scientist Leader at 0, 3 defends.\n"
+        "Scientist leaders fight: ann's Scientist Leader at 1, 2 attacks and bob's Scientist Leader at "
+        "0, 3 defends.\n"
         "Both stand in one region. The loser returns home, and the winner scores 1 Technology.\n"
         "Reinforcements are scientist colonists: ann and bob may each send any number with Reinforce "
         "orders, each adding 1 to its owner's strength.\n"
@@ -234,7 +236,8 @@ def test_attack_done_removing_a_colony_a_leader_and_unsupported_leaders():
     m = one(messages(state, [order]), 1, "Attack fleet order complete")
     assert m.body == (
         'Your fleet "Bomber" has destroyed 3, 2. The scientist colony there is gone. Without a scientist '
-        "colony next to them, your Mining Leader, bob's Merchant Leader and bob's Settler Leader returned home."
+        "colony next to them, your Mining Leader, bob's Merchant Leader and bob's Settler Leader "
+        "returned home."
     )
     assert m.mentions == (F(order.fleet), S(3, 2), F(ann_mining), P(2), F(bob_merchant), F(bob_settler))
 

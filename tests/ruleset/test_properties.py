@@ -31,8 +31,8 @@ from ruleset import (
     visible_to,
 )
 from ruleset.board import ARTIFACT, HABITABLE, UNINHABITABLE, grid_map_text
-from ruleset.kinds import FULL_POOL, HAND_SIZE, STARTING_BOMBERS
 from ruleset.execution import execute
+from ruleset.kinds import FULL_POOL, HAND_SIZE, STARTING_BOMBERS
 from ruleset.position import Position
 from ruleset.simulator import play_game, replay, set_up
 from ruleset.turn_log import TurnLog
