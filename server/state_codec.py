@@ -42,8 +42,8 @@ class CodecError(ValueError):
 # and a state holds a few hundred of them.
 _KIND = {int(k): k for k in Kind}
 _ROLE = {int(r): r for r in Role}
-_KIND_OR_NONE: dict[int | None, Kind | None] = {None: None}
-_KIND_OR_NONE.update(_KIND)
+_KIND_OR_NONE: dict[int | None, Kind | None] = {int(k): k for k in Kind}
+_KIND_OR_NONE[None] = None
 _MENTION_KIND = {int(k): k for k in MentionKind}
 
 # -- boards --------------------------------------------------------------------------------
