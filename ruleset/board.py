@@ -45,6 +45,7 @@ class Board:
     coords: tuple[tuple[int, int], ...] = field(repr=False)
     terrain: str = field(repr=False)
     neighbours: tuple[tuple[int, ...], ...] = field(repr=False)
+    names: tuple[str, ...] = field(repr=False)  # system names "x, y", by cell
     _index: dict[tuple[int, int], int] = field(repr=False)
 
     @classmethod
@@ -60,7 +61,8 @@ class Board:
         for x, y in coords:
             around = [index.get(xy) for xy in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))]
             neighbours.append(tuple(i for i in around if i is not None))
-        return cls(tuple(rows), tuple(coords), "".join(terrain), tuple(neighbours), index)
+        names = tuple(f"{x}, {y}" for x, y in coords)
+        return cls(tuple(rows), tuple(coords), "".join(terrain), tuple(neighbours), names, index)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Board) and self.rows == other.rows
@@ -89,16 +91,12 @@ class Board:
 
     def cell_of_object(self, object_id: int) -> int | None:
         """The cell of a board star system or board planet (R8: a planet means its system)."""
-        if FIRST_SYSTEM_ID <= object_id < self.first_free_id:
+        if FIRST_SYSTEM_ID <= object_id < FIRST_SYSTEM_ID + 2 * len(self.coords):
             return (object_id - FIRST_SYSTEM_ID) // 2
         return None
 
-    def is_system_id(self, object_id: int) -> bool:
-        return FIRST_SYSTEM_ID <= object_id < self.first_free_id and object_id % 2 == 0
-
     def system_name(self, cell: int) -> str:
-        x, y = self.coords[cell]
-        return f"{x}, {y}"
+        return self.names[cell]
 
     def planet_name(self, cell: int) -> str:
         x, y = self.coords[cell]

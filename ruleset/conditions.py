@@ -247,10 +247,22 @@ CONDITIONS: Mapping[OrderType, tuple[Condition, ...]] = {
 }
 
 
+_STATIC: Mapping[OrderType, tuple[StaticCondition, ...]] = {
+    order_type: tuple(c for c in conditions if isinstance(c, StaticCondition))
+    for order_type, conditions in CONDITIONS.items()
+}
+_DYNAMIC: Mapping[OrderType, tuple[DynamicCondition, ...]] = {
+    order_type: tuple(c for c in conditions if isinstance(c, DynamicCondition))
+    for order_type, conditions in CONDITIONS.items()
+}
+# Every list checks its static conditions first, so the two halves keep the table's order.
+assert all(CONDITIONS[t] == _STATIC[t] + _DYNAMIC[t] for t in CONDITIONS)
+
+
 def refusal(pieces: Pieces, order_type: OrderType, cell: int) -> Phrase | None:
     """The reason to refuse an order at submission: the first static condition it fails (R7a)."""
-    for condition in CONDITIONS[order_type]:
-        if isinstance(condition, StaticCondition) and condition.fails(pieces, cell):
+    for condition in _STATIC[order_type]:
+        if condition.fails(pieces, cell):
             return condition.refusal(text.system(pieces.board, cell))
     return None
 
@@ -259,29 +271,30 @@ def failure(
     position: Position, order_type: OrderType, fleet: Fleet, cell: int
 ) -> tuple[Condition, Phrase] | None:
     """The first condition the order fails as the position stands now, and the reason, or None."""
-    for condition in CONDITIONS[order_type]:
-        if isinstance(condition, StaticCondition):
-            if condition.fails(position, cell):
-                target = position.system(cell)
-                by = position.changed_by.get(cell)
-                if by is not None and condition.changed is not None:
-                    return condition, condition.changed(target, by)
-                return condition, condition.refusal(target)
-        elif condition.fails(position, cell, fleet):
-            return condition, condition.reason(position, cell, fleet)
+    for static in _STATIC[order_type]:
+        if static.fails(position, cell):
+            target = position.system(cell)
+            by = position.changer(cell)
+            if by is not None and static.changed is not None:
+                return static, static.changed(target, by)
+            return static, static.refusal(target)
+    for dynamic in _DYNAMIC[order_type]:
+        if dynamic.fails(position, cell, fleet):
+            return dynamic, dynamic.reason(position, cell, fleet)
     return None
 
 
 def has_valid_target(position: Position, order_type: OrderType, fleet: Fleet) -> bool:
     """Whether some system passes every condition for `fleet`'s order as the position stands (R24a)."""
-    conditions = CONDITIONS[order_type]
+    static, dynamic = _STATIC[order_type], _DYNAMIC[order_type]
     for cell in range(position.board.size):
-        for condition in conditions:
-            if isinstance(condition, StaticCondition):
-                if condition.fails(position, cell):
-                    break
-            elif condition.fails(position, cell, fleet):
+        for s in static:
+            if s.fails(position, cell):
                 break
         else:
-            return True
+            for d in dynamic:
+                if d.fails(position, cell, fleet):
+                    break
+            else:
+                return True
     return False

@@ -127,8 +127,7 @@ def resolve_conflict(position: Position, reinforcements: dict[int, int], log: Tu
             and position.board.terrain[cell] != ARTIFACT
         )
         position.send_home(loser_id)
-        for cell in doomed:
-            position.remove_colony(cell)
+        position.remove_colonies(doomed)
         gain = 1 + len(doomed)
         position.scores[winner_owner][conflict.kind] += gain
     position.conflicts.pop(0)

@@ -11,7 +11,7 @@ from . import messages as text
 from .conditions import Condition, failure
 from .kinds import EXTERNAL_CONFLICT_ORDER, Kind, Score
 from .messages import Phrase
-from .order_types import OrderType
+from .order_types import ORDER_TYPES, OrderType
 from .orders import Order
 from .position import Position
 from .state import Conflict, Fleet
@@ -20,7 +20,7 @@ from .turn_log import TurnLog
 
 def execute(position: Position, order: Order, rotation: tuple[int, ...], log: TurnLog) -> Condition | None:
     """Execute one accepted order of a normal turn: None when it succeeded, else the condition it failed."""
-    order_type = OrderType(order.type)
+    order_type = ORDER_TYPES[order.type]
     fleet = position.fleets[order.fleet]
     cell = position.board.cell_of_object(order.target)
     if cell is None:
@@ -29,7 +29,7 @@ def execute(position: Position, order: Order, rotation: tuple[int, ...], log: Tu
         return _move(position, order, fleet, cell, log)
     if order_type is OrderType.ATTACK:
         return _attack(position, order, fleet, cell, log)
-    return _colonize(position, order, fleet, cell, rotation, log)
+    return _colonize(position, order, order_type, fleet, cell, rotation, log)
 
 
 _SUBJECTS = {
@@ -57,9 +57,15 @@ def _failed(
 
 
 def _colonize(
-    position: Position, order: Order, fleet: Fleet, cell: int, rotation: tuple[int, ...], log: TurnLog
+    position: Position,
+    order: Order,
+    order_type: OrderType,
+    fleet: Fleet,
+    cell: int,
+    rotation: tuple[int, ...],
+    log: TurnLog,
 ) -> Condition | None:
-    failed = failure(position, OrderType(order.type), fleet, cell)
+    failed = failure(position, order_type, fleet, cell)
     if failed is not None:
         return _failed(position, order, fleet, cell, *failed, log)
 
@@ -67,7 +73,7 @@ def _colonize(
     bordering = position.bordering_regions(cell)
     position.colonies[cell] = kind
     position.consume(fleet.id)
-    position.changed_by[cell] = position.player(order.player)
+    position.changed_by[cell] = (order.player, None, "")
     log.note("colonized", order.player, fleet.id, cell, kind.label)
 
     if len(bordering) <= 1:
@@ -109,9 +115,10 @@ def _score_colony(position: Position, label: int, kind: Kind, log: TurnLog, cell
     """R13: the matching leader's owner scores; else the settler leader's, except for settlers.
 
     Returns the leader that scored, if any."""
-    leader = position.the_leader(label, kind)
+    acting = position.acting_leaders(label)
+    leader = acting.get(kind)
     if leader is None and kind is not Kind.SETTLER:
-        leader = position.the_leader(label, Kind.SETTLER)
+        leader = acting.get(Kind.SETTLER)
     if leader is not None:
         owner = position.owner(leader)
         position.scores[owner][kind] += 1
@@ -124,10 +131,9 @@ def _external_conflicts(
 ) -> list[Conflict]:
     """R16: one conflict per leader kind present in two of the bordering regions."""
     found = []
+    acting = [position.acting_leaders(label) for label in sorted(bordering)]
     for kind in EXTERNAL_CONFLICT_ORDER:
-        leaders = [
-            fid for label in sorted(bordering) if (fid := position.the_leader(label, kind)) is not None
-        ]
+        leaders = [region[kind] for region in acting if kind in region]
         if len(leaders) < 2:
             continue
         first, second = leaders[0], leaders[1]
@@ -192,13 +198,13 @@ def _attack(position: Position, order: Order, fleet: Fleet, cell: int, log: Turn
     if colony is not None:
         consequences.append(text.colony_bombed(colony))
     position.destroyed.add(cell)
-    position.remove_colony(cell)
+    position.remove_colonies([cell])
     leader = position.leader_on.get(cell)
     if leader is not None:
         consequences.append(text.leader_bombed(position.piece(leader, viewer=order.player)))
         position.send_home(leader)
         log.note("leader sent home", position.owner(leader), leader, cell, "bombed")
-    position.changed_by[cell] = position.piece(fleet.id)
+    position.changed_by[cell] = (order.player, fleet.id, fleet.name)
     position.consume(fleet.id)
     log.note("destroyed", order.player, fleet.id, cell)
     withdrawn = position.withdraw_unsupported_leaders()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from .board import Board
 from .kinds import SCORE_TITLES, Kind
@@ -27,10 +28,12 @@ class MentionKind(IntEnum):
     PLAYER = 2  # a player, by id
     FLEET = 3  # a fleet, by object id (it may have been consumed by the order it names)
 
+    __hash__ = int.__hash__  # as the int it equals, and without a Python call (mentions are deduplicated)
 
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """A reference from a message to something it names."""
+
+class Mention(NamedTuple):
+    """A reference from a message to something it names. (A named tuple rather than a frozen
+    dataclass: every message builds and deduplicates a few, and tuples hash in C.)"""
 
     kind: MentionKind
     id: int
@@ -61,11 +64,13 @@ def compose(*parts: Phrase | str) -> Phrase:
     texts: list[str] = []
     mentions: list[Mention] = []
     for part in parts:
-        if isinstance(part, str):
+        if type(part) is str:
             texts.append(part)
         else:
+            assert isinstance(part, Phrase)
             texts.append(part.text)
-            mentions.extend(part.mentions)
+            if part.mentions:
+                mentions.extend(part.mentions)
     return Phrase("".join(texts), tuple(mentions))
 
 
@@ -88,7 +93,10 @@ def capitalized(phrase: Phrase) -> Phrase:
 
 def message(player: int, turn: int, subject: str, body: Phrase) -> Message:
     """A message with the body's references, each named once, in order of first appearance."""
-    return Message(player, turn, subject, body.text, tuple(dict.fromkeys(body.mentions)))
+    mentions = body.mentions
+    if len(mentions) > 1:
+        mentions = tuple(dict.fromkeys(mentions))
+    return Message(player, turn, subject, body.text, mentions)
 
 
 # -- names ------------------------------------------------------------------------------------
@@ -141,15 +149,20 @@ def category(kind: Kind) -> str:
 
 def order_done(own: Phrase, done: str, target: Phrase, *more: Phrase) -> Phrase:
     """`Your fleet "<fleet>" has colonized <x>, <y>.` and what followed, one sentence each."""
-    parts: list[Phrase | str] = ['Your fleet "', own, f'" has {done} ', target, "."]
+    body = f'Your fleet "{own.text}" has {done} {target.text}.'
+    mentions = own.mentions + target.mentions
     for sentence in more:
-        parts += [" ", sentence]
-    return compose(*parts)
+        body = f"{body} {sentence.text}"
+        mentions += sentence.mentions
+    return Phrase(body, mentions)
 
 
 def order_failed(own: Phrase, attempted: str, target: Phrase, reason: Phrase) -> Phrase:
     """`Your fleet "<fleet>" could not colonize <x>, <y>: <reason>.`"""
-    return compose('Your fleet "', own, f'" could not {attempted} ', target, ": ", reason, ".")
+    return Phrase(
+        f'Your fleet "{own.text}" could not {attempted} {target.text}: {reason.text}.',
+        own.mentions + target.mentions + reason.mentions,
+    )
 
 
 def founded_region(kind: Kind) -> Phrase:
@@ -285,15 +298,19 @@ def region_in_conflict(leader: Phrase) -> Phrase:
 
 
 def score_report(scores: Sequence[int]) -> Phrase:
-    lines = "\n".join(f"{title}: {value}" for title, value in zip(SCORE_TITLES, scores))
-    return Phrase("Your Current Score: \n" + lines)
+    m, t, p, r, a = scores
+    return Phrase(
+        f"Your Current Score: \nMoney: {m}\nTechnology: {t}\nPeople: {p}\nRaw Materials: {r}\n"
+        f"Alien Artifacts: {a}"
+    )
 
 
 def turn_order(players: Iterable[Phrase]) -> Phrase:
-    parts: list[Phrase | str] = ["The order for the next turn is: "]
-    for name in players:
-        parts += [name, " "]
-    return compose(*parts)
+    names = list(players)
+    return Phrase(
+        "The order for the next turn is: " + "".join(f"{name.text} " for name in names),
+        tuple(m for name in names for m in name.mentions),
+    )
 
 
 # -- conflicts (R16-R19) ---------------------------------------------------------------------

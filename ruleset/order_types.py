@@ -22,10 +22,8 @@ class OrderType(IntEnum):
     def title(self) -> str:
         return ORDER_NAMES[self]
 
-    @property
-    def takes_target(self) -> bool:
-        return self is not OrderType.REINFORCE
 
+ORDER_TYPES = tuple(OrderType)  # by id: ORDER_TYPES[order.type] is quicker than OrderType(order.type)
 
 ORDER_NAMES = {
     OrderType.COLONIZE_MINING: "ColonizeMining",

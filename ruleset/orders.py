@@ -17,6 +17,7 @@ from .conditions import refusal
 from .kinds import Kind, Role
 from .order_types import ORDER_DESCRIPTIONS as ORDER_DESCRIPTIONS
 from .order_types import ORDER_NAMES as ORDER_NAMES
+from .order_types import ORDER_TYPES
 from .order_types import ORDER_TYPES_BY_NAME as ORDER_TYPES_BY_NAME
 from .order_types import TARGET_PARAMETER_DESCRIPTION as TARGET_PARAMETER_DESCRIPTION
 from .order_types import TARGET_PARAMETER_NAME as TARGET_PARAMETER_NAME
@@ -71,12 +72,14 @@ class Order:
     target: int = 0
 
 
-_NORMAL_ORDERS: dict[tuple[Role, Kind | None], tuple[OrderType, ...]] = {
-    (Role.COLONIST, Kind.MERCHANT): (OrderType.COLONIZE,),
-    (Role.COLONIST, Kind.SCIENTIST): (OrderType.COLONIZE,),
-    (Role.COLONIST, Kind.SETTLER): (OrderType.COLONIZE,),
-    (Role.COLONIST, Kind.MINING): (OrderType.COLONIZE_MINING,),
-}
+# A colonist's normal order, by kind (Kind values index the tuple): only miners settle 'M'.
+_COLONIST_ORDERS: tuple[tuple[OrderType, ...], ...] = (
+    (OrderType.COLONIZE,),  # merchant
+    (OrderType.COLONIZE,),  # scientist
+    (OrderType.COLONIZE,),  # settler
+    (OrderType.COLONIZE_MINING,),  # mining
+)
+assert _COLONIST_ORDERS[Kind.MINING] == (OrderType.COLONIZE_MINING,)
 
 
 def allowed_order_types(state: GameState, object_id: int) -> tuple[OrderType, ...]:
@@ -95,9 +98,9 @@ def allowed_order_types(state: GameState, object_id: int) -> tuple[OrderType, ..
         return ()
     if fleet.role is Role.LEADER:
         return (OrderType.MOVE,)
-    if fleet.role is Role.BOMBER:
+    if fleet.kind is None:  # a bomber
         return (OrderType.ATTACK,)
-    return _NORMAL_ORDERS[(fleet.role, fleet.kind)]
+    return _COLONIST_ORDERS[fleet.kind]
 
 
 def target_cell(state: GameState, target: int) -> int | None:
@@ -126,13 +129,13 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
         return NO_SUCH_QUEUE
     if order.type not in ORDER_NAMES:
         return NO_SUCH_ORDER_TYPE
-    order_type = OrderType(order.type)
+    order_type = ORDER_TYPES[order.type]
     if order_type not in allowed_order_types(state, order.fleet):
         return NOT_ALLOWED
     mine = [o for o in accepted if o.player == order.player]
     if any(o.fleet == order.fleet for o in mine):
         return FLEET_ALREADY_ORDERED
-    if not order_type.takes_target:
+    if order_type is OrderType.REINFORCE:  # the one order without a target
         return None
     cell = target_cell(state, order.target)
     if cell is None:

@@ -153,8 +153,27 @@ class GameState:
     removed: int = 0
     next_object_id: int = 0
     result: FinalResult | None = None
+    # The region labels (R5) turn resolution had computed for exactly these colonies, leaders
+    # and conflicts (by identity), so that the next turn need not flood-fill the board again. A
+    # cache, not part of the value: not compared, not stored; `replace()` with other pieces
+    # makes it stale, and `cached_region_labels` then ignores it.
+    region_cache: (
+        tuple[Mapping[int, Kind], Mapping[int, int], tuple[Conflict, ...], Mapping[int, int]] | None
+    ) = field(default=None, compare=False, repr=False)
 
     # -- lookups --------------------------------------------------------------------------
+
+    def cached_region_labels(self) -> Mapping[int, int] | None:
+        """Cell -> region label of every region member, if turn resolution left them for this state."""
+        cache = self.region_cache
+        if (
+            cache is not None
+            and cache[0] is self.colonies
+            and cache[1] is self.leader_at
+            and cache[2] is self.conflicts
+        ):
+            return cache[3]
+        return None
 
     def player(self, player_id: int) -> Player:
         return self.players[player_id - 1]

@@ -383,8 +383,11 @@ def test_resolving_the_same_turn_twice_gives_the_same_outcome(seed, players, dat
 @settings(max_examples=25, deadline=None)
 @given(seed=seeds, players=player_counts, data=st.data())
 def test_incremental_region_labels_match_a_recount(seed, players, data):
-    """The turn's cached labels (Position.add_member) agree with a full recount (R5)."""
+    """The turn's cached labels agree with a full recount (R5) after every change a turn makes:
+    colonies and leaders placed (Position.add_member), leaders sent home, colonies removed, the
+    R21 withdrawal, and conflicts queued and dropped (pending unification systems)."""
     from ruleset.position import Position
+    from ruleset.state import Conflict
 
     record = play_game(players, DEFAULT_BOARD, seed)
     turn = data.draw(st.integers(0, record.turns - 1))
@@ -393,17 +396,59 @@ def test_incremental_region_labels_match_a_recount(seed, players, data):
         state = resolve_turn(state, list(record.orders[t - 1]), game_rng(seed, t)).state
     position = Position(state)
     position.labels()
-    empty = [
-        c
-        for c in range(state.board.size)
-        if c not in state.colonies and c not in state.destroyed and c not in state.leader_at.values()
-    ]
-    for cell in data.draw(st.lists(st.sampled_from(empty), max_size=12, unique=True)) if empty else []:
-        position.colonies[cell] = Kind.SCIENTIST
-        position.add_member(cell)
+
+    def recount():
         members = set(position.colonies) | set(position.leader_on)
-        members -= position.unification_cells
-        assert position.labels() == label_regions(state.board, members)
+        return label_regions(state.board, members - position.unification_cells)
+
+    assert position.labels() == recount()
+    changes = st.sampled_from(["colonize", "send home", "remove colonies", "withdraw", "queue", "drop"])
+    for change in data.draw(st.lists(changes, max_size=14)):
+        empty = [
+            c
+            for c in range(state.board.size)
+            if c not in position.colonies and c not in position.destroyed and c not in position.leader_on
+        ]
+        if change == "colonize" and empty:
+            cell = data.draw(st.sampled_from(empty))
+            position.colonies[cell] = Kind.SCIENTIST
+            position.add_member(cell)
+        elif change == "send home" and position.leader_at:
+            position.send_home(data.draw(st.sampled_from(sorted(position.leader_at))))
+        elif change == "remove colonies" and position.colonies:
+            cells = data.draw(st.lists(st.sampled_from(sorted(position.colonies)), max_size=4, unique=True))
+            position.remove_colonies(cells)
+        elif change == "withdraw":
+            position.withdraw_unsupported_leaders()
+        elif change == "queue" and position.colonies:
+            cell = data.draw(st.sampled_from(sorted(position.colonies)))
+            position.conflicts.append(Conflict(False, Kind.SETTLER, 0, 0, unification=cell))
+            position.conflicts_changed()
+        elif change == "drop" and position.conflicts:
+            position.conflicts.pop(data.draw(st.integers(0, len(position.conflicts) - 1)))
+            position.conflicts_changed()
+        assert position.labels() == recount(), change
+        event(change)
+    # the next turn starts from the labels this one ends with
+    frozen = position.freeze(turn=state.turn, rotation=state.rotation, phase=state.phase)
+    assert frozen.cached_region_labels() == recount()
+    assert Position(frozen).labels() == recount()
+
+
+def test_the_region_cache_is_ignored_once_the_pieces_change():
+    from dataclasses import replace
+
+    from ruleset.state import Conflict
+
+    state = set_up(3, DEFAULT_BOARD, 8)
+    after = resolve_turn(state, [], game_rng(8, 1)).state
+    assert after.cached_region_labels() is not None
+    assert replace(after, rotation=5).cached_region_labels() is not None  # same pieces
+    assert replace(after, colonies=dict(after.colonies)).cached_region_labels() is None
+    assert replace(after, leader_at={}).cached_region_labels() is None
+    unification = Conflict(False, Kind.SETTLER, 0, 0, unification=next(iter(after.colonies)))
+    assert replace(after, conflicts=(unification,)).cached_region_labels() is None
+    assert replace(after, region_cache=None) == after  # not part of the value
 
 
 # -- single orders against an independent model of R9, R10, R13–R17, R20, R21 ----------------
