@@ -84,13 +84,6 @@ def listing(items: Sequence[Phrase | str], separator: str = ", ", last: str = " 
     return compose(*parts)
 
 
-def capitalized(phrase: Phrase) -> Phrase:
-    """The phrase with its first letter upper-case, to start a sentence ("your" -> "Your")."""
-    if not phrase.text or phrase.text[0].isupper():
-        return phrase
-    return Phrase(phrase.text[0].upper() + phrase.text[1:], phrase.mentions)
-
-
 def message(player: int, turn: int, subject: str, body: Phrase) -> Message:
     """A message with the body's references, each named once, in order of first appearance."""
     mentions = body.mentions
@@ -208,7 +201,7 @@ def colony_bombed(kind: Kind) -> Phrase:
 
 
 def leader_bombed(leader: Phrase) -> Phrase:
-    return compose(capitalized(leader), " there returned home.")
+    return compose("The bombing sent ", leader, " home.")
 
 
 def withdrawn(leaders: Sequence[Phrase]) -> Phrase:

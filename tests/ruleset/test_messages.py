@@ -231,7 +231,7 @@ def test_attack_done_removing_a_colony_a_leader_and_unsupported_leaders():
     state = replace(state, leader_at={bob_merchant: c(3, 1), bob_settler: c(2, 2), ann_mining: c(4, 2)})
     order = attack(state, 1, 3, 1)
     m = one(messages(state, [order]), 1, "Attack fleet order complete")
-    assert m.body == 'Your fleet "Bomber" has destroyed 3, 1. Bob\'s Merchant Leader there returned home.'
+    assert m.body == 'Your fleet "Bomber" has destroyed 3, 1. The bombing sent bob\'s Merchant Leader home.'
     order = attack(state, 1, 3, 2)
     m = one(messages(state, [order]), 1, "Attack fleet order complete")
     assert m.body == (
