@@ -14,7 +14,8 @@ import tomllib
 from typing import Annotated, Any, Literal
 
 import msgspec
-from msgspec import UNSET, Meta, Struct, UnsetType, field
+from msgspec import UNSET as UNSET  # re-exported: the rest of the tool does not import msgspec
+from msgspec import Meta, Struct, UnsetType, field
 
 from ..kinds import STARTING_BOMBERS
 

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from msgspec import UNSET
-
 from ..board import ARTIFACT, DEFAULT_BOARD, UNINHABITABLE, Board, MapError, parse_map
 from ..kinds import FULL_POOL, HAND_SIZE, KINDS, Kind
 from ..order_types import ORDER_TYPES_BY_NAME, OrderType
 from ..randomness import join_rng
 from ..setup import SetupError, add_player, new_game
 from ..state import GameState
-from .schema import Coordinate, OrderEntry, ScenarioError, ScenarioFile
+from .schema import UNSET, Coordinate, OrderEntry, ScenarioError, ScenarioFile
 
 KIND_BY_LABEL = {k.label: k for k in KINDS}
 BOMBER = "bomber"
