@@ -47,6 +47,9 @@ class Board:
     neighbours: tuple[tuple[int, ...], ...] = field(repr=False)
     names: tuple[str, ...] = field(repr=False)  # system names "x, y", by cell
     _index: dict[tuple[int, int], int] = field(repr=False)
+    # Values derived from the board by other modules, built once per board (ruleset.messages
+    # keeps each system's name-and-reference there).
+    memo: dict[int, object] = field(repr=False, default_factory=dict)
 
     @classmethod
     def from_rows(cls, rows: tuple[str, ...]) -> Board:

@@ -50,8 +50,7 @@ def _failed(
     log: TurnLog,
 ) -> Condition:
     subject, attempted = _SUBJECTS[OrderType(order.type)]
-    own = text.fleet(fleet.id, fleet.name)
-    log.tell(order.player, subject, text.order_failed(own, attempted, position.system(cell), reason))
+    log.tell(order.player, subject, text.order_failed(fleet, attempted, position.system(cell), reason))
     log.note("order failed", order.player, order.fleet, cell, condition.name)
     return condition
 
@@ -102,11 +101,10 @@ def _colonize(
         else:
             position.add_member(cell)
             consequence = text.merged_regions(kind, len(bordering))
-    own = text.fleet(fleet.id, fleet.name)
     log.tell(
         order.player,
         text.COLONIZE_DONE,
-        text.order_done(own, "colonized", position.system(cell), consequence),
+        text.order_done(fleet, "colonized", position.system(cell), consequence),
     )
     return None
 
@@ -181,9 +179,8 @@ def _move(position: Position, order: Order, fleet: Fleet, cell: int, log: TurnLo
         position.conflicts_changed()
         log.note("conflict queued", order.player, fleet.id, cell, "internal " + kind.label)
         consequences.append(text.challenged(position.piece(incumbent, viewer=order.player)))
-    own = text.fleet(fleet.id, fleet.name)
     log.tell(
-        order.player, text.MOVE_DONE, text.order_done(own, "moved to", position.system(cell), *consequences)
+        order.player, text.MOVE_DONE, text.order_done(fleet, "moved to", position.system(cell), *consequences)
     )
     return None
 
@@ -214,10 +211,9 @@ def _attack(position: Position, order: Order, fleet: Fleet, cell: int, log: Turn
         consequences.append(
             text.withdrawn([position.piece(fid, viewer=order.player) for fid, _ in withdrawn])
         )
-    own = text.fleet(fleet.id, fleet.name)
     log.tell(
         order.player,
         text.ATTACK_DONE,
-        text.order_done(own, "destroyed", position.system(cell), *consequences),
+        text.order_done(fleet, "destroyed", position.system(cell), *consequences),
     )
     return None

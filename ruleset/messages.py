@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from .board import Board
 from .kinds import SCORE_TITLES, Kind
-from .state import EndReason
+from .state import EndReason, Fleet
 
 
 class MentionKind(IntEnum):
@@ -96,8 +96,13 @@ def message(player: int, turn: int, subject: str, body: Phrase) -> Message:
 
 
 def system(board: Board, cell: int) -> Phrase:
-    """A board system by its name "x, y"."""
-    return Phrase(board.system_name(cell), (Mention(MentionKind.SYSTEM, board.system_id(cell)),))
+    """A board system by its name "x, y" (built once per board and system)."""
+    found = board.memo.get(cell)
+    if isinstance(found, Phrase):
+        return found
+    phrase = Phrase(board.system_name(cell), (Mention(MentionKind.SYSTEM, board.system_id(cell)),))
+    board.memo[cell] = phrase
+    return phrase
 
 
 def player(player_id: int, name: str) -> Phrase:
@@ -140,21 +145,21 @@ def category(kind: Kind) -> str:
 # -- orders: done and failed ------------------------------------------------------------------
 
 
-def order_done(own: Phrase, done: str, target: Phrase, *more: Phrase) -> Phrase:
+def order_done(own: Fleet, done: str, target: Phrase, *more: Phrase) -> Phrase:
     """`Your fleet "<fleet>" has colonized <x>, <y>.` and what followed, one sentence each."""
-    body = f'Your fleet "{own.text}" has {done} {target.text}.'
-    mentions = own.mentions + target.mentions
+    body = f'Your fleet "{own.name}" has {done} {target.text}.'
+    mentions = (Mention(MentionKind.FLEET, own.id), *target.mentions)
     for sentence in more:
         body = f"{body} {sentence.text}"
         mentions += sentence.mentions
     return Phrase(body, mentions)
 
 
-def order_failed(own: Phrase, attempted: str, target: Phrase, reason: Phrase) -> Phrase:
+def order_failed(own: Fleet, attempted: str, target: Phrase, reason: Phrase) -> Phrase:
     """`Your fleet "<fleet>" could not colonize <x>, <y>: <reason>.`"""
     return Phrase(
-        f'Your fleet "{own.text}" could not {attempted} {target.text}: {reason.text}.',
-        own.mentions + target.mentions + reason.mentions,
+        f'Your fleet "{own.name}" could not {attempted} {target.text}: {reason.text}.',
+        (Mention(MentionKind.FLEET, own.id), *target.mentions, *reason.mentions),
     )
 
 

@@ -103,11 +103,6 @@ def allowed_order_types(state: GameState, object_id: int) -> tuple[OrderType, ..
     return _COLONIST_ORDERS[fleet.kind]
 
 
-def target_cell(state: GameState, target: int) -> int | None:
-    """The board cell an order's "Star System" parameter names; a board planet means its system (R8)."""
-    return state.board.cell_of_object(target)
-
-
 def owns_queue(state: GameState, player: int, object_id: int) -> bool:
     """Whether `player` owns the order queue of `object_id` (fleets and home planets have one)."""
     fleet = state.fleets.get(object_id)
@@ -133,17 +128,20 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
     if order_type not in allowed_order_types(state, order.fleet):
         return NOT_ALLOWED
     mine = [o for o in accepted if o.player == order.player]
-    if any(o.fleet == order.fleet for o in mine):
-        return FLEET_ALREADY_ORDERED
+    for other in mine:
+        if other.fleet == order.fleet:
+            return FLEET_ALREADY_ORDERED
     if order_type is OrderType.REINFORCE:  # the one order without a target
         return None
-    cell = target_cell(state, order.target)
+    board = state.board
+    cell = board.cell_of_object(order.target)
     if cell is None:
         return NO_SUCH_SYSTEM
     if len(mine) >= ORDERS_PER_TURN:
         return TOO_MANY_ORDERS
-    if any(target_cell(state, o.target) == cell for o in mine):
-        return SYSTEM_ALREADY_TARGETED
+    for other in mine:
+        if board.cell_of_object(other.target) == cell:
+            return SYSTEM_ALREADY_TARGETED
     reason = refusal(state, order_type, cell)
     if reason is not None:
         return Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, reason.text)

@@ -46,7 +46,6 @@ class Position:
             c.unification for c in self.conflicts if c.unification is not None
         }
         self._bordering: dict[int, set[int]] = {}  # cell -> bordering region labels, for _labels
-        self._systems: dict[int, Phrase] = {}
         self._players: dict[int, Phrase] = {}
 
     # -- regions -------------------------------------------------------------------------
@@ -242,10 +241,7 @@ class Position:
     # -- names, for messages ------------------------------------------------------------
 
     def system(self, cell: int) -> Phrase:
-        found = self._systems.get(cell)
-        if found is None:
-            found = self._systems[cell] = text.system(self.board, cell)
-        return found
+        return text.system(self.board, cell)
 
     def player(self, player_id: int) -> Phrase:
         found = self._players.get(player_id)

@@ -142,8 +142,10 @@ class TurnCandidates:
         exactly one region, which holds ≥ 2 artifacts and no merchant leader."""
         if self._collect is None:
             state = self.state
-            members = (set(state.colonies) | set(state.leader_at.values())) - state.unification_cells
-            labels = label_regions(state.board, members)
+            labels = state.cached_region_labels()
+            if labels is None:
+                members = (set(state.colonies) | set(state.leader_at.values())) - state.unification_cells
+                labels = label_regions(state.board, members)
             count: dict[int, int] = {}
             for cell in state.artifacts:
                 if cell in labels:

@@ -23,6 +23,8 @@ from .kinds import (
     Role,
 )
 
+_NO_CELLS: frozenset[int] = frozenset()
+
 
 class Phase(str, Enum):
     """What the next turn is."""
@@ -211,6 +213,8 @@ class GameState:
     @property
     def unification_cells(self) -> frozenset[int]:
         """Pending unification systems: cells of queued external conflicts (R16)."""
+        if not self.conflicts:
+            return _NO_CELLS
         return frozenset(c.unification for c in self.conflicts if c.unification is not None)
 
     @property
