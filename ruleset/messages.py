@@ -87,7 +87,7 @@ def listing(items: Sequence[Phrase | str], separator: str = ", ", last: str = " 
 def message(player: int, turn: int, subject: str, body: Phrase) -> Message:
     """A message with the body's references, each named once, in order of first appearance."""
     mentions = body.mentions
-    if len(mentions) > 1:
+    if len(mentions) > 2 or (len(mentions) == 2 and mentions[0] == mentions[1]):
         mentions = tuple(dict.fromkeys(mentions))
     return Message(player, turn, subject, body.text, mentions)
 

@@ -3,17 +3,16 @@ refusals are recorded, and the turn is resolved by the rules (`resolve_turn`).""
 
 from __future__ import annotations
 
-from ..kinds import KINDS, Kind, Role
+from ..kinds import Kind, Role
 from ..order_types import OrderType
 from ..orders import NOT_ALLOWED, Order, ProblemCode, acting_players, check_order
 from ..randomness import game_rng
 from ..state import GameState, Phase
 from ..turn import resolve_turn
-from .setup import Scenario, ScenarioOrder
+from .setup import KIND_BY_LABEL, Scenario, ScenarioOrder
 
 NO_SUCH_FLEET = "no such fleet"
 GAME_OVER = "game over"
-KIND_BY_LABEL = {k.label: k for k in KINDS}
 
 
 def play(scenario: Scenario) -> None:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from ruleset import (
     DEFAULT_BOARD,
     Kind,
+    MentionKind,
     Order,
     OrderType,
     Phase,
@@ -277,6 +278,19 @@ def check_turn(before, orders, outcome) -> None:
     # Messages: all for this turn, for real players; the usual turn-end messages.
     ids = {p.id for p in after.players}
     assert all(m.turn == after.turn and m.player in ids for m in outcome.messages)
+    # R26a: references name each thing once, and only real systems, players and fleets.
+    for m in outcome.messages:
+        assert len(set(m.mentions)) == len(m.mentions), m
+        for mention in m.mentions:
+            if mention.kind is MentionKind.SYSTEM:
+                cell = after.board.cell_of_object(mention.id)
+                assert cell is not None and after.board.system_id(cell) == mention.id
+                assert after.board.system_name(cell) in m.body
+            elif mention.kind is MentionKind.PLAYER:
+                assert mention.id in ids
+            else:
+                assert mention.kind is MentionKind.FLEET
+                assert mention.id in before.fleets or mention.id in after.fleets
     subjects = Counter((m.player, m.subject) for m in outcome.messages)
     for pid in ids:
         if after.phase is Phase.OVER:
