@@ -58,9 +58,10 @@ def finish(position: Position, log: TurnLog, *, turn: int, rotation: int, reason
         )
         for rank, pid in ranking(result)
     ]
+    head = text.winners_line(winners, best)
+    ranking_text = text.final_ranking(why, standings)
     for player_id in sorted(names):
-        body = text.game_over(winners, best, result.final[player_id], why, standings)
-        log.tell(player_id, text.GAME_OVER, body)
+        log.tell(player_id, text.GAME_OVER, text.game_over(head, result.final[player_id], ranking_text))
     return replace(ended, result=result)
 
 

@@ -84,12 +84,16 @@ def listing(items: Sequence[Phrase | str], separator: str = ", ", last: str = " 
     return compose(*parts)
 
 
+def unique_mentions(mentions: tuple[Mention, ...]) -> tuple[Mention, ...]:
+    """Each reference once, in order of first appearance."""
+    if len(mentions) > 2 or (len(mentions) == 2 and mentions[0] == mentions[1]):
+        return tuple(dict.fromkeys(mentions))
+    return mentions
+
+
 def message(player: int, turn: int, subject: str, body: Phrase) -> Message:
     """A message with the body's references, each named once, in order of first appearance."""
-    mentions = body.mentions
-    if len(mentions) > 2 or (len(mentions) == 2 and mentions[0] == mentions[1]):
-        mentions = tuple(dict.fromkeys(mentions))
-    return Message(player, turn, subject, body.text, mentions)
+    return Message(player, turn, subject, body.text, unique_mentions(body.mentions))
 
 
 # -- names ------------------------------------------------------------------------------------
@@ -163,16 +167,27 @@ def order_failed(own: Fleet, attempted: str, target: Phrase, reason: Phrase) -> 
     )
 
 
+_FOUNDED = tuple(Phrase(f"The {kind.label} colony founds a new region; nobody scores.") for kind in Kind)
+_NO_SCORER = tuple(
+    Phrase(
+        f"The {kind.label} colony joins a region without "
+        f"{'a settler' if kind is Kind.SETTLER else f'a {kind.label} or settler'} leader; nobody scores."
+    )
+    for kind in Kind
+)
+
+
 def founded_region(kind: Kind) -> Phrase:
-    return Phrase(f"The {kind.label} colony founds a new region; nobody scores.")
+    return _FOUNDED[kind]
 
 
 def joined_region(kind: Kind, scorer: Phrase | None) -> Phrase:
     """R13: the colony joined one region; `scorer` is the leader that scored, if any."""
-    if scorer is not None:
-        return compose(f"The {kind.label} colony joins a region; ", scorer, f" scores 1 {category(kind)}.")
-    leaders = "a settler" if kind is Kind.SETTLER else f"a {kind.label} or settler"
-    return Phrase(f"The {kind.label} colony joins a region without {leaders} leader; nobody scores.")
+    if scorer is None:
+        return _NO_SCORER[kind]
+    return Phrase(
+        f"The {kind.label} colony joins a region; {scorer.text} scores 1 {category(kind)}.", scorer.mentions
+    )
 
 
 def merged_regions(kind: Kind, regions: int) -> Phrase:
@@ -439,28 +454,29 @@ def standing_line(standing: Standing) -> Phrase:
     return compose(f"{standing.rank}. ", standing.player, f": {standing.final} ({values}; {artifacts})")
 
 
-def game_over(
-    winners: Sequence[Phrase], best: int, own: int, reason: str, ranking: Sequence[Standing]
-) -> Phrase:
-    """GAME OVER!: REF's sentences, why the game ended, and the final ranking of every player."""
-    if not winners:
-        first: Phrase = Phrase(f"Nobody has won the game. Your final score was: {own}.")
-    else:
-        verb = "has" if len(winners) == 1 else "have"
-        first = compose(
-            listing(winners),
-            f" {verb} won the game with a score of {best}! Your final score after distributing your "
-            f"alien artifacts was: {own}.",
-        )
-    parts: list[Phrase | str] = [
-        first,
-        "\n",
-        reason,
-        "\nFinal ranking (categories after distributing alien artifacts):",
-    ]
+def final_ranking(reason: str, ranking: Sequence[Standing]) -> Phrase:
+    """What every player's GAME OVER! says after its first sentence: why, and the ranking."""
+    parts: list[Phrase | str] = [reason, "\nFinal ranking (categories after distributing alien artifacts):"]
     for standing in ranking:
         parts += ["\n", standing_line(standing)]
     return compose(*parts)
+
+
+def winners_line(winners: Sequence[Phrase], best: int) -> Phrase:
+    """The start of every GAME OVER!: who won, with what score (R25)."""
+    if not winners:
+        return Phrase("Nobody has won the game. Your final score was: ")
+    verb = "has" if len(winners) == 1 else "have"
+    return compose(
+        listing(winners),
+        f" {verb} won the game with a score of {best}! Your final score after distributing your "
+        "alien artifacts was: ",
+    )
+
+
+def game_over(head: Phrase, own: int, ranking: Phrase) -> Phrase:
+    """GAME OVER!: `winners_line`, this player's final score, then `final_ranking`."""
+    return Phrase(f"{head.text}{own}.\n{ranking.text}", head.mentions + ranking.mentions)
 
 
 # -- joining ----------------------------------------------------------------------------------

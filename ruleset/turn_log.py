@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .messages import Message, Phrase, message
+from .messages import Mention, Message, Phrase, unique_mentions
 from .state import GameState
 
 
@@ -38,15 +38,25 @@ class TurnLog:
         self.turn = turn
         self.messages: list[Message] = []
         self.events: list[Event] = []
+        # Bodies told to several players (Turn Order, COMBAT!) by id, with their references each
+        # named once; the body is kept, so its id stays its own while the log lives.
+        self._unique: dict[int, tuple[Phrase, tuple[Mention, ...]]] = {}
 
     def tell(self, player: int, subject: str, body: Phrase) -> None:
-        self.messages.append(message(player, self.turn, subject, body))
+        mentions = body.mentions
+        if len(mentions) > 2:
+            known = self._unique.get(id(body))
+            if known is None or known[0] is not body:
+                known = self._unique[id(body)] = (body, unique_mentions(mentions))
+            mentions = known[1]
+        else:
+            mentions = unique_mentions(mentions)
+        self.messages.append(Message(player, self.turn, subject, body.text, mentions))
 
     def tell_all(self, players: list[int], subject: str, body: Phrase) -> None:
         """The same message to each of `players`."""
-        mentions = tuple(dict.fromkeys(body.mentions))
         for player_id in players:
-            self.messages.append(Message(player_id, self.turn, subject, body.text, mentions))
+            self.tell(player_id, subject, body)
 
     def note(
         self,
