@@ -286,14 +286,15 @@ def failure(
 
 def has_valid_target(position: Position, order_type: OrderType, fleet: Fleet) -> bool:
     """Whether some system passes every condition for `fleet`'s order as the position stands (R24a)."""
-    static, dynamic = _STATIC[order_type], _DYNAMIC[order_type]
+    static = [c.fails for c in _STATIC[order_type]]
+    dynamic = [c.fails for c in _DYNAMIC[order_type]]
     for cell in range(position.board.size):
-        for s in static:
-            if s.fails(position, cell):
+        for fails in static:
+            if fails(position, cell):
                 break
         else:
-            for d in dynamic:
-                if d.fails(position, cell, fleet):
+            for fails_now in dynamic:
+                if fails_now(position, cell, fleet):
                     break
             else:
                 return True

@@ -22,20 +22,12 @@ class GameOverError(ValueError):
 
 def stalemate(position: Position) -> bool:
     """R24a: no player holds a colonist fleet that has a valid target (R10, R14) as the board stands."""
-    miner = other = None
-    for fleet in position.fleets.values():
-        if fleet.role is Role.COLONIST:
-            if fleet.kind is Kind.MINING:
-                miner = miner or fleet
-            else:
-                other = other or fleet
-            if miner is not None and other is not None:
-                break
+    fleets = position.fleets.values()
+    other = next((f for f in fleets if f.role is Role.COLONIST and f.kind is not Kind.MINING), None)
     if other is not None and has_valid_target(position, OrderType.COLONIZE, other):
         return False
-    if miner is not None and has_valid_target(position, OrderType.COLONIZE_MINING, miner):
-        return False
-    return True
+    miner = next((f for f in fleets if f.role is Role.COLONIST and f.kind is Kind.MINING), None)
+    return miner is None or not has_valid_target(position, OrderType.COLONIZE_MINING, miner)
 
 
 def finish(position: Position, log: TurnLog, *, turn: int, rotation: int, reason: EndReason) -> GameState:
