@@ -9,7 +9,7 @@ from . import messages as text
 from .conditions import has_valid_target
 from .final_scoring import final_result, ranking
 from .kinds import Kind, Role
-from .messages import Standing
+from .messages import Phrase, Standing
 from .order_types import OrderType
 from .position import Position
 from .state import EndReason, GameState, Phase
@@ -52,8 +52,11 @@ def finish(position: Position, log: TurnLog, *, turn: int, rotation: int, reason
     ]
     head = text.winners_line(winners, best)
     ranking_text = text.final_ranking(why, standings)
+    # The winners are the first players ranked: every body names each player once, in ranking order.
+    mentions = text.unique_mentions(head.mentions + ranking_text.mentions)
     for player_id in sorted(names):
-        log.tell(player_id, text.GAME_OVER, text.game_over(head, result.final[player_id], ranking_text))
+        body = text.game_over(head, result.final[player_id], ranking_text)
+        log.tell(player_id, text.GAME_OVER, Phrase(body.text, mentions), unique=True)
     return replace(ended, result=result)
 
 

@@ -42,9 +42,12 @@ class TurnLog:
         # named once; the body is kept, so its id stays its own while the log lives.
         self._unique: dict[int, tuple[Phrase, tuple[Mention, ...]]] = {}
 
-    def tell(self, player: int, subject: str, body: Phrase) -> None:
+    def tell(self, player: int, subject: str, body: Phrase, *, unique: bool = False) -> None:
+        """Post `body` to `player`'s board; `unique`: its mentions are known to name each thing once."""
         mentions = body.mentions
-        if len(mentions) > 2:
+        if unique:
+            pass
+        elif len(mentions) > 2:
             known = self._unique.get(id(body))
             if known is None or known[0] is not body:
                 known = self._unique[id(body)] = (body, unique_mentions(mentions))
