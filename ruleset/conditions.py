@@ -166,7 +166,7 @@ def _merging_conflict_leader(position: Position, cell: int) -> int | None:
 
 
 def _merges_conflict_region(position: Position, cell: int, fleet: Fleet) -> bool:
-    return _merging_conflict_leader(position, cell) is not None
+    return bool(position.conflicts) and _merging_conflict_leader(position, cell) is not None
 
 
 def _merges_conflict_region_reason(position: Position, cell: int, fleet: Fleet) -> Phrase:

@@ -21,10 +21,15 @@ GAME_ENDING_ARTIFACTS = 2
 
 
 def accepted_orders(state: GameState, orders: Iterable[Order]) -> list[Order]:
-    """The orders, in submission order, that `check_order` accepts one after another."""
+    """The orders, in submission order, that `check_order` accepts one after another.
+
+    (`check_order` looks only at the same player's accepted orders, so each is given just those.)"""
     accepted: list[Order] = []
+    by_player: dict[int, list[Order]] = {}
     for order in orders:
-        if check_order(state, order, accepted) is None:
+        mine = by_player.setdefault(order.player, [])
+        if check_order(state, order, mine) is None:
+            mine.append(order)
             accepted.append(order)
     return accepted
 
