@@ -343,46 +343,40 @@ def combat_starts(
     internal: bool, kind: Kind, attacker: Side, defender: Side, unification: Phrase | None
 ) -> Phrase:
     """COMBAT!: REF's sentence, then who fights where, what is at stake, reinforcements, ties."""
-    which = "INTERNAL" if internal else "EXTERNAL"
+    a, d = attacker, defender
     kinds = kind.label
+    place: tuple[Mention, ...] = ()
     if internal:
-        stake: Phrase = Phrase(
-            "Both stand in one region. The loser returns home, and the winner scores 1 Technology."
-        )
+        which, reinforcements = "INTERNAL", Kind.SCIENTIST.label
+        stake = "Both stand in one region. The loser returns home, and the winner scores 1 Technology."
     else:
         assert unification is not None
-        stake = compose(
-            "The colony at ",
-            unification,
-            f" would join their regions. The loser's {kinds} colonies in its region are removed "
-            f"(artifact systems stay), and the winner scores 1 {category(kind)} plus 1 per colony removed.",
+        which, reinforcements, place = "EXTERNAL", kinds, unification.mentions
+        stake = (
+            f"The colony at {unification.text} would join their regions. The loser's {kinds} colonies "
+            f"in its region are removed (artifact systems stay), and the winner scores 1 {category(kind)} "
+            "plus 1 per colony removed."
         )
-    reinforcements = Kind.SCIENTIST.label if internal else kinds
-    return compose(
-        f"The next turn is an {which} combat turn! Combatants are: ",
-        attacker.player,
-        f" with an initial strength of {attacker.strength} and ",
-        defender.player,
-        f" with an initial strength of {defender.strength}.\n",
-        f"{kinds.capitalize()} leaders fight: ",
-        attacker.leader,
-        " at ",
-        attacker.at,
-        " attacks and ",
-        defender.leader,
-        " at ",
-        defender.at,
-        " defends.\n",
-        stake,
-        f"\nReinforcements are {reinforcements} colonists: ",
-        attacker.player,
-        " and ",
-        defender.player,
-        " may each send any number with Reinforce orders, each adding 1 to its owner's strength.\n",
-        "A tie goes to the defender, ",
-        defender.player,
-        ".",
+    body = (
+        f"The next turn is an {which} combat turn! Combatants are: {a.player.text} with an initial "
+        f"strength of {a.strength} and {d.player.text} with an initial strength of {d.strength}.\n"
+        f"{kinds.capitalize()} leaders fight: {a.leader.text} at {a.at.text} attacks and "
+        f"{d.leader.text} at {d.at.text} defends.\n"
+        f"{stake}\n"
+        f"Reinforcements are {reinforcements} colonists: {a.player.text} and {d.player.text} may each "
+        "send any number with Reinforce orders, each adding 1 to its owner's strength.\n"
+        f"A tie goes to the defender, {d.player.text}."
     )
+    mentions = (
+        a.player.mentions
+        + d.player.mentions
+        + a.leader.mentions
+        + a.at.mentions
+        + d.leader.mentions
+        + d.at.mentions
+        + place
+    )
+    return Phrase(body, mentions)
 
 
 def battle_won(
@@ -395,26 +389,26 @@ def battle_won(
     went_home: Sequence[Phrase],
 ) -> Phrase:
     """Combat Complete!: REF's sentence, the loser, what was removed and gained, and R21's withdrawals."""
-    parts: list[Phrase | str] = [
-        winner.player,
-        f" has won the battle with a strength of {winner.strength}!\n",
-        loser.player,
-        f" lost with a strength of {loser.strength}, and ",
-        loser.leader,
-        " returned home from ",
-        loser.at,
-        ".\n",
-    ]
+    w, lost = winner, loser
+    body = (
+        f"{w.player.text} has won the battle with a strength of {w.strength}!\n"
+        f"{lost.player.text} lost with a strength of {lost.strength}, and {lost.leader.text} returned "
+        f"home from {lost.at.text}.\n"
+    )
+    mentions = w.player.mentions + lost.player.mentions + lost.leader.mentions + lost.at.mentions
     if not internal:
         if removed:
-            parts += [f"Removed {kind.label} colonies: ", listing(removed, "; ", "; "), ".\n"]
+            systems = listing(removed, "; ", "; ")
+            body += f"Removed {kind.label} colonies: {systems.text}.\n"
+            mentions += systems.mentions
         else:
-            parts.append(f"No {kind.label} colonies were removed.\n")
-    category_won = category(Kind.SCIENTIST if internal else kind)
-    parts += [winner.player, f" gains {gain} {category_won}."]
+            body += f"No {kind.label} colonies were removed.\n"
+    body += f"{w.player.text} gains {gain} {category(Kind.SCIENTIST if internal else kind)}."
     if went_home:
-        parts += ["\n", withdrawn(went_home)]
-    return compose(*parts)
+        home = withdrawn(went_home)
+        body += f"\n{home.text}"
+        mentions += home.mentions
+    return Phrase(body, mentions)
 
 
 # -- the end (R25, R25a) ----------------------------------------------------------------------
