@@ -9,6 +9,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 OURS = {"ruleset", "protocol", "server", "clients"}
 
+# The scenario tool (`python -m ruleset.scenario`) reads files and has a command line: it may
+# use the project's file-schema library and its command-line library. The rules themselves
+# (every other module of ruleset/, all the server imports) stay standard library only.
+TOOL_EXCEPTIONS = {
+    "ruleset/scenario/schema.py": {"msgspec"},
+    "ruleset/scenario/__main__.py": {"click"},
+}
+
 # package -> (our packages it may import, third-party roots it may import; None = any)
 ALLOWED = {
     "ruleset": (set(), set()),
@@ -46,6 +54,8 @@ def test_imports_follow_the_architecture(package):
                 if root not in may_import_ours:
                     problems.append(f"{path.relative_to(ROOT)} imports {root}")
             elif third_party is not None and root not in third_party:
+                if root in TOOL_EXCEPTIONS.get(path.relative_to(ROOT).as_posix(), ()):
+                    continue
                 problems.append(f"{path.relative_to(ROOT)} imports third-party {root}")
     assert not problems, "\n".join(problems)
 
@@ -65,6 +75,18 @@ def forbidden_calls(path: Path) -> list[str]:
             if module in ("time", "datetime") or (module == "random" and name != "Random"):
                 found.append(f"{path.name}:{node.lineno} {module}.{name}()")
     return found
+
+
+def test_no_rules_module_imports_the_scenario_tool():
+    """The tool may use third-party libraries only because nothing of the rules imports it."""
+    problems = []
+    for path in package_files("ruleset"):
+        if path.relative_to(ROOT).parts[1] == "scenario":
+            continue
+        for name in imports_of(path, module_name(path)):
+            if name == "ruleset.scenario" or name.startswith("ruleset.scenario."):
+                problems.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not problems, "\n".join(problems)
 
 
 def test_ruleset_never_uses_global_random_or_the_clock():

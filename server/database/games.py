@@ -137,6 +137,7 @@ def thd_add_account(conn: Connection, game_id: int, account: Account, messages: 
                 "turn": m.turn,
                 "subject": m.subject,
                 "body": m.body,
+                "mentions": codec.encode_message(m)[4],
             }
             for i, m in enumerate(messages)
         ],
@@ -379,7 +380,9 @@ def thd_load_games(
         .where(*where(join_messages))
         .order_by(join_messages.c.game_id, join_messages.c.seq)
     ):
-        stored[row.game_id].join_messages.append(Message(row.player, row.turn, row.subject, row.body))
+        stored[row.game_id].join_messages.append(
+            codec.decode_message([row.player, row.turn, row.subject, row.body, row.mentions or []])
+        )
     for row in conn.execute(sa.select(orders).where(*where(orders)).order_by(orders.c.game_id, orders.c.seq)):
         game = stored[row.game_id]
         game.orders.append(

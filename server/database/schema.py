@@ -97,6 +97,7 @@ join_messages = sa.Table(
     sa.Column("turn", sa.Integer, nullable=False),
     sa.Column("subject", sa.Text, nullable=False),
     sa.Column("body", sa.Text, nullable=False),
+    sa.Column("mentions", sa.JSON, nullable=True),  # [[kind, id], ...]; NULL: none (before 0003m)
     sa.PrimaryKeyConstraint("game_id", "seq"),
     sa.ForeignKeyConstraint(
         ["game_id", "joined_player"], ["accounts.game_id", "accounts.player_id"], ondelete="CASCADE"

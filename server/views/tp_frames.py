@@ -40,8 +40,9 @@ from protocol.objects import (
     UniverseExtra,
     VelocityParam,
 )
-from protocol.records import IdCount, IdText, ReferenceQuantity, ResourceAmount, ShipCount, Vec3
-from ruleset import OrderType, Role, allowed_order_types
+from protocol.records import IdCount, IdText, Reference, ReferenceQuantity, ResourceAmount, ShipCount, Vec3
+from ruleset import Message, OrderType, Role, allowed_order_types
+from ruleset.messages import MentionKind
 
 from ..catalogue import BOMBS, PASSENGER_NAMES, PASSENGERS, SHIPS_CATEGORY, WEAPON
 from ..snapshot import GameSnapshot
@@ -239,4 +240,19 @@ def board_message_frame(snapshot: GameSnapshot, player_id: int, slot: int) -> Bo
     if not 0 <= slot < len(board):
         return None
     message = board[slot].message
-    return BoardMessage(player_id, slot, message.subject, message.body, message.turn, ())
+    return BoardMessage(
+        player_id, slot, message.subject, message.body, message.turn, message_references(message)
+    )
+
+
+# What a message names, as TP references (protocol.md §7.2): systems and fleets are Objects.
+_REFERENCE_TYPES = {
+    MentionKind.SYSTEM: ReferenceType.OBJECT,
+    MentionKind.FLEET: ReferenceType.OBJECT,
+    MentionKind.PLAYER: ReferenceType.PLAYER,
+}
+
+
+def message_references(message: Message) -> tuple[Reference, ...]:
+    """The message's mentions (`ruleset.Message.mentions`) in order, as TP references."""
+    return tuple(Reference(_REFERENCE_TYPES[m.kind], m.id) for m in message.mentions)

@@ -16,6 +16,7 @@ import pytest
 
 import protocol as tp
 from clients import BlockingClient, ColonyKind, FleetKind, RequestFailed, Version
+from protocol import ReferenceType
 from tests.support.servers import free_port, serve_process
 
 MAP = "......A\n.......\nA.....A\n"
@@ -92,10 +93,18 @@ def test_a_whole_game_over_tcp(server, version):
         end_turn(clients, clients)
         assert "Move fleet order complete" in subjects(ann) and "COMBAT!" in subjects(cara)
         combat = [m for m in cara.game.messages() if m.subject == "COMBAT!"][-1]
-        assert combat.body == (
-            "The next turn is an INTERNAL combat turn! Combatants are:  bob with an "
-            "initial strength of 1 and ann with an initial strength of 1"
+        assert combat.body.splitlines()[0] == (
+            "The next turn is an INTERNAL combat turn! Combatants are: bob with an "
+            "initial strength of 1 and ann with an initial strength of 1."
         )
+        assert combat.body.splitlines()[-1] == "A tie goes to the defender, ann."
+        # R26a: the message references what it names, on TP03 as on TP04 (protocol.md §7.2):
+        # attacker and defender (players), then each leader and its system (objects).
+        players = {p.name: p.id for p in cara.cache.players.values()}
+        refs = [(r.type, r.id) for r in combat.references]
+        assert refs[:2] == [(ReferenceType.PLAYER, players["bob"]), (ReferenceType.PLAYER, players["ann"])]
+        assert [t for t, _ in refs[2:6]] == [ReferenceType.OBJECT] * 4
+        assert refs[3][1] == cara.game.system_id_at(1, 0) and refs[5][1] == cara.game.system_id_at(0, 1)
 
         # Turn 2, the combat turn: only the combatants act, only with Reinforce (R18).
         reinforcements = [f for f in bob.game.my_colonists() if f.colony_kind is ColonyKind.SCIENTIST]
@@ -106,7 +115,9 @@ def test_a_whole_game_over_tcp(server, version):
         end_turn(clients, [ann, bob])  # cara and dan have nothing to do and are not waited for
         won = [m for m in ann.game.messages() if m.subject == "Combat Complete!"][-1]
         winner = "bob" if reinforcements else "ann"  # a tie goes to the defender
-        assert won.body == f"{winner} has won the battle with a strength of {1 + len(reinforcements)}!"
+        first_line = won.body.splitlines()[0]
+        assert first_line == f"{winner} has won the battle with a strength of {1 + len(reinforcements)}!"
+        assert won.references[0].id == players[winner] and won.references[0].type == ReferenceType.PLAYER
 
         # Turn 3 (bob first): bob joins the two artifact systems on the right and brings his
         # merchant leader; his region holds two artifacts and he takes one (R22), which leaves
@@ -118,6 +129,9 @@ def test_a_whole_game_over_tcp(server, version):
             assert client.game.is_over and subjects(client)[-1] == "GAME OVER!"
         final = [m for m in bob.game.messages() if m.subject == "GAME OVER!"][-1]
         assert "Your final score after distributing your alien artifacts was: " in final.body
+        assert "The game ended because only 2 alien artifacts were left on the board." in final.body
+        ranked = {r.id for r in final.references if r.type == ReferenceType.PLAYER}
+        assert ranked == set(players.values())  # every player is ranked, and referenced
         assert sum(1 for s in bob.game.systems().values() if s.artifact) == 2
         if version == Version.TP04:
             region = bob.game.systems()[(6, 1)].region

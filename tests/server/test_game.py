@@ -3,6 +3,7 @@
 from twisted.internet.task import Clock
 
 from ruleset import OrderType, Phase
+from ruleset.board import UNINHABITABLE
 from ruleset.kinds import Kind, Role
 from server.game import Game
 from server.refusals import Refused
@@ -100,7 +101,10 @@ def test_restore_gives_back_the_same_game():
     fleet = colonist(game, 3)
     kind = game.state.fleets[fleet].kind
     order_type = OrderType.COLONIZE_MINING if kind is Kind.MINING else OrderType.COLONIZE
-    cell = game.state.board.cell_at(4, 0) if kind is Kind.MINING else game.state.board.cell_at(0, 0)
+    board = game.state.board
+    # a target of the colonist's terrain (R7a refuses the wrong one at once)
+    wanted = (lambda c: board.terrain[c] == UNINHABITABLE) if kind is Kind.MINING else (lambda c: c == 0)
+    cell = next(c for c in range(board.size) if wanted(c) and c not in game.state.colonies)
     result(game.insert_order(3, fleet, -1, order_type, game.state.board.system_id(cell)))
     again = Game.restore(store.load_games()[0], store, Clock())
     assert again.state == game.state
