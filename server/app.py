@@ -1,26 +1,19 @@
-"""Putting a server together: the store, the games, the listeners, logging and shutdown."""
+"""Putting a server together: the listeners, the store, the games, and shutdown."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 from twisted.internet import defer
 from twisted.internet.endpoints import serverFromString
-from twisted.logger import (
-    FilteringLogObserver,
-    Logger,
-    LogLevel,
-    LogLevelFilterPredicate,
-    globalLogBeginner,
-    jsonFileLogObserver,
-    textFileLogObserver,
-)
+from twisted.internet.error import CannotListenError
+from twisted.logger import Logger
 
-from .accounts import ThreadPoolHasher
+from .accounts import PasswordPolicy, ThreadPoolHasher
 from .config import ConfigError, ServerConfig
 from .directory import GameDirectory
 from .game_operations import OperationError
+from .login_guard import LoginGuard
 from .network import TPFactory
 from .store import GameStore
 
@@ -40,6 +33,7 @@ class Server:
     ports: list = field(default_factory=list)
     desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
+    guard: LoginGuard | None = None
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -72,6 +66,8 @@ class Server:
                     game=game.setup.name,
                     turn=game.state.turn + 1,
                 )
+        if self.guard is not None:
+            self.guard.stop()
         if self.hasher is not None:
             self.hasher.stop()
         close = getattr(self.store, "close", None)
@@ -127,14 +123,79 @@ def open_database(url: str, reactor) -> defer.Deferred:
     return store
 
 
+def _endpoints(config: ServerConfig, reactor) -> list[tuple[str, object]]:
+    """Every configured listener as an endpoint, checked before anything is opened."""
+    endpoints = []
+    for description in config.listen:
+        try:
+            endpoints.append((description, serverFromString(reactor, description)))
+        except (ValueError, TypeError, KeyError) as error:
+            raise ConfigError(f"listen: {description!r} is not a usable endpoint ({error})") from None
+    return endpoints
+
+
+def _hold(port) -> None:
+    """Accept no connection on `port` yet (they wait in the backlog until `_release`)."""
+    stop = getattr(port, "stopReading", None)
+    if stop is not None:
+        stop()
+
+
+def _release(port) -> None:
+    start = getattr(port, "startReading", None)
+    if start is not None:
+        start()
+
+
 @defer.inlineCallbacks
 def start_server(config: ServerConfig, reactor, store: GameStore | None = None) -> defer.Deferred:
-    """Load the games and listen on every configured endpoint; fires with the `Server`."""
+    """Listen on every configured endpoint, then open the store and load the games; fires with
+    the `Server`, accepting connections from then on.
+
+    The order makes a start that fails create and change nothing: the listeners are checked
+    and bound first (a bad endpoint, a port in use), and only then is the database opened,
+    created or given a first game."""
+    limits = config.limits
+    endpoints = _endpoints(config, reactor)
+    guard = LoginGuard(reactor, limits)
+    factory = TPFactory(GameDirectory(), limits=limits, guard=guard, clock=reactor)
+    ports: list = []
+    try:
+        for description, endpoint in endpoints:
+            try:
+                port = yield endpoint.listen(factory)
+            except CannotListenError as error:
+                reason = getattr(error.socketError, "strerror", None) or error.socketError
+                raise OperationError(f"listen: cannot listen on {description!r}: {reason}") from None
+            _hold(port)
+            ports.append(port)
+    except Exception:
+        yield defer.gatherResults([defer.maybeDeferred(p.stopListening) for p in ports], consumeErrors=True)
+        raise
+    try:
+        server = yield _open_and_load(config, reactor, store, factory)
+    except Exception:
+        yield defer.gatherResults([defer.maybeDeferred(p.stopListening) for p in ports], consumeErrors=True)
+        raise
+    server.ports.extend(ports)
+    server.guard = guard
+    for port in ports:
+        _release(port)
+    return server
+
+
+@defer.inlineCallbacks
+def _open_and_load(config: ServerConfig, reactor, store: GameStore | None, factory: TPFactory):
     if store is None:
         from .database import DEFAULT_URL
 
         store = yield open_database(config.database or DEFAULT_URL, reactor)
-    hasher = ThreadPoolHasher(reactor)
+    limits = config.limits
+    hasher = ThreadPoolHasher(
+        reactor,
+        limits.hashing_threads,
+        policy=PasswordPolicy.with_cost(limits.password_min_length, limits.password_hash_cost),
+    )
     desk = None
     if hasattr(store, "pending_requests"):
         from .operator_desk import OperatorDesk
@@ -155,32 +216,8 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
         yield defer.maybeDeferred(getattr(store, "close", lambda: None))
         raise
     server = Server(config, store, directory, desk=desk, hasher=hasher)
+    factory.directory = directory
     if desk is not None:
         desk.directory = directory
-    factory = TPFactory(directory)
-    try:
-        for description in config.listen:
-            try:
-                endpoint = serverFromString(reactor, description)
-            except (ValueError, TypeError, KeyError) as error:
-                raise ConfigError(f"listen: {description!r} is not a usable endpoint ({error})") from None
-            port = yield endpoint.listen(factory)
-            server.ports.append(port)
-    except Exception:
-        yield server.stop()
-        raise
-    if desk is not None:
         desk.start()
     return server
-
-
-def begin_logging(log_format: str, stream=None, level: LogLevel = LogLevel.info) -> None:
-    stream = stream or sys.stdout
-    # JSON lines: one object per line, without the RFC 7464 record separator Twisted puts first.
-    observer = (
-        jsonFileLogObserver(stream, recordSeparator="")
-        if log_format == "json"
-        else textFileLogObserver(stream)
-    )
-    predicate = LogLevelFilterPredicate(defaultLogLevel=level)
-    globalLogBeginner.beginLoggingTo([FilteringLogObserver(observer, [predicate])], redirectStandardIO=False)

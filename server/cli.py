@@ -2,6 +2,7 @@
 
     tae-server serve [--listen ENDPOINT]... [--map FILE] [--seed N] [--turn-length S]
                      [--timer basic|playersfinished|threshold] [--log-format text|json]
+                     [--limit NAME=VALUE]...
     tae-server create-game NAME [--map FILE] [--seed N] [--max-players N] [--timer KIND]
                      [--turn-length S] [--players-min N] [--threshold P --over S --under S]
                      [--no-account-creation] [--auto-add] [--description TEXT]
@@ -54,10 +55,13 @@ def _config(
     listen: tuple[str, ...] = (),
     log_format: str | None = None,
     database: str | None = None,
+    limits: tuple[str, ...] = (),
     **game,
 ) -> ServerConfig:
     config = load_config(config_path)
-    changes = {}
+    changes: dict = {}
+    if limits:
+        changes["limits"] = _limits(config, limits)
     if database:
         changes["database"] = database
     if listen:
@@ -66,6 +70,20 @@ def _config(
         changes["log_format"] = log_format
     config = replace(config, game=apply_game_settings(config.game, game), **changes)
     return validate(config)
+
+
+def _limits(config: ServerConfig, flags: tuple[str, ...]):
+    from .config import limits_from
+    from .limits import parse_limit_flag
+
+    values = {}
+    for flag in flags:
+        try:
+            name, value = parse_limit_flag(flag)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        values[name] = value
+    return limits_from(config.limits, values, "--limit ")
 
 
 def _database_url(config_path: str | None, database: str | None) -> str:
@@ -118,13 +136,23 @@ def _open(config_path, database, *, create=False):
 @click.option("--game-name", help="Name of the open game created on first start (default tae).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), help="Log as text or JSON lines.")
 @click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
-def serve(config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database) -> None:
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set one limit of the [limits] table, e.g. connections_per_address=100 (repeatable; 0 = off).",
+)
+def serve(
+    config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database, limits
+) -> None:
     """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
     config = _config(
         config_path,
         listen,
         log_format,
         database,
+        limits,
         map=map_path,
         seed=seed,
         turn_length=turn_length,

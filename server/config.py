@@ -19,6 +19,10 @@
     auto_add = false                 # a login with an unknown name creates the account
     account_creation = true          # CreateAccount is offered (feature 1000)
 
+    [limits]                         # what one client may take (server.limits lists them all)
+    connections_per_address = 10000  # 0 = no limit, for every limit
+    password_min_length = 6
+
 The file is read against one typed schema (`ConfigFile`, with msgspec): an unknown key or a
 value of the wrong type is refused. Every problem is a `ConfigError` with a one-line message
 naming the setting.
@@ -35,6 +39,7 @@ import msgspec
 
 import ruleset
 
+from .limits import Limits, LimitsTable, apply_limits
 from .schema_errors import describe_validation_error
 from .store import GameSetup
 from .turn_timer import TimerSettings, TimerSettingsError
@@ -78,6 +83,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     log_format: str | None = None
     database: str | None = None
     game: GameTable | None = None
+    limits: LimitsTable | None = None
 
 
 class ConfigError(ValueError):
@@ -128,6 +134,7 @@ class ServerConfig:
     log_format: str = "text"
     database: str | None = None
     game: GameConfig = field(default_factory=GameConfig)
+    limits: Limits = field(default_factory=Limits)
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:
@@ -166,7 +173,17 @@ def load_config(path: str | None) -> ServerConfig:
         config = replace(
             config, game=apply_game_settings(config.game, msgspec.structs.asdict(data.game), "game.")
         )
+    if data.limits is not None:
+        config = replace(config, limits=limits_from(config.limits, msgspec.structs.asdict(data.limits)))
     return validate(config)
+
+
+def limits_from(limits: Limits, values: dict[str, Any], prefix: str = "limits.") -> Limits:
+    """Override limits from a mapping (the TOML table or `--limit` flags); None = unset."""
+    try:
+        return apply_limits(limits, values)
+    except ValueError as error:
+        raise ConfigError(f"{prefix}{error}") from None
 
 
 def apply_game_settings(game: GameConfig, values: dict[str, Any], prefix: str = "") -> GameConfig:

@@ -255,8 +255,18 @@ class Game:
         return self.snapshot.removed_players
 
     def player_id(self, username: str) -> int | None:
-        account = self._accounts.get(username)
+        account = self._account_named(username)
         return None if account is None else account.player_id
+
+    def _account_named(self, username: str) -> Account | None:
+        """The account of that name; names are compared without regard to case (an exact match
+        first: a database from before that rule may hold names that differ only in case)."""
+        account = self._accounts.get(username)
+        if account is None:
+            key = username.casefold()
+            matches = [a for name, a in self._accounts.items() if name.casefold() == key]
+            account = matches[0] if len(matches) == 1 else None
+        return account
 
     def queue(self, object_id: int) -> list[QueuedOrder]:
         """The orders in an object's queue, in slot order."""
@@ -291,8 +301,9 @@ class Game:
 
     def authenticate(self, username: str, password: str) -> defer.Deferred:
         """The player id of a correct login; fails with Refused(BAD_LOGIN) otherwise, taking the
-        same time whether or not the name exists, or Refused(REMOVED) for a removed player."""
-        account = self._accounts.get(username)
+        same time whether or not the name exists, or Refused(REMOVED) for a removed player.
+        A correct password whose stored hash is weaker than the policy's is hashed again."""
+        account = self._account_named(username)
         d = self.hasher.verify(password, None if account is None else account.password_hash)
 
         def checked(ok: bool) -> int:
@@ -300,9 +311,83 @@ class Game:
                 raise Refused(BAD_LOGIN)
             if account.player_id in self._removed:
                 raise Refused(REMOVED)
+            if self.hasher.policy.needs_upgrade(account.password_hash):
+                self._upgrade_hash(account, password)
             return account.player_id
 
         return d.addCallback(checked)
+
+    def _upgrade_hash(self, account: Account, password: str) -> None:
+        """Store a hash of the policy's strength for a password just verified (in the background:
+        the login is answered at once; a failure only leaves the old hash in place)."""
+        d = self.hasher.hash(password)
+        d.addCallback(lambda digest: self._lock.run(self._replace_hash, account.username, digest, account))
+        d.addCallbacks(
+            lambda _: log.info(
+                "game {game}: the password hash of player {player} was upgraded",
+                game=self.setup.name,
+                player=account.player_id,
+            ),
+            lambda failure: log.failure(
+                "game {game}: upgrading the password hash of player {player} failed",
+                failure,
+                game=self.setup.name,
+                player=account.player_id,
+            ),
+        )
+
+    def change_password(self, username: str, old_password: str, new_password: str) -> defer.Deferred:
+        """A player changes their password (the web API's password change): fails with
+        Refused(BAD_LOGIN) for a wrong name or old password (as a login would), or with the
+        policy's Refused for a new password that cannot be one. Fires with the player id."""
+        problem = self.hasher.policy.problem(new_password)
+        if problem is not None:
+            return _refuse(problem)
+        d = self.authenticate(username, old_password)
+
+        def hash_new(player: int) -> defer.Deferred:
+            account = self._account_named(username)
+            assert account is not None
+            return self.hasher.hash(new_password).addCallback(
+                lambda digest: self._lock.run(self._replace_hash, account.username, digest, None)
+            )
+
+        return d.addCallback(hash_new)
+
+    def set_password(
+        self, username: str, password: str | None = None, *, password_hash: str | None = None
+    ) -> defer.Deferred:
+        """An operator sets a player's password (`tae-server set-password`): a password (checked
+        against the policy) or a hash made by `server.accounts.hash_password`. Fires with the
+        player id; Refused(NO_SUCH_PLAYER) or the policy's Refused."""
+        if password_hash is None:
+            problem = self.hasher.policy.problem(password or "")
+            if problem is not None:
+                return _refuse(problem)
+        account = self._account_named(username)
+        if account is None:
+            return _refuse(NO_SUCH_PLAYER)
+        hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password or "")
+        return hashed.addCallback(
+            lambda digest: self._lock.run(self._replace_hash, account.username, digest, None)
+        )
+
+    def _replace_hash(self, username: str, digest: str, expected: Account | None) -> defer.Deferred:
+        """Store and apply a new password hash (only over `expected`'s, when given: an upgrade
+        never undoes a change made meanwhile)."""
+        account = self._accounts.get(username)
+        if account is None:
+            return _refuse(NO_SUCH_PLAYER)
+        if expected is not None and account.password_hash != expected.password_hash:
+            return defer.succeed(account.player_id)
+        store = getattr(self.store, "set_password_hash", None)
+        d = defer.maybeDeferred(store, self.id, account.player_id, digest) if store else defer.succeed(None)
+
+        def stored(_: object) -> int:
+            self._accounts[username] = replace(account, password_hash=digest)
+            return account.player_id
+
+        return d.addCallback(stored)
 
     def create_account(
         self,
@@ -319,6 +404,8 @@ class Game:
         Operators hand over `password_hash` (made by `server.accounts.hash_password`) instead
         of a password."""
         problem = self._account_problem(username, creation_setting_applies)
+        if problem is None and not password_hash:
+            problem = self.hasher.policy.problem(password)
         if problem is not None:
             return _refuse(problem)
         hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password)
@@ -353,9 +440,19 @@ class Game:
     def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
         if creation_setting_applies and not self.setup.account_creation:
             return CREATION_DISABLED
-        if not username or len(username) > MAX_NAME or "@" in username or username.strip() != username:
+        if (
+            not username
+            or len(username) > MAX_NAME
+            or "@" in username
+            or username.strip() != username
+            or not username.isprintable()
+        ):
             return BAD_NAME
-        if username in self._accounts or self._state.player_by_name(username) is not None:
+        key = username.casefold()
+        if (
+            any(name.casefold() == key for name in self._accounts)
+            or self._state.player_by_name(username) is not None
+        ):
             return ACCOUNT_EXISTS
         if self._state.phase is Phase.OVER:
             return GAME_ENDED

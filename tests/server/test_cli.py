@@ -291,10 +291,8 @@ def test_serve_logs_json_lines_and_stops_on_sigterm(tmp_path, capsys):
     try:
         port = server.start()
         assert port > 0
-        server.wait_for(
-            lambda e: e.get("log_format", "").startswith("game {name!r}") and e.get("name") == "open"
-        )
-        assert all(isinstance(e, dict) and "log_time" in e and "log_namespace" in e for e in server.events)
+        server.wait_for(lambda e: e.get("message", "").startswith("game 'open'") and e.get("name") == "open")
+        assert all({"time", "level", "logger", "message"} <= set(e) for e in server.events)
         # a second server on the same database is refused while the first runs
         second = tae_server("serve", "--database", url, "--listen", "tcp:0:interface=127.0.0.1")
         assert second.returncode == 1
