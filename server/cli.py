@@ -9,6 +9,7 @@
     tae-server list-games [--json]
     tae-server status GAME [--json]
     tae-server add-player GAME NAME --password PW [--email E] [--comment C]
+    tae-server set-password GAME NAME [--password PW]
     tae-server remove-player GAME NAME
     tae-server end-turn GAME
     tae-server upgrade-db
@@ -387,11 +388,46 @@ def add_player(game, name, password, email, comment, wait, config_path, database
     """Add a player to a game (also one closed to new accounts)."""
     from .operations import add_player as add
 
+    cost = _checked_password(config_path, password)
     db = _open(config_path, database)
     try:
-        click.echo(add(db, game, name, password, email, comment, wallclock=time.time, wait=wait).text)
+        outcome = add(db, game, name, password, email, comment, wallclock=time.time, wait=wait, cost=cost)
+        click.echo(outcome.text)
     finally:
         db.close()
+
+
+@cli.command("set-password")
+@click.argument("game")
+@click.argument("name")
+@click.option(
+    "--password", prompt="New password", hide_input=True, confirmation_prompt=True, help="The new password."
+)
+@wait_option
+@database_options
+def set_password(game, name, password, wait, config_path, database) -> None:
+    """Give a player a new password (the old one stops working at once)."""
+    from .operations import set_password as set_it
+
+    cost = _checked_password(config_path, password)
+    db = _open(config_path, database)
+    try:
+        click.echo(set_it(db, game, name, password, wallclock=time.time, wait=wait, cost=cost).text)
+    finally:
+        db.close()
+
+
+def _checked_password(config_path: str | None, password: str) -> int:
+    """The scrypt N for a new hash, once `password` is one the server's policy accepts
+    (a usage error otherwise)."""
+    from .accounts import PasswordPolicy
+
+    limits = load_config(config_path).limits
+    policy = PasswordPolicy.with_cost(limits.password_min_length, limits.password_hash_cost)
+    problem = policy.problem(password)
+    if problem is not None:
+        raise click.BadParameter(problem.message, param_hint="'--password'")
+    return policy.cost
 
 
 @cli.command("remove-player")

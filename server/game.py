@@ -41,7 +41,7 @@ from .refusals import (
     Refused,
 )
 from .snapshot import Announcement, BoardMessage, GameSnapshot, QueuedOrder
-from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, TurnRecord
+from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, StoreUnavailable, TurnRecord
 from .turn_timer import TurnTimer
 from .views.modtimes import ModTimes, all_fingerprints, object_fingerprint, queue_fingerprint
 
@@ -86,6 +86,8 @@ class Game:
         self._subscribers: list[Callable[[GameSnapshot], None]] = []
         self._ready: defer.Deferred | None = None
         self._waiters: list[defer.Deferred] = []
+        self._refusable: list[defer.Deferred] = []  # players' requests waiting for a turn's end
+        self._store_trouble: Exception | None = None  # why the ending turn is not stored yet
         # Every change to the game (accounts, orders, removals, the end of a turn) runs under
         # this lock: each one is checked against, stored with and applied to the state it saw.
         self._lock = defer.DeferredLock()
@@ -296,6 +298,18 @@ class Game:
     @property
     def busy(self) -> bool:
         return self._ready is not None
+
+    def ready_or_refused(self) -> defer.Deferred:
+        """What a player's request waits for: `ready()`, but while the store cannot keep the
+        ending turn (the database is away; the turn is stored again every COMMIT_RETRY_S) it
+        fails at once with the store's error, so that the player gets a prompt "try again"."""
+        if self._ready is None:
+            return defer.succeed(None)
+        if self._store_trouble is not None:
+            return defer.fail(self._store_trouble)
+        waiter: defer.Deferred = defer.Deferred()
+        self._refusable.append(waiter)
+        return waiter
 
     # -- players and accounts ------------------------------------------------------------
 
@@ -593,7 +607,9 @@ class Game:
             self._publish()
             stored = self._store_finished(player)
         self._check_turn_end()
-        return stored.addCallback(lambda _: self.ready())
+        # Once the flag is stored the finish is durable (a restart ends the turn again): the
+        # answer need not wait for a turn whose storing fails.
+        return stored.addCallback(lambda _: self.ready_or_refused().addErrback(lambda _: None))
 
     def _check_turn_end(self) -> None:
         acting = self.snapshot.acting_players()
@@ -602,21 +618,29 @@ class Game:
 
     def _store_finished(self, player: int) -> defer.Deferred:
         """Remember durably that the player finished, so that a turn whose end a crash cut short
-        ends again at restart. A failure is logged, not fatal: losing the flag only means that
-        the player must finish again."""
+        ends again at restart. When that fails and the turn is not ending, the player has not
+        finished after all (the request fails with the store's error: try again)."""
         record = getattr(self.store, "record_finished", None)
         if record is None:
             return defer.succeed(None)
-        d = defer.maybeDeferred(record, self.id, self._state.turn + 1, player)
-        d.addErrback(
-            lambda failure: log.failure(
-                "game {game}: storing that player {player} finished failed",
-                failure,
+        turn = self._state.turn + 1
+        d = defer.maybeDeferred(record, self.id, turn, player)
+
+        def not_stored(failure):
+            log.warn(
+                "game {game}: storing that player {player} finished failed: {error}",
                 game=self.setup.name,
                 player=player,
+                error=failure.getErrorMessage(),
             )
-        )
-        return d
+            if self._ready is not None:
+                return self.ready_or_refused()  # the turn is ending: its storing decides
+            if self._state.turn + 1 == turn and player in self._finished:
+                self._finished.discard(player)
+                self._publish()
+            return failure
+
+        return d.addErrback(not_stored)
 
     def resume(self, deadline: tuple[int, float] | None = None) -> None:
         """Start a restored game: its timer, the stored deadline of the current turn (a restart
@@ -699,6 +723,9 @@ class Game:
             turn=outcome.state.turn,
             phase=outcome.state.phase.value,
         )
+        if self._store_trouble is not None:
+            log.info("game {game}: the store keeps turns again", game=self.setup.name)
+            self._store_trouble = None
         self._lock.release()
         self._ready = None
         if self._state.phase is Phase.OVER:
@@ -715,18 +742,33 @@ class Game:
         """The store could not keep the turn. Nothing was told yet: keep the sessions waiting
         and store the very same turn again (if the first attempt did commit and only its answer
         was lost, storing the identical turn again succeeds)."""
-        log.failure(
-            "game {game}: storing turn {turn} failed; retrying in {delay} s",
-            failure,
-            game=self.setup.name,
-            turn=record.turn,
-            delay=COMMIT_RETRY_S,
-        )
+        if failure.check(StoreUnavailable):
+            if self._store_trouble is None:  # one line per outage, not a traceback every 5 s
+                log.warn(
+                    "game {game}: storing turn {turn} failed ({error}); retrying every {delay} s",
+                    game=self.setup.name,
+                    turn=record.turn,
+                    error=failure.getErrorMessage(),
+                    delay=COMMIT_RETRY_S,
+                )
+        else:
+            log.failure(
+                "game {game}: storing turn {turn} failed; retrying in {delay} s",
+                failure,
+                game=self.setup.name,
+                turn=record.turn,
+                delay=COMMIT_RETRY_S,
+            )
+        self._store_trouble = failure.value
+        waiting, self._refusable = self._refusable, []
+        for waiter in waiting:
+            waiter.errback(failure.value)
         self.clock.callLater(COMMIT_RETRY_S, self._commit, record, outcome)
 
     def _release(self) -> None:
         self._ready = None
-        waiters, self._waiters = self._waiters, []
+        waiters, self._waiters = self._waiters + self._refusable, []
+        self._refusable = []
         for waiter in waiters:
             waiter.callback(None)
 

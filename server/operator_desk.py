@@ -19,7 +19,7 @@ from twisted.logger import Logger
 
 from .directory import GameDirectory
 from .game import Game
-from .game_operations import OperationError, add_player_to, end_turn_of, remove_player_from
+from .game_operations import OperationError, add_player_to, end_turn_of, remove_player_from, set_password_of
 from .snapshot import GameSnapshot
 
 log = Logger()
@@ -191,6 +191,10 @@ class OperatorDesk:
     async def _apply_remove_player(self, request) -> str:
         game = self._game(request.game_id)
         return await remove_player_from(game, request.payload["username"])
+
+    async def _apply_set_password(self, request) -> str:
+        game = self._game(request.game_id)
+        return await set_password_of(game, request.payload)
 
 
 def _public(payload: dict[str, Any]) -> dict[str, Any]:

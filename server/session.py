@@ -120,13 +120,17 @@ class Session:
                 fail(FailCode.FRAME, "Wrong type of frame in this state, please login first"), sequence
             )
         game = self.game if self.state is State.PLAYING else None
-        if game is not None and game.busy:
-            d = game.ready()
+        if game is not None and game.busy and not isinstance(message, tp.Ping):
+            # Wait for the new turn; while the store cannot keep it, answer "try again" at once.
+            d = game.ready_or_refused()
             if isinstance(message, tp.FinishedTurn):
                 # Sent while the turn was ending: it was meant for that turn, not the next one.
                 d.addCallback(lambda _: self._encode(tp.Okay("Turn finished"), sequence))
             else:
                 d.addCallback(lambda _: self._run(command, message, sequence))
+            d.addErrback(
+                lambda failure: self._encode(self._failure(failure.value, command, message), sequence)
+            )
             return d
         return self._run(command, message, sequence)
 

@@ -116,7 +116,7 @@ def test_create_list_and_status(capsys, url, tmp_path):
         ("big", games[1]["seed"], 0, "playersfinished", 0),
     ]
 
-    assert run(capsys, "add-player", "small", "ann", "--password", "pw", "--database", url)[0] == 0
+    assert run(capsys, "add-player", "small", "ann", "--password", "ann-password", "--database", url)[0] == 0
     code, out, _ = run(capsys, "status", "small", "--database", url)
     assert code == 0
     assert "game 'small' (id 1): 0 turns played, turn 1 open (normal)" in out
@@ -131,11 +131,11 @@ def test_create_list_and_status(capsys, url, tmp_path):
 def test_players_and_turns_offline(capsys, url):
     run(capsys, "create-game", "g", "--database", url, "--seed", "1")
     code, out, err = run(
-        capsys, "add-player", "g", "ann", "--password", "pw", "--database", url, "--email", "ann@example.org"
+        capsys, "add-player", "g", "ann", "--password", "ann-pass", "--database", url, "--email", "ann@example.org"
     )
     assert (code, out, err) == (0, "player 'ann' added to game 'g' as player 1\n", "")
-    assert run(capsys, "add-player", "g", "bob", "--password", "pw", "--database", url)[0] == 0
-    code, _, err = run(capsys, "add-player", "g", "ann", "--password", "x", "--database", url)
+    assert run(capsys, "add-player", "g", "bob", "--password", "bob-pass", "--database", url)[0] == 0
+    code, _, err = run(capsys, "add-player", "g", "ann", "--password", "other-pass", "--database", url)
     assert code == 1 and one_line_error(err) == "tae-server: game 'g' already has a player named 'ann'"
     code, out, _ = run(capsys, "remove-player", "g", "bob", "--database", url)
     assert (code, out) == (0, "player 'bob' (player 2) removed from game 'g'\n")
@@ -261,7 +261,7 @@ def test_operational_failures_are_one_line_and_exit_1(capsys, url, tmp_path):
     for args in (
         ["status", "nope"],
         ["end-turn", "nope"],
-        ["add-player", "nope", "a", "--password", "x"],
+        ["add-player", "nope", "a", "--password", "a-password"],
         ["remove-player", "nope", "a"],
     ):
         code, _, err = run(capsys, *args, "--database", url)
