@@ -13,6 +13,7 @@
     tae-server remove-player GAME NAME
     tae-server end-turn GAME
     tae-server upgrade-db
+    tae-server backup FILE [--force]
 
 Every command takes `--config FILE` (TOML; see server.config) and `--database URL`; flags
 override the file. Commands that change a game work with or without a running server: without
@@ -494,6 +495,20 @@ def upgrade_db(config_path, database) -> None:
         )
 
 
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+@database_options
+def backup(file, force, config_path, database) -> None:
+    """Copy a SQLite database consistently, also while the server runs (PostgreSQL: pg_dump)."""
+    from .backup import backup as copy
+
+    url = _database_url(config_path, database)
+    from .database.opening import shown_url
+
+    click.echo(copy(url, file, force=force).describe(shown_url(url)))
+
+
 # -- entry point ------------------------------------------------------------------------------
 
 
@@ -504,6 +519,7 @@ def _fail(message: str, code: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     from .game_operations import OperationError
+    from .store import StoreError
 
     try:
         cli.main(args=argv, prog_name="tae-server", standalone_mode=False)
@@ -517,6 +533,8 @@ def main(argv: list[str] | None = None) -> None:
         _fail(str(error), EXIT_USAGE)
     except OperationError as error:
         _fail(str(error), EXIT_FAILURE)
+    except StoreError as error:  # the database refused or could not do the change
+        _fail(f"database: {error}", EXIT_FAILURE)
     except KeyboardInterrupt:
         _fail("interrupted", EXIT_FAILURE)
     except click.ClickException as error:

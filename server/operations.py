@@ -50,10 +50,12 @@ class Outcome:
 
 def open_database(url: str, *, create: bool = False):
     """A SyncDatabase at `url` with the current schema. An empty database gets the schema when
-    `create` is set; otherwise an empty, old or unreachable database is an OperationError."""
+    `create` is set; otherwise an empty, old or unreachable database is an OperationError. A
+    SQLite file this process cannot write is opened read-only (reading commands work)."""
     from sqlalchemy.engine import make_url
 
     from .database import SyncDatabase
+    from .database.engine import readable_url
     from .database.opening import needs_schema, unreachable, unusable
 
     try:
@@ -70,7 +72,7 @@ def open_database(url: str, *, create: bool = False):
             f"database {shown_url(url)}: no such file (start the server or create a game first)"
         )
     try:
-        db = SyncDatabase(url)
+        db = SyncDatabase(url if create else readable_url(url))
     except Exception as error:
         raise OperationError(str(unusable(url, error))) from None
     try:

@@ -63,6 +63,7 @@ class OperatorDesk:
         self._last_beat = 0.0
         self._deadlines: dict[int, tuple[int, float]] = {}
         self._stopped = False
+        self._unreachable = False  # the last poll could not reach the database
 
     # -- the lease ----------------------------------------------------------------------
 
@@ -108,9 +109,25 @@ class OperatorDesk:
         """Refresh the heartbeat when due, then carry out the pending requests in order.
         Never fails (a failure would stop the loop): problems are logged."""
         d = defer.ensureDeferred(self._poll())
-        d.addErrback(lambda failure: log.failure("operator requests: polling failed", failure))
+        d.addCallbacks(self._polled, self._poll_failed)
         self._polling = d
         return d
+
+    def _polled(self, _: object) -> None:
+        if self._unreachable:
+            self._unreachable = False
+            log.info("operator requests: the database is reachable again")
+
+    def _poll_failed(self, failure) -> None:
+        from .store import StoreUnavailable
+
+        if not failure.check(StoreUnavailable):
+            log.failure("operator requests: polling failed", failure)
+        elif not self._unreachable:  # one line per outage, not one a second
+            self._unreachable = True
+            log.warn(
+                "operator requests: the database is unreachable: {error}", error=failure.getErrorMessage()
+            )
 
     async def _poll(self) -> None:
         from .database.lease import HEARTBEAT_INTERVAL_S
