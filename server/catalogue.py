@@ -21,6 +21,7 @@ from protocol import (
 )
 from protocol.objects import ObjectParamDesc, ObjectParamGroupDesc
 from protocol.orders import OrderParamDesc
+from protocol.records import IdText
 from ruleset.orders import (
     ORDER_DESCRIPTIONS,
     ORDER_NAMES,
@@ -209,7 +210,9 @@ COMPONENTS = {
         name,
         "Bombs that destroy a star system" if i == WEAPON else f"Carries {PASSENGER_NAMES[i - 1]}",
         '(lambda (design) (cons #t ""))',
-        ((BOMBS, "(lambda (design) 1)"),) if i == WEAPON else ((PASSENGERS, f"(lambda (design) {i})"),),
+        (IdText(BOMBS, "(lambda (design) 1)"),)
+        if i == WEAPON
+        else (IdText(PASSENGERS, f"(lambda (design) {i})"),),
     )
     for i, name in enumerate(COMPONENT_NAMES, start=1)
 }

@@ -255,10 +255,6 @@ def create_game(
         db.close()
 
 
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
 @cli.command("list-games")
 @click.option("--json", "as_json", is_flag=True, help="One JSON array instead of a table.")
 @database_options

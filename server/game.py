@@ -492,7 +492,7 @@ class Game:
         def stored(_: object) -> int:
             self._removed.add(player_id)
             self._finished.discard(player_id)
-            self._publish()
+            self._publish(touched=())  # nothing a TP client caches shows who was removed
             log.info(
                 "game {game}: player {player} ({user}) removed",
                 game=self.setup.name,
@@ -604,7 +604,7 @@ class Game:
         stored = defer.succeed(None)
         if player not in self._finished:
             self._finished.add(player)
-            self._publish()
+            self._publish(touched=())  # finished flags are in no TP cache item
             stored = self._store_finished(player)
         self._check_turn_end()
         # Once the flag is stored the finish is durable (a restart ends the turn again): the

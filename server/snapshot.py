@@ -154,7 +154,7 @@ class GameSnapshot:
         """A value computed once from this snapshot and kept with it (a reader's cache that
         goes away with the snapshot): `build()` runs the first time `key` is asked for."""
         try:
-            return self._derived[key]  # type: ignore[no-any-return]
+            return self._derived[key]
         except KeyError:
             value = self._derived[key] = build()
             return value
@@ -163,7 +163,7 @@ class GameSnapshot:
         """Like `derived`, for a value that depends on `state` alone: it is computed once for
         all the snapshots of one state (orders come and go; the universe stays)."""
         try:
-            return self.state_cache[key]  # type: ignore[no-any-return]
+            return self.state_cache[key]
         except KeyError:
             value = self.state_cache[key] = build()
             return value

@@ -82,7 +82,7 @@ def fail_for(error: BaseException, refs: Iterable[tuple[int, int]] = ()) -> tp.F
     refs = tuple(refs)
     for kind, build in ERRORS:
         if isinstance(error, kind):
-            return build(error, refs)  # type: ignore[no-any-return]
+            return build(error, refs)
     return None
 
 

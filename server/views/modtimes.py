@@ -34,7 +34,7 @@ class ModTimeTable(Mapping[Hashable, int]):
     def __getitem__(self, key: Hashable) -> int:
         return self._stamps[key][1]
 
-    def get(self, key: Hashable, default=None):  # type: ignore[override]
+    def get(self, key: Hashable, default=None):
         stamp = self._stamps.get(key)
         return default if stamp is None else stamp[1]
 

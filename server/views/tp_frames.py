@@ -25,6 +25,7 @@ from protocol.objects import (
     FleetExtra,
     GalaxyExtra,
     IntegerParam,
+    ObjectParam,
     OrderQueueParam,
     PlanetExtra,
     PositionParam,
@@ -33,6 +34,7 @@ from protocol.objects import (
     ResourceListParam,
     SizeParam,
     StarSystemExtra,
+    Tp03Extra,
     Tp03Object,
     Tp04Object,
     UniverseExtra,
@@ -81,6 +83,7 @@ def object_message(
 
 
 def _tp03_object(snapshot: GameSnapshot, obj: SpaceObject, owner_view: bool, modtime: int) -> Tp03Object:
+    extra: Tp03Extra
     if obj.type == UNIVERSE:
         extra = UniverseExtra(obj.turn)
     elif obj.type == GALAXY:
@@ -111,7 +114,12 @@ def _tp03_object(snapshot: GameSnapshot, obj: SpaceObject, owner_view: bool, mod
 
 
 def _tp04_object(obj: SpaceObject, owner_view: bool, modtime: int) -> Tp04Object:
-    positional = (PositionParam(*obj.position), VelocityParam(0, 0, 0), SizeParam(obj.size))
+    positional: tuple[ObjectParam, ...] = (
+        PositionParam(*obj.position),
+        VelocityParam(0, 0, 0),
+        SizeParam(obj.size),
+    )
+    groups: tuple[tuple[ObjectParam, ...], ...]
     if obj.type == UNIVERSE:
         groups = (positional, (IntegerParam(obj.turn),))
     elif obj.type == GALAXY:
@@ -183,6 +191,7 @@ def design_message(snapshot: GameSnapshot, fleet_id: int, viewer: int) -> Design
         component, passengers = WEAPON, None
         description = "A bomber: destroys a star system"
     else:
+        assert fleet.kind is not None  # colonists and leaders have a kind
         component = (fleet.kind + 1) if fleet.role is Role.COLONIST else (fleet.kind + 5)
         passengers = PASSENGER_NAMES[component - 1]
         description = f"Carries {passengers}"

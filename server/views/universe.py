@@ -151,13 +151,13 @@ class Universe:
                 has_queue=True,
             )
         for fleet in state.fleets.values():
-            cell = state.leader_at.get(fleet.id)
-            if cell is None:
+            at = state.leader_at.get(fleet.id)
+            if at is None:
                 parent = state.player(fleet.owner).home_planet
                 position = home_position(fleet.owner)
             else:
-                parent = board.system_id(cell)
-                position = board_position(*board.coords[cell])
+                parent = board.system_id(at)
+                position = board_position(*board.coords[at])
             objects[fleet.id] = SpaceObject(
                 fleet.id,
                 FLEET,

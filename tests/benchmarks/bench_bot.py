@@ -48,6 +48,7 @@ from server.refusals import Refused
 from server.store import GameSetup, MemoryStore
 from server.turn_timer import TimerSettings
 from tests.support.deferreds import successResultOf
+from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_GAMES = 200
@@ -283,12 +284,6 @@ def _bot_vs_random(games: int, players: int, map_text: str | None, version: Vers
         )
         print(f"  {elapsed:.1f} s, {games / elapsed:.2f} games/s")
     return figures
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(directory: Path, port: int, map_path: Path | None = None, seed: int = 1) -> subprocess.Popen:

@@ -19,15 +19,10 @@ import time
 
 import protocol as tp
 from protocol import Deframer, Version
+from tests.support.servers import free_port
 
 PLAYERS = 4
 DURATION = 4.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Client:

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.servers import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 START_TIMEOUT = 20.0
@@ -50,13 +52,6 @@ class ServerProcess:
             return self.log_path.read_text(errors="replace")
         except OSError:
             return ""
-
-
-def free_port() -> int:
-    """A port nobody listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
 
 
 def _accepts(host: str, port: int) -> bool:

@@ -7,41 +7,13 @@ postgresql+psycopg://postgres@127.0.0.1:5432/test). Each test gets a schema of i
 
 from __future__ import annotations
 
-import os
-import secrets
-
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 from server.database import create_engine
 from tests.server import test_database as checks
 
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(120)]
-
-BASE_URL = os.environ.get("TAE_TEST_DATABASE_URL")
-
-
-@pytest.fixture
-def pg_url():
-    if not BASE_URL:
-        pytest.skip(
-            "TAE_TEST_DATABASE_URL is not set (a PostgreSQL URL, e.g. "
-            "postgresql+psycopg://postgres@127.0.0.1:5432/test)"
-        )
-    base = make_url(BASE_URL)
-    if base.get_backend_name() != "postgresql":
-        pytest.skip(f"TAE_TEST_DATABASE_URL is not a PostgreSQL URL: {base.get_backend_name()}")
-    schema = f"tae_test_{secrets.token_hex(6)}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield base.update_query_dict({"options": f"-csearch_path={schema}"})
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
 
 
 @pytest.fixture

@@ -11,21 +11,18 @@
 
 from __future__ import annotations
 
-import os
 import random
-import secrets
 import signal
 import time
 from collections import Counter
 
 import pytest
-from sqlalchemy.engine import make_url
 from twisted.internet.task import Clock
 
 import protocol as tp
 from ruleset import Phase, game_rng
 from ruleset.simulator import RandomPlayer
-from server.database import SyncDatabase, create_engine
+from server.database import SyncDatabase
 from server.game import Game
 from server.replay import check_replay
 
@@ -36,36 +33,6 @@ pytestmark = pytest.mark.timeout(180)
 
 PLAYERS = ("alice", "bob", "carol")
 PASSWORD = "secret"
-PG_URL = os.environ.get("TAE_TEST_DATABASE_URL")
-
-
-@pytest.fixture
-def sqlite_url(tmp_path):
-    return f"sqlite:///{tmp_path / 'tae.db'}"
-
-
-@pytest.fixture
-def pg_url():
-    if not PG_URL:
-        pytest.skip(
-            "TAE_TEST_DATABASE_URL is not set (a PostgreSQL URL, e.g. "
-            "postgresql+psycopg://postgres@127.0.0.1:5432/test)"
-        )
-    base = make_url(PG_URL)
-    if base.get_backend_name() != "postgresql":
-        pytest.skip(f"TAE_TEST_DATABASE_URL is not a PostgreSQL URL: {base.get_backend_name()}")
-    schema = f"tae_test_{secrets.token_hex(6)}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield base.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
-            hide_password=False
-        )
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
 
 
 class Killed(Exception):

@@ -10,72 +10,25 @@ conflict) and its combat turn, artifact collection, and the end of the game.
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
 import protocol as tp
 from clients import BlockingClient, ColonyKind, FleetKind, RequestFailed, Version
+from tests.support.servers import free_port, serve_process
 
 MAP = "......A\n.......\nA.....A\n"
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
 def server(tmp_path):
     (tmp_path / "map.txt").write_text(MAP)
     port = free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server.cli",
-            "serve",
-            "--listen",
-            f"tcp:{port}:interface=127.0.0.1",
-            "--turn-length",
-            "0",
-            "--map",
-            "map.txt",
-            "--seed",
-            "5",
-            "--database",
-            "sqlite:///tae.db",
-        ],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"server did not start: {process.stdout.read().decode()}") from None
-                time.sleep(0.1)
+    args = ["--listen", f"tcp:{port}:interface=127.0.0.1", "--turn-length", "0", "--map", "map.txt"]
+    args += ["--seed", "5", "--database", "sqlite:///tae.db"]
+    with serve_process(tmp_path, args, port):
         yield port
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def player(port: int, name: str, version: Version) -> BlockingClient:

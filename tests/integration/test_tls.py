@@ -2,13 +2,11 @@
 
 import socket
 import ssl
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import protocol as tp
 from protocol import Deframer, Version
+from tests.support.servers import free_port, serve_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,41 +42,13 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
     return key_path, cert_path
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_a_tls_listener_speaks_tp(tmp_path):
     key, cert = make_certificate(tmp_path)
     plain, secure = free_port(), free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server.cli",
-            "serve",
-            "--listen",
-            f"tcp:{plain}:interface=127.0.0.1",
-            "--listen",
-            f"ssl:{secure}:privateKey={key}:certKey={cert}:interface=127.0.0.1",
-            "--database",
-            "sqlite:///tae.db",
-        ],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", secure), timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None and time.monotonic() < deadline, "server did not start"
-                time.sleep(0.1)
+    args = ["--listen", f"tcp:{plain}:interface=127.0.0.1"]
+    args += ["--listen", f"ssl:{secure}:privateKey={key}:certKey={cert}:interface=127.0.0.1"]
+    args += ["--database", "sqlite:///tae.db"]
+    with serve_process(tmp_path, args, secure):
         context = ssl.create_default_context(cafile=str(cert))
         with socket.create_connection(("127.0.0.1", secure), timeout=10) as raw:
             with context.wrap_socket(raw, server_hostname="localhost") as conn:
@@ -89,9 +59,3 @@ def test_a_tls_listener_speaks_tp(tmp_path):
                     deframer.feed(conn.recv(4096))
                     frame = deframer.next_frame()
                 assert isinstance(tp.decode(frame), tp.Okay) and frame.sequence == 2
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()

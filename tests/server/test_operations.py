@@ -6,12 +6,10 @@ CLI's offline edits, replays. On SQLite always, on PostgreSQL when TAE_TEST_DATA
 from __future__ import annotations
 
 import os
-import secrets
 import time
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 from twisted.internet import defer
 from twisted.internet.task import Clock
 
@@ -61,33 +59,11 @@ game_status = _at_wall_time(operations.game_status)
 
 pytestmark = pytest.mark.timeout(60)
 
-PG_URL = os.environ.get("TAE_TEST_DATABASE_URL")
 
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request, tmp_path):
+@pytest.fixture
+def url(database_url):
     """An empty database: a SQLite file, or a schema of its own on PostgreSQL."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'tae.db'}"
-        return
-    if not PG_URL or make_url(PG_URL).get_backend_name() != "postgresql":
-        pytest.skip(
-            "TAE_TEST_DATABASE_URL is not set to a PostgreSQL URL (e.g. "
-            "postgresql+psycopg://postgres@127.0.0.1:5432/test)"
-        )
-    base = make_url(PG_URL)
-    schema = f"tae_test_{secrets.token_hex(6)}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield base.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
-            hide_password=False
-        )
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
+    return database_url
 
 
 @pytest.fixture
