@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from twisted.internet import defer
 from twisted.internet.endpoints import serverFromString
@@ -123,7 +124,7 @@ def open_database(url: str, reactor) -> defer.Deferred:
     return store
 
 
-def _endpoints(config: ServerConfig, reactor) -> list[tuple[str, object]]:
+def _endpoints(config: ServerConfig, reactor) -> list[tuple[str, Any]]:
     """Every configured listener as an endpoint, checked before anything is opened."""
     endpoints = []
     for description in config.listen:

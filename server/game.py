@@ -637,7 +637,7 @@ class Game:
                 return self.ready_or_refused()  # the turn is ending: its storing decides
             if self._state.turn + 1 == turn and player in self._finished:
                 self._finished.discard(player)
-                self._publish()
+                self._publish(touched=())
             return failure
 
         return d.addErrback(not_stored)

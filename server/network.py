@@ -19,6 +19,7 @@ growing delays, per-address budget). A connection made without limits (tests) ha
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from twisted.internet import defer, task
 from twisted.internet import protocol as twisted_protocol
@@ -62,6 +63,8 @@ def _byte_transport(transport):
 
 @implementer(IPushProducer)
 class TPConnection(twisted_protocol.Protocol):
+    transport: Any  # a TCP or TLS transport: also a producer and a consumer
+
     def __init__(
         self,
         directory: GameDirectory,
@@ -187,8 +190,8 @@ class TPConnection(twisted_protocol.Protocol):
         if self.clock is None:
             from twisted.internet import reactor
 
-            self.clock = reactor  # type: ignore[assignment]
-        return self.clock  # type: ignore[return-value]
+            self.clock = reactor
+        return self.clock
 
     def _write(self, data: bytes) -> None:
         if not self.closing:
@@ -251,6 +254,7 @@ class TPConnection(twisted_protocol.Protocol):
             except ProtocolError as error:
                 self._write(tp.encode_error(error, frame.version, frame.sequence))
                 continue
+            result: bytes | defer.Deferred
             try:
                 if self.login is not None and self._guarded(message):
                     result = self._guarded_login(message, frame)
@@ -317,10 +321,10 @@ class TPConnection(twisted_protocol.Protocol):
 
             return d.addCallbacks(finished, broken)
 
-        def refused(failure) -> bytes:
+        def refused(failure):
             answer = fail_for(failure.value)
             if answer is None:
-                return failure  # type: ignore[no-any-return]
+                return failure
             return self._fail_bytes(answer, frame)
 
         return login.admit(message.username).addCallbacks(run, refused)

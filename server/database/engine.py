@@ -46,7 +46,7 @@ def readable_url(url: str) -> str:
     if parsed.get_backend_name() != "sqlite" or is_memory_sqlite(parsed) or is_read_only_sqlite(parsed):
         return url
     path = Path(str(parsed.database))
-    if parsed.database.startswith("file:") or not path.is_file() or os.access(path, os.W_OK):
+    if str(parsed.database).startswith("file:") or not path.is_file() or os.access(path, os.W_OK):
         return url
     folder = path.resolve().parent
     shared = path.with_name(path.name + "-shm")

@@ -131,7 +131,16 @@ def test_create_list_and_status(capsys, url, tmp_path):
 def test_players_and_turns_offline(capsys, url):
     run(capsys, "create-game", "g", "--database", url, "--seed", "1")
     code, out, err = run(
-        capsys, "add-player", "g", "ann", "--password", "ann-pass", "--database", url, "--email", "ann@example.org"
+        capsys,
+        "add-player",
+        "g",
+        "ann",
+        "--password",
+        "ann-pass",
+        "--database",
+        url,
+        "--email",
+        "ann@example.org",
     )
     assert (code, out, err) == (0, "player 'ann' added to game 'g' as player 1\n", "")
     assert run(capsys, "add-player", "g", "bob", "--password", "bob-pass", "--database", url)[0] == 0
