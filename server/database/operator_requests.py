@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from .schema import operator_requests
 
 PENDING, DONE, FAILED = "pending", "done", "failed"
-KINDS = ("load_game", "end_turn", "add_player", "remove_player")
+KINDS = ("load_game", "end_turn", "add_player", "remove_player", "set_password")
 
 
 @dataclass(frozen=True, slots=True)
