@@ -38,6 +38,7 @@ from .refusals import (
     NO_SUCH_MESSAGE,
     NO_SUCH_PLAYER,
     REMOVED,
+    TURN_NOT_STORED,
     Refused,
 )
 from .snapshot import Announcement, BoardMessage, GameSnapshot, QueuedOrder
@@ -302,11 +303,12 @@ class Game:
     def ready_or_refused(self) -> defer.Deferred:
         """What a player's request waits for: `ready()`, but while the store cannot keep the
         ending turn (the database is away; the turn is stored again every COMMIT_RETRY_S) it
-        fails at once with the store's error, so that the player gets a prompt "try again"."""
+        fails at once with Refused(TURN_NOT_STORED), so that the player gets a prompt "try
+        again"."""
         if self._ready is None:
             return defer.succeed(None)
         if self._store_trouble is not None:
-            return defer.fail(self._store_trouble)
+            return _refuse(TURN_NOT_STORED)
         waiter: defer.Deferred = defer.Deferred()
         self._refusable.append(waiter)
         return waiter
@@ -597,33 +599,42 @@ class Game:
     # -- turns ---------------------------------------------------------------------------
 
     def finish_turn(self, player: int) -> defer.Deferred:
-        """The player has finished the turn. Fires once that is stored (and, when it ended the
-        turn, once the new turn is ready), so the player's Okay is never ahead of the store."""
+        """The player has finished the turn: stored, then applied (and when that ends the turn,
+        answered once the new turn is ready), so the player's Okay is never ahead of the store.
+        A flag the store cannot keep is not applied: the request fails with the store's error."""
         if self._state.phase is Phase.OVER or self.busy or player in self._removed:
             return self.ready()
-        stored = defer.succeed(None)
-        if player not in self._finished:
-            self._finished.add(player)
-            self._publish(touched=())  # finished flags are in no TP cache item
-            stored = self._store_finished(player)
-        self._check_turn_end()
-        # Once the flag is stored the finish is durable (a restart ends the turn again): the
-        # answer need not wait for a turn whose storing fails.
-        return stored.addCallback(lambda _: self.ready_or_refused().addErrback(lambda _: None))
+        if player in self._finished:
+            self._check_turn_end()
+            return self.ready_or_refused().addErrback(lambda _: None)
+        turn = self._state.turn + 1
+
+        def stored(_: object) -> defer.Deferred:
+            if (
+                self._state.turn + 1 == turn
+                and not self.busy
+                and player not in self._removed | self._finished
+            ):
+                self._finished.add(player)
+                self._publish(touched=())  # finished flags are in no TP cache item
+                self._check_turn_end()
+            # The flag is stored, so the finish is durable (a restart ends the turn again): the
+            # answer need not wait for a turn whose storing fails.
+            return self.ready_or_refused().addErrback(lambda _: None)
+
+        return self._store_finished(player, turn).addCallback(stored)
 
     def _check_turn_end(self) -> None:
         acting = self.snapshot.acting_players()
         done = sum(1 for pid in acting if pid in self._finished)
         self.timer.player_finished(done, len(acting), len(self._state.players))
 
-    def _store_finished(self, player: int) -> defer.Deferred:
+    def _store_finished(self, player: int, turn: int) -> defer.Deferred:
         """Remember durably that the player finished, so that a turn whose end a crash cut short
-        ends again at restart. When that fails and the turn is not ending, the player has not
-        finished after all (the request fails with the store's error: try again)."""
+        ends again at restart (a store without finished flags keeps nothing)."""
         record = getattr(self.store, "record_finished", None)
         if record is None:
             return defer.succeed(None)
-        turn = self._state.turn + 1
         d = defer.maybeDeferred(record, self.id, turn, player)
 
         def not_stored(failure):
@@ -633,11 +644,6 @@ class Game:
                 player=player,
                 error=failure.getErrorMessage(),
             )
-            if self._ready is not None:
-                return self.ready_or_refused()  # the turn is ending: its storing decides
-            if self._state.turn + 1 == turn and player in self._finished:
-                self._finished.discard(player)
-                self._publish(touched=())
             return failure
 
         return d.addErrback(not_stored)
@@ -762,7 +768,7 @@ class Game:
         self._store_trouble = failure.value
         waiting, self._refusable = self._refusable, []
         for waiter in waiting:
-            waiter.errback(failure.value)
+            waiter.errback(Refused(TURN_NOT_STORED))
         self.clock.callLater(COMMIT_RETRY_S, self._commit, record, outcome)
 
     def _release(self) -> None:

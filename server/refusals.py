@@ -57,6 +57,14 @@ TOO_MANY_FAILED_LOGINS = Problem(
 )
 
 
+# While the store cannot keep the turn that ended (the game retries every few seconds).
+TURN_NOT_STORED = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "The game's database is unavailable right now, so the turn that has ended cannot be stored "
+    "yet; the next turn begins as soon as it is back. Try again shortly.",
+)
+
+
 def short_password(min_length: int) -> Problem:
     return Problem(ProblemCode.FRAME, f"A password must have at least {min_length} characters.")
 
