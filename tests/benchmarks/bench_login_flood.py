@@ -8,7 +8,8 @@ the attacked account with the correct password every 2 s. Printed: the witness's
 (target <= 2 s), and what the flood got (answers, refusals, connections closed by the server).
 
 Run: `python -m tests.benchmarks login_flood` (`FLOOD_CONNECTIONS`, `FLOOD_SECONDS` in the
-environment change the size). The flood runs in a process of its own so that it does not take
+environment change the size; `FLOOD_SERVER_ARGS` adds arguments to `tae-server serve`, e.g.
+`--limit hashing_threads=1`). The flood runs in a process of its own so that it does not take
 the witness's interpreter lock.
 """
 
@@ -239,6 +240,7 @@ def main() -> None:
                 "0",
                 "--database",
                 f"sqlite:///{workdir}/tae.db",
+                *os.environ.get("FLOOD_SERVER_ARGS", "").split(),
             ],
             cwd=workdir,
             env=dict(os.environ, PYTHONPATH=str(ROOT)),
