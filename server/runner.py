@@ -56,6 +56,10 @@ class Runner:
         self.reactor.addSystemEventTrigger("before", "shutdown", self._shutdown)
         self.reactor.callWhenRunning(self._begin)
         self.reactor.run(installSignalHandlers=False)
+        # Stopped: a signal that still comes is ignored (while the interpreter shuts down,
+        # Python would put back the default handlers, and the signal would kill the process).
+        for number in STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
         return self.code
 
     def _signalled(self, number: int, frame) -> None:
