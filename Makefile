@@ -18,7 +18,7 @@ test: venv
 	$(BIN)/python -m pytest -q
 
 run: venv
-	$(BIN)/tae-server serve
+	$(BIN)/tae-server serve --web tcp:8080:interface=127.0.0.1
 
 bench: venv
 	$(BIN)/python -m tests.benchmarks

@@ -7,14 +7,19 @@ Layers, bottom up
 ``session``            ``ClientSession``: sans-IO. Sequence numbers, requests → bytes, bytes →
                        replies matched by sequence (single frame, Fail, or Sequence(N) + N),
                        pushed frames (sequence 0), lazy TP04 ObjectDesc/OrderDesc fetching.
-``replies``            which request gets which form of answer (spec §6.2).
+``protocol.replies``   which request gets which form of answer (spec §6.2), for both ends.
 ``plans``              conversations as generators: ``reply = yield message``,
                        ``outcomes = yield [m1, m2]`` (pipelined); any transport runs them.
 ``cache``              ``Cache``: objects, descriptions, order queues/orders, boards/messages,
                        players, designs, … refreshed by ID lists with modtimes (only changes).
+``tae_model``          the TaE vocabulary: colony and fleet kinds, board squares, fleets, scores.
 ``game_api``           ``TaeGame``: the TaE board grid, fleets by kind, scores, turn, game over,
                        order helpers (insert/remove/probe), finish turn.
-``blocking``           ``connect()`` → ``BlockingConnection``; ``BlockingClient`` (cache + game).
+``game_messages``      what board messages say: scores, the final ranking (by references).
+``conflict_view``      the conflict of a combat turn: sides, systems, strengths, reinforcements.
+``blocking``           ``connect()`` → ``BlockingConnection``; ``BlockingClient`` (cache + game);
+                       TLS with ``tls=TlsOptions(...)`` (``tls``).
+``discovery``          servers on the local network (mDNS ``_tp._tcp``/``_tps._tcp``).
 ``twisted_transport``  ``TPClientProtocol`` (Deferreds); ``TwistedClient`` (cache + game).
 
 Example (blocking)::
@@ -36,6 +41,7 @@ from protocol import Version
 
 from .blocking import BlockingClient, BlockingConnection, connect
 from .cache import Cache, UpdateStats
+from .conflict_view import ConflictView, running_conflict
 from .errors import (
     ClientError,
     ConnectFailed,
@@ -46,20 +52,12 @@ from .errors import (
     RequestFailed,
     RequestTimeout,
     StreamBroken,
+    TlsMismatch,
     UnexpectedReply,
     VersionRejected,
 )
-from .game_api import (
-    ColonyKind,
-    FleetKind,
-    FleetView,
-    GameOver,
-    Scores,
-    SystemView,
-    TaeGame,
-    parse_scores,
-    parse_system_name,
-)
+from .game_api import TaeGame
+from .game_messages import GameOver, Standing, parse_scores
 from .session import (
     AsyncReceived,
     ClientSession,
@@ -69,6 +67,7 @@ from .session import (
     Undecodable,
     UnsolicitedFrame,
 )
+from .tae_model import ColonyKind, FleetKind, FleetView, Scores, SystemView, parse_system_name
 
 __all__ = [
     "AsyncReceived",
@@ -78,6 +77,7 @@ __all__ = [
     "ClientError",
     "ClientSession",
     "ColonyKind",
+    "ConflictView",
     "ConnectFailed",
     "ConnectionClosed",
     "ConnectionFailed",
@@ -92,9 +92,11 @@ __all__ = [
     "RequestFailed",
     "RequestTimeout",
     "Scores",
+    "Standing",
     "StreamBroken",
     "SystemView",
     "TaeGame",
+    "TlsMismatch",
     "Undecodable",
     "UnexpectedReply",
     "UnsolicitedFrame",
@@ -104,4 +106,5 @@ __all__ = [
     "connect",
     "parse_scores",
     "parse_system_name",
+    "running_conflict",
 ]

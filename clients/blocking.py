@@ -45,6 +45,8 @@ from .errors import (
     ConnectionClosed,
     Redirected,
     RequestTimeout,
+    StreamBroken,
+    TlsMismatch,
 )
 from .game_api import TaeGame
 from .plans import Plan, PlanDone, advance, is_batch
@@ -55,6 +57,7 @@ from .session import (
     ReplyReceived,
     Request,
 )
+from .tls import TlsOptions, looks_like_tls, wrap
 
 __all__ = ["BlockingClient", "BlockingConnection", "connect", "DEFAULT_PORT", "CLIENT_STRING"]
 
@@ -84,6 +87,7 @@ class BlockingConnection:
         self.timeout = timeout
         self.async_messages: deque[Message] = deque(maxlen=1000)
         self.on_async: Callable[[Message], None] | None = None
+        self.received = 0  # bytes read so far
 
     @classmethod
     def open(
@@ -93,10 +97,11 @@ class BlockingConnection:
         *,
         version: Version = Version.TP04,
         timeout: float = 30.0,
+        tls: TlsOptions | None = None,
     ) -> BlockingConnection:
-        """Open the TCP connection only (no Connect frame yet)."""
+        """Open the TCP connection, and with ``tls`` do the TLS handshake (no Connect frame yet)."""
         try:
-            sock = socket.create_connection((host, port), timeout=timeout)
+            sock: socket.socket = socket.create_connection((host, port), timeout=timeout)
         except ConnectionRefusedError as error:
             raise ConnectFailed(f"connection to {host}:{port} refused") from error
         except TimeoutError as error:
@@ -104,6 +109,8 @@ class BlockingConnection:
         except OSError as error:
             raise ConnectFailed(f"cannot connect to {host}:{port}: {error}") from error
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls is not None:
+            sock = wrap(sock, host, port, tls)
         return cls(sock, version, timeout=timeout)
 
     # ----------------------------------------------------------------------------------------
@@ -145,8 +152,7 @@ class BlockingConnection:
             step = advance(plan, first=True)
             while True:
                 if is_batch(step):
-                    outcome = self.request_many(step, timeout)
-                    step = advance(plan, outcome)
+                    step = advance(plan, self.request_many(step, timeout))
                 else:
                     try:
                         outcome = self.request(step, timeout)
@@ -236,6 +242,7 @@ class BlockingConnection:
         if not data:
             self._handle(self.session.connection_lost("the server closed the connection"))
             return
+        self.received += len(data)
         self._handle(self.session.receive_data(data))
         self._flush()
 
@@ -256,13 +263,22 @@ def connect(
     version: Version = Version.TP04,
     timeout: float = 30.0,
     client_string: str = CLIENT_STRING,
+    tls: TlsOptions | None = None,
 ) -> BlockingConnection:
-    """Open a connection and send Connect. Raises ``ConnectFailed`` if TCP fails,
-    ``Redirected`` if the server sends us elsewhere, ``RequestFailed`` if it refuses,
-    ``VersionRejected`` if it does not speak ``version``."""
-    connection = BlockingConnection.open(host, port, version=version, timeout=timeout)
+    """Open a connection (TLS with ``tls``) and send Connect. Raises ``ConnectFailed`` if TCP
+    or TLS fails (``TlsMismatch`` when only one side speaks TLS), ``Redirected`` if the server
+    sends us elsewhere, ``RequestFailed`` if it refuses, ``VersionRejected`` if it does not speak
+    ``version``."""
+    connection = BlockingConnection.open(host, port, version=version, timeout=timeout, tls=tls)
     try:
         reply = connection.request(Connect(client_string))
+    except (StreamBroken, ConnectionClosed) as error:
+        connection.close()
+        text = error.text if isinstance(error, StreamBroken) else ""
+        if tls is None and (looks_like_tls(text.encode("utf-8", "replace")) or not connection.received):
+            # A TLS listener drops a plain client's Connect (or answers with a TLS alert).
+            raise TlsMismatch(host, port, client_tls=False) from error
+        raise
     except BaseException:
         connection.close()
         raise
@@ -293,8 +309,11 @@ class BlockingClient:
         version: Version = Version.TP04,
         timeout: float = 30.0,
         client_string: str = CLIENT_STRING,
+        tls: TlsOptions | None = None,
     ) -> BlockingClient:
-        return cls(connect(host, port, version=version, timeout=timeout, client_string=client_string))
+        return cls(
+            connect(host, port, version=version, timeout=timeout, client_string=client_string, tls=tls)
+        )
 
     @property
     def version(self) -> Version:

@@ -18,71 +18,42 @@ the turn counter), until "GAME OVER!" or ``max_turns``. Every wait has a deadlin
 never hangs: ``timeout`` bounds each request, ``turn_timeout`` each wait for a turn to end,
 ``deadline`` the whole run. The result of each bot is a ``BotResult``.
 
-``main(argv)`` is the command line (``tae-client bot``)::
-
-    tae-client bot [NAME ...] [--host HOST] [--port PORT] [-n COUNT] [--prefix PREFIX]
-                   [--password PW] [--protocol 3|4] [--game GAME] [--max-turns N]
-                   [--timeout S] [--turn-timeout S] [--deadline S]
-                   [--strategy smart|random] [--seed N] [--json] [-v]
-
-    NAME ...          player names (default: PREFIX1 … PREFIXn, n = --count)
-    --host, --port    the server (default localhost:6923)
-    -n, --count       how many bots when no names are given (default 4)
-    --prefix          name prefix for generated names (default "bot")
-    --password        the accounts' password (default "bot"); accounts are created if new
-    --protocol        3 (TP03) or 4 (TP04, default)
-    --game            the game to join (login as NAME@GAME); default: the server's default game
-    --max-turns       stop after playing this many turns (default 500)
-    --timeout         seconds to wait for any one answer (default 30)
-    --turn-timeout    seconds to wait for a turn to end (default 900)
-    --deadline        seconds for the whole run (default: none)
-    --strategy        "smart" (BotStrategy, default) or "random" (RandomStrategy)
-    --seed            seed of the random strategy
-    --json            print each result as a JSON line instead of a table
-    -v, --verbose     log every turn's orders (-vv: debug logging of everything)
-
-Exit status: 0 when every bot reached GAME OVER without error, 1 otherwise, 2 for bad usage.
+The command line is ``tae-client bot`` (``clients.cli_bot``); ``format_results`` is its table.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import enum
 import logging
-import re
-import sys
 import threading
 import time
 import traceback
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from protocol import FinishedTurn, Version
 
-from .blocking import DEFAULT_PORT, BlockingClient
-from .bot_strategy import (
+from .blocking import BlockingClient
+from .bot_strategy import BotStrategy, Strategy
+from .bot_view import (
     ORDERS_PER_TURN,
-    REINFORCE,
-    BotStrategy,
     Intent,
-    RandomStrategy,
-    Strategy,
     View,
     intents_summary,
     view_from_game,
 )
 from .errors import ClientError, RequestFailed
-from .game_api import Scores, TaeGame
+from .game_api import TaeGame
 from .plans import Plan
+from .tae_model import REINFORCE, Scores
+from .tls import TlsOptions
 
 __all__ = [
     "Bot",
     "BotResult",
+    "Failure",
     "TurnReport",
-    "build_parser",
-    "main",
-    "parse_game_over",
+    "format_results",
     "play_blocking",
     "run_bots",
 ]
@@ -92,26 +63,16 @@ log = logging.getLogger("clients.bot")
 DEFAULT_MAX_TURNS = 500
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_TURN_TIMEOUT = 900.0
-
-_GAME_OVER = re.compile(
-    r"^(?P<who>.*?) (?:has|have) won the game with a score of (?P<best>-?\d+)!\s*"
-    r"Your final score after distributing your alien artifacts was: (?P<own>-?\d+)",
-    re.DOTALL,
-)
+DEFAULT_PASSWORD = "bot"
 
 
-def parse_game_over(body: str) -> tuple[tuple[str, ...], int | None, int | None]:
-    """(winners, winning score, own final score) from a "GAME OVER!" body (R25)."""
-    match = _GAME_OVER.search(body.strip())
-    if match is None:
-        return (), None, None
-    who = match.group("who")
-    if " and " in who:
-        head, _, last = who.rpartition(" and ")
-        winners = tuple(n for n in head.split(", ") if n) + (last,)
-    else:
-        winners = (who,)
-    return winners, int(match.group("best")), int(match.group("own"))
+class Failure(enum.Enum):
+    """How a bot's game ended if not at GAME OVER."""
+
+    CONNECTION = "connection"  # could not connect, connection lost, no answer in time
+    REFUSED = "refused"  # the server refused the login
+    DEADLINE = "deadline"  # the deadline or max_turns passed first
+    INTERNAL = "internal"  # a bug in the bot
 
 
 @dataclass
@@ -146,16 +107,22 @@ class BotResult:
     orders_refused: int = 0
     refusals: list[str] = field(default_factory=list)
     error: str | None = None
+    failure: Failure | None = None
     seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
         return self.game_over and self.error is None
 
-    def to_json(self) -> str:
+    def stop(self, failure: Failure, error: str) -> None:
+        """Record why this bot stopped before GAME OVER."""
+        self.failure, self.error = failure, error
+
+    def to_dict(self) -> dict[str, object]:
         data = asdict(self)
+        data["failure"] = self.failure.value if self.failure is not None else None
         data["ok"] = self.ok
-        return json.dumps(data)
+        return data
 
 
 class _NamedAdapter(logging.LoggerAdapter):
@@ -233,9 +200,10 @@ class Bot:
         ended = game.game_over
         if ended is not None:
             result.game_over = True
-            winners, best, own = parse_game_over(ended.body)
-            result.winners, result.winning_score, result.final_score = winners, best, own
-            result.won = self.name in winners
+            result.winners, result.final_score = ended.winners, ended.final_score
+            result.winning_score = ended.winning_score
+            standing = ended.standing_of(game.player_id)
+            result.won = standing.rank == 1 if standing is not None else self.name in ended.winners
         if game.turn != self._last_turn:
             board = tuple(
                 sorted(
@@ -320,7 +288,7 @@ def play_blocking(
             if report.over:
                 break
             if result.turns_played >= max_turns:
-                result.error = f"stopped after {max_turns} turns without GAME OVER"
+                result.stop(Failure.DEADLINE, f"stopped after {max_turns} turns without GAME OVER")
                 break
             if client.game.turn != report.turn:
                 continue  # the turn ended while we played it: play the new one at once
@@ -328,11 +296,11 @@ def play_blocking(
             if deadline is not None:
                 wait = min(wait, deadline - time.monotonic())
                 if wait <= 0:
-                    result.error = "the deadline passed before GAME OVER"
+                    result.stop(Failure.DEADLINE, "the deadline passed before GAME OVER")
                     break
             client.wait_for_next_turn(timeout=wait, poll_interval=min(5.0, max(wait, 0.1)), update=False)
     except ClientError as error:
-        result.error = f"{type(error).__name__}: {error}"
+        result.stop(Failure.CONNECTION, f"{type(error).__name__}: {error}")
         bot.log.warning("stopped: %s", result.error)
     return result
 
@@ -351,8 +319,9 @@ def _play_one(
     timeout: float,
     turn_timeout: float,
     deadline: float | None,
-    result_slot: list,
+    result_slot: list[BotResult | None],
     index: int,
+    tls: TlsOptions | None,
 ) -> None:
     bot = Bot(name, strategy)
     result_slot[index] = bot.result
@@ -360,8 +329,13 @@ def _play_one(
     started = time.monotonic()
     client = None
     try:
-        client = BlockingClient.connect(host, port, version=version, timeout=timeout)
-        client.login(f"{name}@{game}" if game else name, password, create=True)
+        client = BlockingClient.connect(host, port, version=version, timeout=timeout, tls=tls)
+        try:
+            client.login(f"{name}@{game}" if game else name, password, create=True)
+        except RequestFailed as error:
+            barrier.abort()
+            bot.result.stop(Failure.REFUSED, f"login refused: {error.fail.message}")
+            return
         try:
             barrier.wait(
                 timeout=turn_timeout
@@ -375,11 +349,11 @@ def _play_one(
         )
     except ClientError as error:
         barrier.abort()
-        bot.result.error = f"{type(error).__name__}: {error}"
+        bot.result.stop(Failure.CONNECTION, f"{type(error).__name__}: {error}")
         bot.log.warning("stopped: %s", bot.result.error)
     except Exception as error:  # a bug: report it, never take the other bots down
         barrier.abort()
-        bot.result.error = f"{type(error).__name__}: {error}\n{traceback.format_exc()}"
+        bot.result.stop(Failure.INTERNAL, f"{type(error).__name__}: {error}\n{traceback.format_exc()}")
         bot.log.error("crashed: %s", bot.result.error)
     finally:
         bot.result.seconds = time.monotonic() - started
@@ -410,6 +384,7 @@ def run_bots(
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     deadline: float | None = None,
     strategy: Callable[[str], Strategy] | None = None,
+    tls: TlsOptions | None = None,
 ) -> list[BotResult]:
     """Play one bot per name against the server, all at once (one thread each); return their
     results in the order of ``names``.
@@ -417,7 +392,8 @@ def run_bots(
     ``version``: ``Version`` or "tp03"/"tp04"/3/4. ``game``: join ``name@game``. ``timeout``:
     seconds for each request; ``turn_timeout``: for each wait for a turn to end; ``deadline``:
     seconds for the whole run (bots still playing then are reported with an error).
-    ``strategy(name)`` makes each bot's strategy (default ``BotStrategy()``).
+    ``strategy(name)`` makes each bot's strategy (default ``BotStrategy()``); ``tls`` connects
+    over TLS.
     """
     version = _version(version)
     names = list(names)
@@ -443,6 +419,7 @@ def run_bots(
                 deadline=ends,
                 result_slot=results,
                 index=index,
+                tls=tls,
             ),
         )
         thread.start()
@@ -452,97 +429,10 @@ def run_bots(
     final = []
     for name, thread, result in zip(names, threads, results):
         result = result or BotResult(name, version=version.name)
-        if thread.is_alive():
-            result.error = result.error or "still playing when the deadline passed"
+        if thread.is_alive() and result.error is None:
+            result.stop(Failure.DEADLINE, "still playing when the deadline passed")
         final.append(result)
     return final
-
-
-# ------------------------------------------------------------------------------------------
-# Command line
-# ------------------------------------------------------------------------------------------
-
-
-def build_parser(prog: str = "tae-client bot") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description=(
-            "Play TaE with bots: each NAME joins the server's game (its account is created if "
-            "new) and plays until GAME OVER."
-        ),
-    )
-    parser.add_argument("names", nargs="*", metavar="NAME", help="player names")
-    parser.add_argument("--host", default="localhost")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("-n", "--count", type=int, default=4, help="bots when no NAME is given")
-    parser.add_argument("--prefix", default="bot", help="prefix of generated names")
-    parser.add_argument("--password", default="bot")
-    parser.add_argument("--protocol", choices=("3", "4"), default="4", help="TP03 or TP04")
-    parser.add_argument("--game", default=None, help="game name (login as NAME@GAME)")
-    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
-    parser.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for one answer"
-    )
-    parser.add_argument(
-        "--turn-timeout", type=float, default=DEFAULT_TURN_TIMEOUT, help="seconds to wait for a turn to end"
-    )
-    parser.add_argument("--deadline", type=float, default=None, help="seconds for the whole run")
-    parser.add_argument("--strategy", choices=("smart", "random"), default="smart")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the random strategy")
-    parser.add_argument("--json", action="store_true", help="one JSON line per bot")
-    parser.add_argument("-v", "--verbose", action="count", default=0)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``tae-client bot``: returns the exit status (see the module docstring)."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as stop:
-        return int(stop.code or 0) if stop.code in (0, None) else 2
-    names = args.names or [f"{args.prefix}{i}" for i in range(1, args.count + 1)]
-    if args.count < 1 and not args.names:
-        print("tae-client bot: --count must be at least 1", file=sys.stderr)
-        return 2
-    if len(set(names)) != len(names):
-        print("tae-client bot: names must be different", file=sys.stderr)
-        return 2
-    level = logging.WARNING if args.verbose == 0 else logging.DEBUG if args.verbose > 1 else logging.INFO
-    logging.basicConfig(level=level, format="%(asctime)s %(threadName)s %(levelname)s %(message)s")
-    if args.verbose == 1:
-        log.setLevel(logging.DEBUG)
-    if args.strategy == "random":
-        seed = args.seed
-
-        def strategy(name: str) -> Strategy:
-            return RandomStrategy(None if seed is None else zlib.crc32(f"{seed} {name}".encode()))
-    else:
-
-        def strategy(name: str) -> Strategy:
-            return BotStrategy()
-
-    started = time.monotonic()
-    results = run_bots(
-        args.host,
-        args.port,
-        names,
-        args.password,
-        Version(int(args.protocol)),
-        args.game,
-        args.max_turns,
-        args.timeout,
-        turn_timeout=args.turn_timeout,
-        deadline=args.deadline,
-        strategy=strategy,
-    )
-    elapsed = time.monotonic() - started
-    if args.json:
-        for result in results:
-            print(result.to_json())
-    else:
-        print(format_results(results, elapsed))
-    return 0 if results and all(r.ok for r in results) else 1
 
 
 def format_results(results: Sequence[BotResult], elapsed: float | None = None) -> str:
@@ -570,7 +460,3 @@ def format_results(results: Sequence[BotResult], elapsed: float | None = None) -
     if elapsed is not None:
         lines.append(f"{len(results)} bots in {elapsed:.1f} s")
     return "\n".join(lines)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

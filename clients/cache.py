@@ -267,7 +267,9 @@ class Cache:
             )
             self._forget_orders(set(self.order_queues))
         else:
-            yield from self._fetch_orders([(oid, self.objects[oid].orders) for oid in changed_objects], stats)
+            yield from self._fetch_orders(
+                [(oid, _order_count(self.objects[oid])) for oid in changed_objects], stats
+            )
             self._forget_orders(set(self.objects))
         changed_boards = yield from self._sync("boards", stats)
         yield from self._fetch_messages(changed_boards, stats)
@@ -313,7 +315,7 @@ class Cache:
                 self._drop("objects", object_id)
         stats = UpdateStats()
         if self.version == Version.TP03:
-            yield from self._fetch_orders([(obj.id, obj.orders) for obj in fresh], stats)
+            yield from self._fetch_orders([(obj.id, _order_count(obj)) for obj in fresh], stats)
         else:
             holders = [h for h in (self.order_holder(obj.id) for obj in fresh) if h is not None]
             if holders:
@@ -411,7 +413,7 @@ class Cache:
             for item_id, item in zip(chunk, outcome):
                 if isinstance(item, kind.item):
                     self._store(kind.name, item, listed.get(item_id, _modtime(item)))
-                    fetched.append(item.id)
+                    fetched.append(item_id)
                 else:
                     self._drop(kind.name, item_id)
                     stats.errors.append(f"{kind.name} {item_id}: {_describe(item)}")
@@ -544,6 +546,11 @@ class Cache:
             self.orders.pop(item_id, None)
         elif name == "boards":
             self.messages.pop(item_id, None)
+
+
+def _order_count(obj: AnyObject) -> int:
+    """A TP03 object's number of orders (TP04 objects count them in their OrderQueue)."""
+    return obj.orders if isinstance(obj, Tp03Object) else 0
 
 
 def _modtime(item) -> int:

@@ -9,28 +9,38 @@ Each setting has one name used everywhere: the flag ``--host``, the environment 
     host = "tae.example.org"
     port = 6923
     user = "alice@tae"          # NAME or NAME@GAME
-    password = "secret"
+    password = "secret"         # keep the file private: chmod 600
     protocol = "tp04"           # or "tp03"
     timeout = 30                # seconds per request
+    tls = true                  # TLS from the first byte (the server's ssl: listener, port 6924)
+    ca_file = "/etc/tae/ca.pem" # trust these certificates instead of the system's
+    insecure = false            # true: accept any certificate (self-signed test servers only)
 
-Every problem is a ``SettingsError`` whose message names the setting and where it came from,
-and never contains a password.
+One msgspec schema (``ConfigFile``) declares every key's type and range; values from flags and
+the environment are strings and are converted by the same schema. Every problem is a
+``SettingsError`` whose message names the setting and where it came from, and never contains a
+password. A file that holds a password and that other users can read gives a warning
+(``Settings.warnings``; the CLI prints it on stderr).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
+
+import msgspec
 
 from protocol import Version
 
+from .schema_errors import Problem, key_problem
+
 __all__ = [
-    "DEFAULTS",
-    "ENVIRONMENT",
-    "KEYS",
+    "ConfigFile",
     "Settings",
     "SettingsError",
     "default_config_path",
@@ -39,28 +49,52 @@ __all__ = [
 
 DEFAULT_HOST = "localhost"
 DEFAULT_PORT = 6923
+DEFAULT_TLS_PORT = 6924
 DEFAULT_TIMEOUT = 30.0
-
-#: Setting name → its environment variable.
-ENVIRONMENT = {
-    "host": "TAE_HOST",
-    "port": "TAE_PORT",
-    "user": "TAE_USER",
-    "password": "TAE_PASSWORD",
-    "protocol": "TAE_PROTOCOL",
-    "timeout": "TAE_TIMEOUT",
-}
-KEYS = tuple(ENVIRONMENT)
 CONFIG_ENVIRONMENT = "TAE_CLIENT_CONFIG"
-DEFAULTS: dict[str, object] = {
-    "host": DEFAULT_HOST,
-    "port": DEFAULT_PORT,
-    "user": None,
-    "password": None,
-    "protocol": "tp04",
-    "timeout": DEFAULT_TIMEOUT,
-}
+
 _PROTOCOLS = {"tp03": Version.TP03, "tp04": Version.TP04}
+_FLAGS = ("tls", "insecure")
+_FLAG_WORDS = {"yes": "true", "on": "true", "no": "false", "off": "false"}
+_NON_BLANK = r"\S"
+
+
+class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """The schema of the configuration file, and of each flag and variable (None: not given)."""
+
+    host: Annotated[str, msgspec.Meta(pattern=_NON_BLANK)] | None = None
+    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] | None = None
+    user: Annotated[str, msgspec.Meta(pattern=r"^\s*[^@\s]")] | None = None
+    password: str | None = None
+    protocol: Annotated[str, msgspec.Meta(pattern=r"^(tp03|tp04)$")] | None = None
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=1e9)] | None = None
+    tls: bool | None = None
+    ca_file: Annotated[str, msgspec.Meta(pattern=_NON_BLANK)] | None = None
+    insecure: bool | None = None
+
+
+#: Every setting, in the order ``tae-client settings`` shows them.
+KEYS: tuple[str, ...] = ConfigFile.__struct_fields__
+#: The connection settings (``sources`` of ``tae-client settings``); the rest are TLS settings.
+CONNECTION_KEYS = ("host", "port", "user", "password", "protocol", "timeout")
+TLS_KEYS = ("tls", "ca_file", "insecure")
+#: Setting name → its environment variable.
+ENVIRONMENT = {key: f"TAE_{key.upper()}" for key in KEYS}
+
+#: What to say when a value does not fit the schema (the value is passed in, never for passwords).
+_PROBLEMS: dict[str, Callable[[object], str]] = {
+    "host": lambda value: "must be a string" if not isinstance(value, str) else "must not be empty",
+    "port": lambda value: "the port must be a number from 1 to 65535",
+    "user": lambda value: "the user must be NAME or NAME@GAME",
+    "password": lambda value: "must be a string",
+    "protocol": lambda value: (
+        f"the protocol must be tp03 or tp04, not {value!r}" if isinstance(value, str) else "must be a string"
+    ),
+    "timeout": lambda value: "the timeout must be a positive number of seconds",
+    "tls": lambda value: "must be true or false",
+    "ca_file": lambda value: "must be the path of a PEM file",
+    "insecure": lambda value: "must be true or false",
+}
 
 
 class SettingsError(ValueError):
@@ -70,7 +104,7 @@ class SettingsError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Where to connect and who to be. ``sources`` says, per setting, where its value came
-    from: "flag", "env", "file" or "default"."""
+    from: "flag", "env", "file" or "default". ``warnings`` are for the user's eyes (stderr)."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -78,8 +112,12 @@ class Settings:
     password: str | None = field(default=None, repr=False)
     protocol: str = "tp04"
     timeout: float = DEFAULT_TIMEOUT
+    tls: bool = False
+    ca_file: str | None = None
+    insecure: bool = False
     config_path: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
     @property
     def version(self) -> Version:
@@ -107,7 +145,13 @@ class Settings:
             "protocol": self.protocol,
             "timeout": self.timeout,
             "config": str(self.config_path) if self.config_path else None,
-            "sources": dict(self.sources),
+            "sources": {key: self.sources[key] for key in CONNECTION_KEYS if key in self.sources},
+            "tls": {
+                "enabled": self.tls,
+                "ca_file": self.ca_file,
+                "insecure": self.insecure,
+                "sources": {key: self.sources[key] for key in TLS_KEYS if key in self.sources},
+            },
         }
 
 
@@ -119,12 +163,12 @@ def default_config_path(environ: Mapping[str, str]) -> Path:
 def resolve_settings(
     flags: Mapping[str, object | None],
     environ: Mapping[str, str] | None = None,
-    config: str | os.PathLike | None = None,
+    config: str | os.PathLike[str] | None = None,
 ) -> Settings:
     """Merge ``flags`` (None = not given) over ``environ`` over the config file over defaults.
 
     ``config`` is the ``--config`` flag; without it ``$TAE_CLIENT_CONFIG`` or the default path
-    is read if it exists.
+    is read if it exists. Without a port anywhere, a TLS connection uses 6924, a plain one 6923.
     """
     environ = os.environ if environ is None else environ
     if config is not None:
@@ -139,7 +183,7 @@ def resolve_settings(
     for key in KEYS:
         flag = flags.get(key)
         if flag is not None:
-            values[key], sources[key] = _convert(key, flag, f"--{key}"), "flag"
+            values[key], sources[key] = _convert(key, flag, f"--{key.replace('_', '-')}"), "flag"
         elif environ.get(ENVIRONMENT[key], "") != "":
             values[key] = _convert(key, environ[ENVIRONMENT[key]], f"${ENVIRONMENT[key]}")
             sources[key] = "env"
@@ -147,11 +191,17 @@ def resolve_settings(
             values[key] = _convert(key, from_file[key], f"{path}: {key}")
             sources[key] = "file"
         else:
-            values[key], sources[key] = DEFAULTS[key], "default"
+            sources[key] = "default"
+    if sources["port"] == "default" and values.get("tls"):
+        values["port"] = DEFAULT_TLS_PORT
+    warnings: tuple[str, ...] = ()
+    if "password" in from_file:
+        warnings = _permission_warnings(path)
     return Settings(
         config_path=path if from_file or (required and path.exists()) else None,
         sources=sources,
-        **values,
+        warnings=warnings,
+        **values,  # type: ignore[arg-type]  # each value has its key's type (the schema says so)
     )
 
 
@@ -176,47 +226,35 @@ def _read_config(path: Path, required: bool) -> dict[str, object]:
 
 
 def _convert(key: str, value: object, where: str) -> object:
-    """Check and convert one value; ``where`` names its origin in the error message."""
-    if key == "port":
-        number = _integer(value)
-        if number is None or not 0 < number < 65536:
-            raise SettingsError(f"{where}: the port must be a number from 1 to 65535")
-        return number
-    if key == "timeout":
-        try:
-            seconds = float(value) if not isinstance(value, bool) else None
-        except (TypeError, ValueError):
-            seconds = None
-        if seconds is None or not seconds > 0 or seconds != seconds or seconds == float("inf"):
-            raise SettingsError(f"{where}: the timeout must be a positive number of seconds")
-        return seconds
-    if not isinstance(value, str):
-        raise SettingsError(f"{where}: must be a string")
-    if key == "protocol":
-        name = value.strip().lower()
-        if name not in _PROTOCOLS:
-            raise SettingsError(f"{where}: the protocol must be tp03 or tp04, not {value!r}")
-        return name
-    if key == "password":
-        return value  # never quoted in a message
-    if key == "user":
-        name = value.strip()
-        if not name or name.startswith("@"):
-            raise SettingsError(f"{where}: the user must be NAME or NAME@GAME")
-        return name
-    if not value.strip():
-        raise SettingsError(f"{where}: must not be empty")
-    return value.strip()
-
-
-def _integer(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
+    """Check and convert one value with the schema; ``where`` names its origin in the error."""
+    given = value
     if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            return None
-    return None
+        value = value.strip() if key != "password" else value
+        if key == "protocol":
+            value = value.lower()
+        elif key in _FLAGS:
+            value = _FLAG_WORDS.get(value.lower(), value)
+    try:
+        # strict=False: "6923" from a flag or a variable is the number 6923, "true" is true.
+        checked = msgspec.convert({key: value}, ConfigFile, strict=False)
+    except msgspec.ValidationError as error:
+        problem = key_problem(error)
+        if problem.problem is not Problem.INVALID or problem.key != key:
+            raise  # pragma: no cover - a key we checked; a bug if it happens
+        raise SettingsError(f"{where}: {_PROBLEMS[key](given if key != 'password' else None)}") from None
+    return getattr(checked, key)
+
+
+def _permission_warnings(path: Path) -> tuple[str, ...]:
+    """A warning when a config file with a password can be read by other users."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return ()
+    if os.name != "posix" or not mode & (stat.S_IRGRP | stat.S_IROTH):
+        return ()
+    who = "everyone" if mode & stat.S_IROTH else "its group"
+    return (
+        f"warning: config file {path} holds a password and {who} can read it "
+        f"(mode {stat.S_IMODE(mode):04o}); run: chmod 600 {path}",
+    )

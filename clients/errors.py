@@ -90,6 +90,35 @@ class ConnectFailed(ClientError):
     """The TCP connection could not be opened (refused, unreachable, timed out)."""
 
 
+class TlsMismatch(ConnectFailed, ConnectionClosed):
+    """One side speaks TLS and the other does not: ``client_tls`` True for a TLS client on a
+    plain TP port, False for a plain client on what looks like a TLS port (the server closed
+    the connection, or sent a TLS record, instead of answering Connect)."""
+
+    def __init__(self, host: str, port: int, *, client_tls: bool) -> None:
+        if client_tls:
+            text = f"{host}:{port} does not speak TLS (a plain TP port)"
+        else:
+            text = (
+                f"the server closed the connection without answering Connect "
+                f"({host}:{port} may be a TLS port)"
+            )
+        super().__init__(text)
+        self.host = host
+        self.port = port
+        self.client_tls = client_tls
+
+
+class CertificateUntrusted(ConnectFailed):
+    """The TLS server's certificate could not be verified (``reason``: why, from OpenSSL)."""
+
+    def __init__(self, host: str, port: int, reason: str) -> None:
+        super().__init__(f"the TLS certificate of {host}:{port} is not trusted: {reason}")
+        self.host = host
+        self.port = port
+        self.reason = reason
+
+
 class Redirected(ClientError):
     """The server answered Connect or Login with Redirect; ``uri`` is where to go instead."""
 

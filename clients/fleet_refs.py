@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .game_api import ColonyKind, FleetKind, FleetView, TaeGame
+from .game_api import TaeGame
+from .tae_model import ColonyKind, FleetKind, FleetView
 
 __all__ = [
     "FleetPicker",
@@ -130,7 +131,7 @@ class FleetPicker:
 
     def pick(self, selector: FleetSelector) -> FleetView:
         """My fleet for ``selector``; LookupError (with a message) when there is none."""
-        if selector.by_id:
+        if selector.id is not None:
             fleet = self.game.fleet(selector.id)
             if fleet is None:
                 raise LookupError(f"there is no fleet {selector.id}")
@@ -205,6 +206,7 @@ def resolve_target(game: TaeGame, target: Target) -> int:
     Ids are passed on as given: the server judges them."""
     if target.id is not None:
         return target.id
+    assert target.xy is not None  # a Target is an id or a position
     system_id = game.system_id_at(*target.xy)
     if system_id is None:
         width, height = game.board_size()

@@ -18,8 +18,8 @@ wire says (spec/ruleset.md §2–§4, §12). What is derived from what:
   ScientistShip, SettlerShip, MiningShip); opponents' colonist designs are hidden, so their
   type is None. A fleet's square is the board system it is in (fleet → planet → system).
 * **Scores** come only from the latest "Turn complete" message; **game over** from a
-  "GAME OVER!" message; the **turn** from the Universe (object 0): TP04 "Informational" group's
-  first Integer, TP03 ``UniverseExtra.age``.
+  "GAME OVER!" message (both read by ``clients.game_messages``); the **turn** from the Universe
+  (object 0): TP04 "Informational" group's first Integer, TP03 ``UniverseExtra.age``.
 * **Orders.** Allowed types: TP03 ``Object.order_types``, TP04 the fleet's OrderQueue. Orders are
   addressed by object id in TP03 and by order-queue id in TP04; InsertOrder is answered by Okay
   in TP03 and by the Order in TP04.
@@ -29,16 +29,12 @@ The order and turn helpers are plans (``clients.plans``): run them with a transp
 
 from __future__ import annotations
 
-import enum
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from protocol import (
-    AnyObject,
     BoardMessage,
     FinishedTurn,
-    FleetExtra,
     InsertOrder,
     IntegerParam,
     ObjectArg,
@@ -47,199 +43,38 @@ from protocol import (
     OrderArg,
     OrderDesc,
     OrderParamType,
-    PlanetExtra,
     ProbeOrder,
-    ReferenceParam,
-    ReferenceQuantityListParam,
-    ReferenceType,
     RemoveOrder,
-    ResourceListParam,
     Tp03Object,
-    Tp04Object,
     UniverseExtra,
     Version,
 )
 
+from . import object_params
 from .cache import Cache
+from .game_messages import GAME_OVER, TURN_COMPLETE, GameOver, parse_scores, read_game_over
 from .plans import Plan
-
-__all__ = [
-    "ColonyKind",
-    "FleetKind",
-    "FleetView",
-    "GameOver",
-    "Scores",
-    "SystemView",
-    "TaeGame",
-    "parse_scores",
-    "parse_system_name",
-]
-
-# Object types (spec/ruleset.md §3.1) and planet resources (§3.2).
-UNIVERSE, GALAXY, STAR_SYSTEM, PLANET, FLEET = 0, 1, 2, 3, 4
-RES_UNINHABITABLE, RES_DESTROYED, RES_ARTIFACT = 1, 2, 3
-
-# Order type names (§4.1); their ids come from the server's OrderDescs.
-COLONIZE_MINING, COLONIZE, MOVE, ATTACK, REINFORCE = (
-    "ColonizeMining",
-    "Colonize",
-    "Move",
-    "Attack",
-    "Reinforce",
+from .tae_model import (
+    COLONY_RESOURCES,
+    DESIGN_NAMES,
+    FLEET,
+    LEADER_NAMES,
+    PLANET,
+    RES_ARTIFACT,
+    RES_DESTROYED,
+    RES_UNINHABITABLE,
+    STAR_SYSTEM,
+    ColonyKind,
+    FleetKind,
+    FleetView,
+    Scores,
+    SystemView,
+    compute_regions,
+    parse_system_name,
+    square_letter,
 )
 
-TURN_COMPLETE = "Turn complete"
-GAME_OVER = "GAME OVER!"
-
-
-class ColonyKind(str, enum.Enum):
-    """The four colonist (and leader, and colony) types, with their score letter."""
-
-    MERCHANT = "merchant"
-    SCIENTIST = "scientist"
-    SETTLER = "settler"
-    MINING = "mining"
-
-    @property
-    def resource_id(self) -> int:
-        return _RESOURCE_OF[self]
-
-
-class FleetKind(str, enum.Enum):
-    LEADER = "leader"
-    COLONIST = "colonist"
-    BOMBER = "bomber"
-    OTHER = "other"
-
-
-_COLONY_RESOURCES = {
-    4: ColonyKind.MERCHANT,
-    5: ColonyKind.SCIENTIST,
-    6: ColonyKind.SETTLER,
-    7: ColonyKind.MINING,
-}
-_RESOURCE_OF = {kind: resource for resource, kind in _COLONY_RESOURCES.items()}
-_LEADER_NAMES = {f"{kind.value.capitalize()} Leader": kind for kind in ColonyKind}
-_DESIGN_NAMES = {f"{kind.value.capitalize()}Ship": kind for kind in ColonyKind}
-_SYSTEM_NAME = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
-_SCORE_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(-?\d+)\s*$", re.MULTILINE)
-_NO_OWNER = (0, -1, 0xFFFFFFFF)
-
-
-def parse_system_name(name: str) -> tuple[int, int] | None:
-    """(x, y) of a board system named ``"x, y"``; None for any other name."""
-    match = _SYSTEM_NAME.match(name)
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-@dataclass(frozen=True, slots=True)
-class Scores:
-    """A player's scores as reported in a "Turn complete" message (R27: only there)."""
-
-    money: int
-    technology: int
-    people: int
-    raw_materials: int
-    artifacts: int
-    turn: int = 0
-
-    @property
-    def by_kind(self) -> dict[ColonyKind, int]:
-        return {
-            ColonyKind.MERCHANT: self.money,
-            ColonyKind.SCIENTIST: self.technology,
-            ColonyKind.SETTLER: self.people,
-            ColonyKind.MINING: self.raw_materials,
-        }
-
-    @property
-    def final(self) -> int:
-        """The end-of-game score (R25): artifacts fill the lowest categories, then the minimum."""
-        values = sorted(self.by_kind.values())
-        for _ in range(self.artifacts):
-            values[0] += 1
-            values.sort()
-        return values[0]
-
-
-_SCORE_KEYS = {
-    "money": "money",
-    "technology": "technology",
-    "people": "people",
-    "raw materials": "raw_materials",
-    "alien artifacts": "artifacts",
-}
-
-
-def parse_scores(body: str, turn: int = 0) -> Scores | None:
-    """Parse "Your Current Score: \\nMoney: m\\nTechnology: t\\nPeople: p\\nRaw Materials: r\\n
-    Alien Artifacts: a"; None if any of the five lines is missing."""
-    values = {}
-    for label, number in _SCORE_LINE.findall(body):
-        key = _SCORE_KEYS.get(label.strip().lower())
-        if key is not None:
-            values[key] = int(number)
-    if len(values) != len(_SCORE_KEYS):
-        return None
-    return Scores(turn=turn, **values)
-
-
-@dataclass(frozen=True, slots=True)
-class GameOver:
-    """The "GAME OVER!" message: its body names the winner(s) and this player's final score."""
-
-    turn: int
-    body: str
-
-
-@dataclass(frozen=True, slots=True)
-class SystemView:
-    """One board square."""
-
-    id: int
-    x: int
-    y: int
-    name: str
-    planet_id: int | None
-    habitable: bool  # False for terrain 'M' (only mining colonists)
-    destroyed: bool
-    colony: ColonyKind | None
-    artifact: bool
-    region: int  # 0: in no region
-    leaders: tuple[int, ...] = ()  # fleet ids of the leaders on this square
-
-    @property
-    def position(self) -> tuple[int, int]:
-        return (self.x, self.y)
-
-    @property
-    def terrain(self) -> str:
-        """The map letter: 'A' artifact system, 'M' uninhabitable, '.' habitable."""
-        if self.artifact:
-            return "A"
-        return "." if self.habitable else "M"
-
-    @property
-    def empty(self) -> bool:
-        """No colony, no leader, not destroyed: a square one might colonize or move to."""
-        return self.colony is None and not self.leaders and not self.destroyed
-
-
-@dataclass(frozen=True, slots=True)
-class FleetView:
-    """One fleet: its kind, type (leader/colonist type), owner, square and orders."""
-
-    id: int
-    name: str
-    owner: int | None
-    kind: FleetKind
-    colony_kind: ColonyKind | None  # the leader's or colonist's type; None if hidden/none
-    system_id: int | None  # the board system it is on, None when at home
-    position: tuple[int, int] | None
-    order_holder: int | None  # object id (TP03) or order-queue id (TP04)
-    order_types: tuple[int, ...]
-    orders: tuple[Order | None, ...]
-    designs: tuple[int, ...] = ()
+__all__ = ["TaeGame"]
 
 
 class TaeGame:
@@ -277,7 +112,7 @@ class TaeGame:
             return None
         if isinstance(universe, Tp03Object):
             return universe.extra.age if isinstance(universe.extra, UniverseExtra) else None
-        group = self._group(universe, "Informational")
+        group = object_params.group_values(self.cache.object_descs, universe, "Informational")
         if group:
             for param in group:
                 if isinstance(param, IntegerParam):
@@ -326,7 +161,12 @@ class TaeGame:
     def game_over(self) -> GameOver | None:
         """The "GAME OVER!" message, once the game has ended."""
         ended = self.messages(GAME_OVER)
-        return GameOver(ended[-1].turn, ended[-1].body) if ended else None
+        if not ended:
+            return None
+        names = {pid: player.name for pid, player in self.cache.players.items()}
+        if self.cache.me is not None:
+            names.setdefault(self.cache.me.id, self.cache.me.name)
+        return read_game_over(ended[-1], names, self.player_id)
 
     @property
     def is_over(self) -> bool:
@@ -357,15 +197,15 @@ class TaeGame:
                 (objects[c] for c in obj.contains if c in objects and objects[c].type == PLANET),
                 None,
             )
-            resources = self._resources(planet) if planet is not None else {}
-            status = self._named_integers(obj, "Status")
+            resources = object_params.resources(planet) if planet is not None else {}
+            status = object_params.named_integers(self.cache.object_descs, obj, "Status")
             if planet is not None:
                 habitable = resources.get(RES_UNINHABITABLE, 0) <= 0
             else:
                 habitable = bool(status.get("Inhabitable", 1))
             destroyed = bool(status.get("Destroyed", 0)) or resources.get(RES_DESTROYED, 0) > 0
             colony = next(
-                (kind for rid, kind in _COLONY_RESOURCES.items() if resources.get(rid, 0) > 0),
+                (kind for rid, kind in COLONY_RESOURCES.items() if resources.get(rid, 0) > 0),
                 None,
             )
             raw.append(
@@ -384,8 +224,8 @@ class TaeGame:
                 )
             )
         if not self.regions_from_server:
-            regions = _compute_regions(raw)
-            raw = [_replace_region(view, regions.get(view.id, 0)) for view in raw]
+            regions = compute_regions(raw)
+            raw = [replace(view, region=regions.get(view.id, 0)) for view in raw]
         return {view.position: view for view in raw}
 
     @property
@@ -426,7 +266,7 @@ class TaeGame:
             line = []
             for x in range(width):
                 view = systems.get((x, y))
-                line.append(_square_letter(view))
+                line.append(square_letter(view))
             rows.append("".join(line))
         return "\n".join(rows)
 
@@ -454,10 +294,10 @@ class TaeGame:
         obj = self.cache.objects.get(fleet_id)
         if obj is None or obj.type != FLEET:
             return None
-        owner = self._owner(obj)
-        designs = self._designs(obj)
-        if obj.name in _LEADER_NAMES:
-            kind, colony_kind = FleetKind.LEADER, _LEADER_NAMES[obj.name]
+        owner = object_params.owner(obj)
+        designs = object_params.designs(obj)
+        if obj.name in LEADER_NAMES:
+            kind, colony_kind = FleetKind.LEADER, LEADER_NAMES[obj.name]
         elif obj.name == "Bomber":
             kind, colony_kind = FleetKind.BOMBER, None
         elif obj.name == "Colonist Fleet":
@@ -618,76 +458,11 @@ class TaeGame:
             raise ValueError(f"no board system at {target}")
         return system
 
-    def _group(self, obj: Tp04Object, name: str) -> tuple | None:
-        desc = self.cache.object_descs.get(obj.type)
-        if desc is None:
-            return None
-        for group_desc, values in zip(desc.groups, obj.groups):
-            if group_desc.name == name:
-                return values
-        return None
-
-    def _named_integers(self, obj: AnyObject, group_name: str) -> dict[str, int]:
-        if not isinstance(obj, Tp04Object):
-            return {}
-        desc = self.cache.object_descs.get(obj.type)
-        if desc is None:
-            return {}
-        found = {}
-        for group_desc, values in zip(desc.groups, obj.groups):
-            if group_desc.name != group_name:
-                continue
-            for param_desc, value in zip(group_desc.params, values):
-                if isinstance(value, IntegerParam):
-                    found[param_desc.name] = value.value
-        return found
-
-    def _resources(self, planet: AnyObject) -> dict[int, int]:
-        if isinstance(planet, Tp03Object):
-            entries = planet.extra.resources if isinstance(planet.extra, PlanetExtra) else ()
-        else:
-            entries = ()
-            for group in planet.groups:
-                for param in group:
-                    if isinstance(param, ResourceListParam):
-                        entries = param.resources
-        amounts: dict[int, int] = {}
-        for entry in entries:
-            amounts[entry.resource_id] = amounts.get(entry.resource_id, 0) + entry.stored
-        return amounts
-
-    def _owner(self, obj: AnyObject) -> int | None:
-        if isinstance(obj, Tp03Object):
-            owner = getattr(obj.extra, "owner", -1)
-        else:
-            owner = -1
-            for group in obj.groups:
-                for param in group:
-                    if isinstance(param, ReferenceParam) and param.type == ReferenceType.PLAYER:
-                        owner = param.id
-                        break
-        return None if owner in _NO_OWNER else owner
-
-    def _designs(self, obj: AnyObject) -> tuple[int, ...]:
-        if isinstance(obj, Tp03Object):
-            if isinstance(obj.extra, FleetExtra):
-                return tuple(ship.design for ship in obj.extra.ships if ship.count > 0)
-            return ()
-        for group in obj.groups:
-            for param in group:
-                if isinstance(param, ReferenceQuantityListParam):
-                    return tuple(
-                        item.id
-                        for item in param.items
-                        if item.type == ReferenceType.DESIGN and item.number > 0
-                    )
-        return ()
-
     def _colonist_kind(self, designs: tuple[int, ...]) -> ColonyKind | None:
         for design_id in designs:
             design = self.cache.designs.get(design_id)
-            if design is not None and design.name in _DESIGN_NAMES:
-                return _DESIGN_NAMES[design.name]
+            if design is not None and design.name in DESIGN_NAMES:
+                return DESIGN_NAMES[design.name]
         return None
 
     def _square_of(self, object_id: int) -> tuple[int | None, tuple[int, int] | None]:
@@ -704,56 +479,3 @@ class TaeGame:
                 return (obj.id, position) if position is not None else (None, None)
             current = self.cache.parent_of(current)
         return (None, None)
-
-
-def _compute_regions(views: list[SystemView]) -> dict[int, int]:
-    """TP03: region id per system id, by flood fill over orthogonal neighbours (R4, R5)."""
-    members = {
-        view.position: view
-        for view in views
-        if not view.destroyed and (view.colony is not None or view.leaders)
-    }
-    region_of: dict[int, int] = {}
-    seen: set[tuple[int, int]] = set()
-    for start in sorted(members):
-        if start in seen:
-            continue
-        component, stack = [], [start]
-        seen.add(start)
-        while stack:
-            x, y = stack.pop()
-            component.append(members[(x, y)])
-            for step in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if step in members and step not in seen:
-                    seen.add(step)
-                    stack.append(step)
-        region_id = min(view.id for view in component)
-        for view in component:
-            region_of[view.id] = region_id
-    return region_of
-
-
-def _replace_region(view: SystemView, region: int) -> SystemView:
-    return replace(view, region=region)
-
-
-_COLONY_LETTERS = {
-    ColonyKind.MERCHANT: "m",
-    ColonyKind.SCIENTIST: "s",
-    ColonyKind.SETTLER: "p",
-    ColonyKind.MINING: "r",
-}
-
-
-def _square_letter(view: SystemView | None) -> str:
-    if view is None:
-        return " "
-    if view.destroyed:
-        return "#"
-    if view.leaders:
-        return "L"
-    if view.artifact:
-        return "A"
-    if view.colony is not None:
-        return _COLONY_LETTERS[view.colony]
-    return view.terrain

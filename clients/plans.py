@@ -58,16 +58,3 @@ def advance(plan: Plan, outcome: Any = None, *, first: bool = False, single: boo
         return plan.send(outcome)
     except StopIteration as stop:
         raise PlanDone(stop.value) from None
-
-
-def unwrap(outcome: Any) -> Any:
-    """The reply of a batch outcome, or raise its error."""
-    if isinstance(outcome, ClientError):
-        raise outcome
-    return outcome
-
-
-def single(message: Message) -> Plan:
-    """A plan that sends one request and returns its reply."""
-    reply = yield message
-    return reply

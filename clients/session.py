@@ -55,6 +55,7 @@ from protocol import (
     decode,
     encode,
 )
+from protocol import Sequence as SequenceFrame
 from protocol.replies import ReplyForm, ReplySpec, reply_spec
 
 from .errors import (
@@ -311,11 +312,12 @@ class ClientSession:
             if request is None:
                 return [self._async_event(frame)]
         if request is None:
+            unsolicited: Message | None
             try:
-                message = self._decode(frame)
+                unsolicited = self._decode(frame)
             except ProtocolError:
-                message = None
-            return [UnsolicitedFrame(frame, message)]
+                unsolicited = None
+            return [UnsolicitedFrame(frame, unsolicited)]
         return self._add_frame(request, frame)
 
     def _connect_waiting_for(self, frame: Frame) -> Request | None:
@@ -349,7 +351,9 @@ class ClientSession:
     def _add_frame(self, request: Request, frame: Frame) -> list[Event]:
         if frame.type == FrameType.SEQUENCE and not request.started:
             try:
-                count = decode(frame).number
+                announced = decode(frame)
+                assert isinstance(announced, SequenceFrame)  # the frame type says so
+                count = announced.number
             except ProtocolError as error:
                 return self._finish(request, MalformedReply(str(error), error))
             request.expected = count
@@ -417,7 +421,8 @@ class ClientSession:
             if isinstance(item, Fail):
                 return RequestFailed(item, message), None
             if isinstance(item, Undecodable):
-                return MalformedReply(f"answer to {name}: {item.error}", item.error), None
+                cause = item.error if isinstance(item.error, ProtocolError) else None
+                return MalformedReply(f"answer to {name}: {item.error}", cause), None
             if not isinstance(item, accepts):
                 return UnexpectedReply(f"{name} answered with {type(item).__name__}", item), None
             return None, (item if spec.form is ReplyForm.SINGLE else (item,))
@@ -433,7 +438,9 @@ class ClientSession:
         descs = self.object_descs if kind == "object" else self.order_descs
         error, _ = self._evaluate(request)
         self._finish(request, error)
-        for type_id in request.message.ids:
+        asked = request.message
+        assert isinstance(asked, (GetObjectDesc, GetOrderDesc))
+        for type_id in asked.ids:
             self._fetching.pop((kind, type_id), None)
             if type_id not in descs:
                 reason = str(error) if error is not None else "the server sent none"

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from protocol import Fail, InsertOrder, Order, ProbeOrder
 
+from .conflict_view import turn_phase
 from .errors import ClientError, RequestFailed
 from .fleet_refs import FleetPicker, fleet_ref, resolve_target
 from .game_api import TaeGame
@@ -59,6 +60,13 @@ class PlannedOrder:
     reason: str | None = None
     code: int | None = None
     slot: int | None = None
+
+    @property
+    def fleet_and_type(self) -> tuple[int, int]:
+        """The fleet and order type of a resolved order (only those are sent)."""
+        if self.fleet_id is None or self.order_type is None:
+            raise ValueError(f"order {self.entry} was not resolved")
+        return self.fleet_id, self.order_type
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -140,6 +148,11 @@ def submit_turn(
         report.stage = "turn"
         report.message = f"the file is for turn {turn_file.turn}, but the game is at turn {game.turn}"
         return report
+    phase = turn_phase(game)
+    if turn_file.when is not None and phase != turn_file.when:
+        report.stage = "turn"
+        report.message = f"the file is for a {turn_file.when} turn, but turn {game.turn} is a {phase} turn"
+        return report
 
     report.orders = _resolve(game, turn_file.orders, ignore_queued=replace)
     if any(o.status == UNRESOLVED for o in report.orders):
@@ -161,9 +174,7 @@ def submit_turn(
             return report
 
     # Probe every order, pipelined: nothing is inserted unless all pass.
-    messages = [
-        game.build_order(p.fleet_id, p.order_type, p.target_id, cls=ProbeOrder) for p in report.orders
-    ]
+    messages = [game.build_order(*p.fleet_and_type, p.target_id, cls=ProbeOrder) for p in report.orders]
     outcomes = (yield messages) if messages else []
     for planned, outcome in zip(report.orders, outcomes):
         if isinstance(outcome, RequestFailed):
@@ -174,7 +185,7 @@ def submit_turn(
             planned.status = ACCEPTED
     if report.refused:
         for planned in report.orders:
-            if planned.status == ACCEPTED:
+            if planned.status == ACCEPTED and not dry_run:  # a dry run says which would pass
                 planned.status = NOT_SENT
         yield from _restore(game, report)
         report.stage = "probe"
@@ -188,7 +199,7 @@ def submit_turn(
     # Insert one by one; on a refusal, take back what was inserted.
     for index, planned in enumerate(report.orders):
         try:
-            reply = yield from game.insert_order(planned.fleet_id, planned.order_type, planned.target_id)
+            reply = yield from game.insert_order(*planned.fleet_and_type, planned.target_id)
         except RequestFailed as error:
             _refuse(game, planned, error)
             for later in report.orders[index + 1 :]:
@@ -208,7 +219,7 @@ def submit_turn(
             )
             return report
         planned.status = INSERTED
-        planned.slot = _slot_of(game, planned.fleet_id, reply)
+        planned.slot = _slot_of(game, planned.fleet_and_type[0], reply)
     report.ok = True
     report.message = f"{_count(report.orders, 'order')} inserted for turn {game.turn}"
     return report
@@ -240,6 +251,8 @@ def _resolve(game: TaeGame, entries: tuple[OrderEntry, ...], ignore_queued: bool
                 fleets = picker.pick_many(entry.fleet, entry.count, desc.id)
                 target_id = None
             else:
+                # A turn file gives every other order a fleet and a target (clients.turn_file).
+                assert entry.fleet is not None and entry.target is not None
                 fleets = [picker.pick(entry.fleet)]
                 target_id = resolve_target(game, entry.target)
         except LookupError as error:
@@ -302,11 +315,12 @@ def _roll_back(game: TaeGame, report: SubmissionReport) -> Plan[None]:
     for planned in reversed(report.orders):
         if planned.status != INSERTED:
             continue
+        fleet_id = planned.fleet_and_type[0]
         slot = planned.slot
         if slot is None:
-            slot = max(len(game.cache.orders_of(planned.fleet_id)) - 1, 0)
+            slot = max(len(game.cache.orders_of(fleet_id)) - 1, 0)
         try:
-            results = yield from game.remove_orders(planned.fleet_id, [slot])
+            results = yield from game.remove_orders(fleet_id, [slot])
         except RequestFailed as error:
             planned.status, planned.reason = LEFT_QUEUED, f"could not be removed: {error.fail.message}"
             continue

@@ -26,6 +26,7 @@ Everything that waits takes an ``IReactorTime`` (``clock``), so tests use ``task
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from twisted.internet import defer
 from twisted.internet.defer import Deferred
@@ -81,7 +82,7 @@ class TPClientProtocol(Protocol):
         self._handle(self.session.receive_data(data))
         self._flush()
 
-    def connectionLost(self, reason: Failure = None) -> None:
+    def connectionLost(self, reason: Failure | None = None) -> None:
         text = reason.getErrorMessage() if reason is not None else "connection lost"
         self._handle(self.session.connection_lost(text))
         if not self.disconnected.called:
@@ -139,14 +140,11 @@ class TPClientProtocol(Protocol):
     def add_async_listener(self, listener: Callable[[Message], None]) -> None:
         self.async_listeners.append(listener)
 
-    def remove_async_listener(self, listener: Callable[[Message], None]) -> None:
-        if listener in self.async_listeners:
-            self.async_listeners.remove(listener)
-
     def close(self) -> Deferred:
         """Close the connection; the Deferred fires once it is closed."""
-        if self.transport is not None:
-            self.transport.loseConnection()
+        transport: Any = self.transport  # an ITransport (zope interface)
+        if transport is not None:
+            transport.loseConnection()
         return self.disconnected
 
     # ----------------------------------------------------------------------------------------
@@ -155,7 +153,7 @@ class TPClientProtocol(Protocol):
         def cancel(_deferred: Deferred) -> None:
             self._waiting.pop(request.sequence, None)
 
-        deferred = Deferred(cancel)
+        deferred: Deferred[object] = Deferred(cancel)
         self._waiting[request.sequence] = deferred
         timeout = self.timeout if timeout is None else timeout
         if timeout is not None and self.clock is not None:
@@ -169,7 +167,8 @@ class TPClientProtocol(Protocol):
             return
         data = self.session.data_to_send()
         if data:
-            self.transport.write(data)
+            transport: Any = self.transport  # an ITransport (zope interface)
+            transport.write(data)
 
     def _handle(self, events) -> None:
         for event in events:
@@ -236,11 +235,14 @@ def connect_tcp(
 class TwistedClient:
     """A ``TPClientProtocol`` with a ``Cache`` and a ``TaeGame``; methods return Deferreds."""
 
-    def __init__(self, protocol: TPClientProtocol, *, cache: Cache | None = None, clock=None) -> None:
+    def __init__(
+        self, protocol: TPClientProtocol, *, cache: Cache | None = None, clock: IReactorTime | None = None
+    ) -> None:
         self.protocol = protocol
         self.cache = cache or Cache(protocol.version)
         self.game = TaeGame(self.cache)
-        self.clock = clock or protocol.clock
+        # Any: zope interfaces are not types mypy understands (no mypy-zope here).
+        self.clock: Any = clock or protocol.clock
         self._turn_ended = False
         self._turn_waiters: list[Deferred] = []
         protocol.add_async_listener(self._pushed)
@@ -344,7 +346,7 @@ class TwistedClient:
             return defer.succeed(True)
         waiter: Deferred = Deferred()
         self._turn_waiters.append(waiter)
-        call = self.clock.callLater(seconds, lambda: waiter.called or waiter.callback(False))
+        call = self.clock.callLater(seconds, _fire_once, waiter, False)
 
         def done(result):
             self._turn_ended = False
@@ -355,3 +357,8 @@ class TwistedClient:
             return result
 
         return waiter.addBoth(done)
+
+
+def _fire_once(waiter: Deferred[bool], value: bool) -> None:
+    if not waiter.called:
+        waiter.callback(value)

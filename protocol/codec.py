@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from construct import ConstructError
 
@@ -17,7 +18,7 @@ from .deframer import MAX_BODY_LENGTH
 from .enums import FailCode, Version, is_defined
 from .errors import Answer, EncodingError, ProtocolError
 from .header import Frame, encode_header
-from .messages import Fail, Message, Sequence
+from .messages import Fail, Message, Sequence, reference
 from .objects import ObjectDesc
 from .orders import OrderCodec, OrderDesc
 from .schema import LeftoverBytes, StructCodec, TruncatedBody
@@ -31,7 +32,9 @@ _ENCODERS: dict[tuple[type, Version], Callable[[Message], bytes]] = {}
 _CLASSES: dict[tuple[Version, int], type[Message]] = {}
 
 
-def _register(cls: type[Message], version: Version, decoder: Decoder, encoder) -> None:
+def _register(
+    cls: type[Message], version: Version, decoder: Decoder, encoder: Callable[[Any], bytes]
+) -> None:
     key = (version, int(cls.TYPE))
     if key in _DECODERS:
         raise RuntimeError(f"{cls.__name__} and {_CLASSES[key].__name__} both claim {key}")
@@ -55,33 +58,44 @@ def _concrete_messages() -> list[type[Message]]:
     return list(found)
 
 
+def _struct_decoder(codec: StructCodec) -> Decoder:
+    def decode(body: bytes, _objects: ObjectDescs | None, _orders: OrderDescs | None) -> Message:
+        message: Message = codec.decode(body)
+        return message
+
+    return decode
+
+
+def _order_decoder(codec: OrderCodec) -> Decoder:
+    def decode(body: bytes, _objects: ObjectDescs | None, descs: OrderDescs | None) -> Message:
+        return codec.decode(body, descs)
+
+    return decode
+
+
+def _tp03_object_decoder(body: bytes, _objects: ObjectDescs | None, _orders: OrderDescs | None) -> Message:
+    return objects.decode_tp03_object(body)
+
+
+def _tp04_object_decoder(cls: type[objects.Tp04Object]) -> Decoder:
+    def decode(body: bytes, descs: ObjectDescs | None, _orders: OrderDescs | None) -> Message:
+        return objects.decode_tp04_object(body, descs, cls)
+
+    return decode
+
+
 def _build_tables() -> None:
     for cls in _concrete_messages():
         for version, fields in cls.LAYOUTS.items():
             codec = StructCodec(cls, fields)
-            _register(cls, version, lambda body, _o, _r, decode=codec.decode: decode(body), codec.encode)
-    for cls in orders.ORDER_CLASSES:
+            _register(cls, version, _struct_decoder(codec), codec.encode)
+    for order_cls in orders.ORDER_CLASSES:
         for version in Version:
-            codec = OrderCodec(cls, version)
-            _register(
-                cls,
-                version,
-                lambda body, _o, descs, decode=codec.decode: decode(body, descs),
-                codec.encode,
-            )
-    _register(
-        objects.Tp03Object,
-        Version.TP03,
-        lambda body, _o, _r: objects.decode_tp03_object(body),
-        objects.encode_tp03_object,
-    )
-    for cls in (objects.Tp04Object, objects.ModifyObject):
-        _register(
-            cls,
-            Version.TP04,
-            lambda body, descs, _r, cls=cls: objects.decode_tp04_object(body, descs, cls),
-            objects.encode_tp04_object,
-        )
+            order_codec = OrderCodec(order_cls, version)
+            _register(order_cls, version, _order_decoder(order_codec), order_codec.encode)
+    _register(objects.Tp03Object, Version.TP03, _tp03_object_decoder, objects.encode_tp03_object)
+    for object_cls in (objects.Tp04Object, objects.ModifyObject):
+        _register(object_cls, Version.TP04, _tp04_object_decoder(object_cls), objects.encode_tp04_object)
     for version, frame_type in _DECODERS:
         assert is_defined(frame_type, version), (version, frame_type)
 
@@ -203,8 +217,9 @@ def encode_error(error: ProtocolError, version: Version | None, sequence: int | 
         sequence = 0
     elif sequence is None:
         sequence = error.sequence or 0
+    references = tuple(reference(reftype, refid) for reftype, refid in error.references)
     return encode(
-        fit_fail(Fail(error.code, error.message, error.references), reply_version), reply_version, sequence
+        fit_fail(Fail(error.code, error.message, references), reply_version), reply_version, sequence
     )
 
 

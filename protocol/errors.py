@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from typing import Any
 
 from .enums import FailCode, Version, coerce
 
@@ -83,7 +84,7 @@ class MissingDescriptionError(ProtocolError):
     order type" for an InsertOrder/ProbeOrder of an unknown type (§4.4).
     """
 
-    def __init__(self, kind: str, type_id: int, message: str, **kwargs) -> None:
+    def __init__(self, kind: str, type_id: int, message: str, **kwargs: Any) -> None:
         super().__init__(FailCode.NO_SUCH_THING, message, **kwargs)
         #: "object" or "order"
         self.kind = kind

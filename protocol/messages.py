@@ -17,6 +17,8 @@ Field order in a dataclass follows the wire, except that fields with defaults co
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -67,15 +69,15 @@ def reference(reftype: int, refid: int) -> Reference:
     return Reference(coerce(ReferenceType, reftype), refid)
 
 
-def _enum(enum_type):
+def _enum(enum_type: type[enum.IntEnum]) -> Callable[[int], int]:
     return lambda value: coerce(enum_type, value)
 
 
-def _enum_tuple(enum_type):
+def _enum_tuple(enum_type: type[enum.IntEnum]) -> Callable[[Iterable[int]], tuple[int, ...]]:
     return lambda values: tuple([coerce(enum_type, value) for value in values])
 
 
-def _vec3(values) -> Vec3:
+def _vec3(values: Iterable[int]) -> Vec3:
     return Vec3(*values)
 
 

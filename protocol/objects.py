@@ -24,10 +24,10 @@ declarations themselves, and the tests hold the two to the same bytes.
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from io import BytesIO
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from .enums import FailCode, FrameType, ObjectParamType, ReferenceType, Version, coerce
 from .errors import MissingDescriptionError, ProtocolError
@@ -89,7 +89,9 @@ class ObjectParamGroupDesc(NamedTuple):
     params: tuple[ObjectParamDesc, ...]
 
 
-def _group_desc(group_id, name, description, params) -> ObjectParamGroupDesc:
+def _group_desc(
+    group_id: int, name: str, description: str, params: Iterable[tuple[str, int, str]]
+) -> ObjectParamGroupDesc:
     return ObjectParamGroupDesc(
         group_id,
         name,
@@ -261,7 +263,7 @@ class InfluenceParam(ObjectParam):
     diameter: int
 
 
-def _reference_quantity(reftype, refid, number) -> ReferenceQuantity:
+def _reference_quantity(reftype: int, refid: int, number: int) -> ReferenceQuantity:
     return ReferenceQuantity(coerce(ReferenceType, reftype), refid, number)
 
 
@@ -366,57 +368,60 @@ _TP04_HEAD_TAIL = struct.Struct(">Q16x")
 _REFERENCE_TYPES = ReferenceType._value2member_map_
 
 
-def _read_vector(cls):
-    def read(body: bytes, offset: int):
+ParamReader = Callable[[bytes, int], tuple[ObjectParam, int]]
+
+
+def _read_vector(cls: type[PositionParam | VelocityParam | AccelerationParam]) -> ParamReader:
+    def read(body: bytes, offset: int) -> tuple[ObjectParam, int]:
         x, y, z, relative = _XYZR.unpack_from(body, offset)
         return cls(x, y, z, relative), offset + 28
 
     return read
 
 
-def _read_bound_position(body: bytes, offset: int):
+def _read_bound_position(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     return BoundPositionParam(_S32.unpack_from(body, offset)[0]), offset + 4
 
 
-def _read_order_queue(body: bytes, offset: int):
+def _read_order_queue(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     return OrderQueueParam(U32.unpack_from(body, offset)[0]), offset + 4
 
 
-def _read_resource_list(body: bytes, offset: int):
+def _read_resource_list(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     records, offset = read_records(body, offset, _RESOURCE)
     return ResourceListParam(tuple([ResourceAmount(*record) for record in records])), offset
 
 
-def _read_reference(body: bytes, offset: int):
+def _read_reference(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     reftype, refid = _S32_U32.unpack_from(body, offset)
     return ReferenceParam(_REFERENCE_TYPES.get(reftype, reftype), refid), offset + 8
 
 
-def _read_reference_quantities(body: bytes, offset: int):
+def _read_reference_quantities(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     records, offset = read_records(body, offset, _REF_QUANTITY)
     types = _REFERENCE_TYPES
     items = tuple([ReferenceQuantity(types.get(t, t), i, n) for t, i, n in records])
     return ReferenceQuantityListParam(items), offset
 
 
-def _read_integer(body: bytes, offset: int):
+def _read_integer(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     return IntegerParam(U32.unpack_from(body, offset)[0]), offset + 4
 
 
-def _read_size(body: bytes, offset: int):
+def _read_size(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     return SizeParam(U64.unpack_from(body, offset)[0]), offset + 8
 
 
-def _read_media(body: bytes, offset: int):
+def _read_media(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     url, offset = read_string(body, offset)
     return MediaParam(url), offset
 
 
-def _read_influence(body: bytes, offset: int):
+def _read_influence(body: bytes, offset: int) -> tuple[ObjectParam, int]:
     return InfluenceParam(U64.unpack_from(body, offset)[0]), offset + 8
 
 
-_PARAM_READERS = {
+_PARAM_READERS: dict[ObjectParamType | int, ParamReader] = {
     ObjectParamType.POSITION_3D: _read_vector(PositionParam),
     ObjectParamType.VELOCITY_3D: _read_vector(VelocityParam),
     ObjectParamType.ACCELERATION_3D: _read_vector(AccelerationParam),
@@ -432,11 +437,11 @@ _PARAM_READERS = {
 }
 
 
-def _write_vector(param) -> bytes:
+def _write_vector(param: Any) -> bytes:
     return _XYZR.pack(param.x, param.y, param.z, param.relative)
 
 
-_PARAM_WRITERS = {
+_PARAM_WRITERS: dict[type[ObjectParam], Callable[[Any], bytes]] = {
     PositionParam: _write_vector,
     VelocityParam: _write_vector,
     AccelerationParam: _write_vector,
@@ -475,7 +480,7 @@ def _unknown_param_type(desc: ObjectDesc, param: ObjectParamDesc) -> ProtocolErr
 
 
 def decode_tp04_object(
-    body: bytes, object_descs: Mapping[int, ObjectDesc] | None, cls: type = Tp04Object
+    body: bytes, object_descs: Mapping[int, ObjectDesc] | None, cls: type[Tp04Object] = Tp04Object
 ) -> Tp04Object:
     """Decode a TP04 Object (or ModifyObject) body, its parameters laid out by the description
     of its type."""
@@ -612,7 +617,7 @@ AnyObject = Tp03Object | Tp04Object
 _VEC3_FIELD = Tuple(S64, S64, S64)
 
 
-def _vec3(values) -> Vec3:
+def _vec3(values: Iterable[int]) -> Vec3:
     return Vec3(*values)
 
 
@@ -724,19 +729,19 @@ def _write_tp03_extra(extra: Tp03Extra) -> bytes:
     cls = extra.__class__
     if cls is StarSystemExtra or cls is GalaxyExtra:
         return b""
-    if cls is PlanetExtra:
+    if isinstance(extra, PlanetExtra):
         return U32.pack(0xFFFFFFFF if extra.owner == -1 else extra.owner) + pack_records(
             extra.resources, _RESOURCE
         )
-    if cls is FleetExtra:
+    if isinstance(extra, FleetExtra):
         return (
             U32.pack(0xFFFFFFFF if extra.owner == -1 else extra.owner)
             + pack_records(extra.ships, _SHIP)
             + U32.pack(extra.damage)
         )
-    if cls is UniverseExtra:
+    if isinstance(extra, UniverseExtra):
         return U32.pack(extra.age)
-    if cls is WormholeExtra:
+    if isinstance(extra, WormholeExtra):
         return _Q3.pack(*extra.end)
     raise TypeError(f"{cls.__name__} is not TP03 object extra data")
 
@@ -764,7 +769,7 @@ def encode_tp03_object(obj: Tp03Object) -> bytes:
 
 _TP04_HEAD_CODEC = StructCodec(Tp04Object, tuple(TP04_OBJECT_HEAD))
 _TP03_HEAD_CODEC = StructCodec(Tp03Object, tuple(TP03_OBJECT_HEAD))
-_PARAM_CODECS = {
+_PARAM_CODECS: dict[ObjectParamType | int, StructCodec] = {
     param_type: StructCodec(cls, tuple(fields)) for param_type, (cls, fields) in OBJECT_PARAMS.items()
 }
 _PARAM_CODECS_BY_CLASS = {codec.cls: codec for codec in _PARAM_CODECS.values()}
@@ -778,7 +783,7 @@ def _check_end(stream: BytesIO, body: bytes) -> None:
 
 
 def decode_tp04_object_with_construct(
-    body: bytes, object_descs: Mapping[int, ObjectDesc] | None, cls: type = Tp04Object
+    body: bytes, object_descs: Mapping[int, ObjectDesc] | None, cls: type[Tp04Object] = Tp04Object
 ) -> Tp04Object:
     """``decode_tp04_object`` done by the construct declarations."""
     stream = BytesIO(body)

@@ -20,7 +20,7 @@ and construct is fast enough for them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from typing import ClassVar, NamedTuple
@@ -58,7 +58,7 @@ class OrderParamDesc(NamedTuple):
     description: str
 
 
-def _param_desc(name, param_type, description) -> OrderParamDesc:
+def _param_desc(name: str, param_type: int, description: str) -> OrderParamDesc:
     return OrderParamDesc(name, coerce(OrderParamType, param_type), description)
 
 
@@ -245,15 +245,17 @@ class GenericReferenceQuantityListArg(OrderArg):
 _REFS = List(Tuple(S32, U32))
 
 
-def _refs(items) -> tuple[Reference, ...]:
+def _refs(items: Iterable[tuple[int, int]]) -> tuple[Reference, ...]:
     return tuple([reference(t, i) for t, i in items])
 
 
-def _weight_maximum(maximum, refs) -> WeightMaximum:
+def _weight_maximum(maximum: int, refs: Iterable[tuple[int, int]]) -> WeightMaximum:
     return WeightMaximum(maximum, _refs(refs))
 
 
-def _quantity_option(option_id, name, maximum, refs, weights) -> QuantityOption:
+def _quantity_option(
+    option_id: int, name: str, maximum: int, refs: Iterable[tuple[int, int]], weights: Iterable[int]
+) -> QuantityOption:
     return QuantityOption(option_id, name, maximum, _refs(refs), tuple(weights))
 
 
@@ -405,7 +407,7 @@ class OrderCodec:
         self.cls = cls
         self.version = version
         self._head = StructCodec(cls, tuple(ORDER_HEAD))
-        self._args = {
+        self._args: dict[OrderParamType | int, StructCodec] = {
             param_type: StructCodec(arg_cls, tuple(fields))
             for param_type, (arg_cls, fields) in ORDER_ARGS[version].items()
         }

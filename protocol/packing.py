@@ -14,6 +14,8 @@ Both become ProtocolError code 1 in ``codec``.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .schema import TruncatedBody
 
@@ -46,7 +48,7 @@ def read_u32_list(body: bytes, offset: int) -> tuple[tuple[int, ...], int]:
     return struct.unpack_from(f">{count}I", body, start), end
 
 
-def read_records(body: bytes, offset: int, record: struct.Struct) -> tuple[list[tuple], int]:
+def read_records(body: bytes, offset: int, record: struct.Struct) -> tuple[list[tuple[Any, ...]], int]:
     """A list of fixed-size records at ``offset``, as tuples of ``record``'s fields."""
     (count,) = U32.unpack_from(body, offset)
     start = offset + 4
@@ -66,7 +68,7 @@ def pack_u32_list(values: tuple[int, ...]) -> bytes:
     return struct.pack(f">I{count}I", count, *values)
 
 
-def pack_records(items, record: struct.Struct) -> bytes:
+def pack_records(items: Sequence[Iterable[Any]], record: struct.Struct) -> bytes:
     pack = record.pack
     return U32.pack(len(items)) + b"".join([pack(*item) for item in items])
 

@@ -39,7 +39,7 @@ class IdCount(NamedTuple):
     """An (id, count) pair: an order's resources, a design's components, a List selection."""
 
     id: int
-    count: int
+    count: int  # type: ignore[assignment]  # the wire's name; shadows tuple.count on purpose
 
 
 class ResourceAmount(NamedTuple):
@@ -55,7 +55,7 @@ class ShipCount(NamedTuple):
     """A TP03 fleet's ships: (design id, count)."""
 
     design: int
-    count: int
+    count: int  # type: ignore[assignment]  # the wire's name; shadows tuple.count on purpose
 
 
 class ReferenceQuantity(NamedTuple):

@@ -106,7 +106,7 @@ _COMPILED_HELPERS = """
 """
 
 
-class SemiSigned(Construct):
+class SemiSigned(Construct):  # type: ignore[misc]  # construct is untyped
     """``j32``/``j64``: unsigned on the wire, with the all-ones value standing for -1."""
 
     def __init__(self, size: int) -> None:
@@ -114,62 +114,62 @@ class SemiSigned(Construct):
         self.size = size
         self._all_ones = (1 << (8 * size)) - 1
 
-    def _parse(self, stream, context, path):
+    def _parse(self, stream: Any, context: Any, path: str) -> Any:
         value = int.from_bytes(stream_read(stream, self.size, path), "big")
         return -1 if value == self._all_ones else value
 
-    def _build(self, obj, stream, context, path):
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         value = self._all_ones if obj == -1 else obj
         if not isinstance(value, int) or not 0 <= value <= self._all_ones:
             raise StreamError(f"{obj!r} does not fit a semi-signed {8 * self.size}-bit field")
         stream_write(stream, value.to_bytes(self.size, "big"), self.size, path)
         return obj
 
-    def _sizeof(self, context, path):
+    def _sizeof(self, context: Any, path: str) -> int:
         return self.size
 
-    def _emitparse(self, code):
+    def _emitparse(self, code: Any) -> str:
         code.append(_COMPILED_HELPERS)
         return f"_tp_parse_j{8 * self.size}(io)"
 
-    def _emitbuild(self, code):
+    def _emitbuild(self, code: Any) -> str:
         code.append(_COMPILED_HELPERS)
         return f"_tp_build_j{8 * self.size}(obj, io)"
 
 
-class TpString(Construct):
+class TpString(Construct):  # type: ignore[misc]  # construct is untyped
     """``str``: u32 byte length, then UTF-8 bytes, no NUL and no padding (§0, §1.4).
 
     Decoding replaces invalid UTF-8 rather than failing; a trailing NUL (which clients strip) is
     kept, so the bytes a client sent re-encode unchanged.
     """
 
-    def _parse(self, stream, context, path):
+    def _parse(self, stream: Any, context: Any, path: str) -> Any:
         length = int.from_bytes(stream_read(stream, 4, path), "big")
         remaining = _remaining(stream)
         if remaining is not None and length > remaining:
             raise StreamError(f"string of {length} bytes cannot fit in {remaining}", path=path)
         return stream_read(stream, length, path).decode("utf-8", "replace")
 
-    def _build(self, obj, stream, context, path):
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         data = obj.encode("utf-8")
         stream_write(stream, len(data).to_bytes(4, "big"), 4, path)
         stream_write(stream, data, len(data), path)
         return obj
 
-    def _sizeof(self, context, path):
+    def _sizeof(self, context: Any, path: str) -> int:
         raise SizeofError("a string has no fixed size", path=path)
 
-    def _emitparse(self, code):
+    def _emitparse(self, code: Any) -> str:
         code.append(_COMPILED_HELPERS)
         return "_tp_parse_string(io)"
 
-    def _emitbuild(self, code):
+    def _emitbuild(self, code: Any) -> str:
         code.append(_COMPILED_HELPERS)
         return "_tp_build_string(obj, io)"
 
 
-class TpList(Construct):
+class TpList(Construct):  # type: ignore[misc]  # construct is untyped
     """``list<T>``: u32 count, then that many items (§1.5).
 
     Before reading items, the count is checked against the bytes left in the stream (each item
@@ -185,21 +185,21 @@ class TpList(Construct):
         self.item_size = max(1, min_size(subcon))
         self.item_format = _fixed_format(subcon)
 
-    def _parse(self, stream, context, path):
+    def _parse(self, stream: Any, context: Any, path: str) -> Any:
         count = int.from_bytes(stream_read(stream, 4, path), "big")
         remaining = _remaining(stream)
         if remaining is not None and count * self.item_size > remaining:
             raise StreamError(f"list of {count} items cannot fit in {remaining} bytes", path=path)
         return ListContainer(self.subcon._parsereport(stream, context, path) for _ in range(count))
 
-    def _build(self, obj, stream, context, path):
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         stream_write(stream, len(obj).to_bytes(4, "big"), 4, path)
         return ListContainer(self.subcon._build(item, stream, context, path) for item in obj)
 
-    def _sizeof(self, context, path):
+    def _sizeof(self, context: Any, path: str) -> int:
         raise SizeofError("a list has no fixed size", path=path)
 
-    def _emitparse(self, code):
+    def _emitparse(self, code: Any) -> str:
         code.append(_COMPILED_HELPERS)
         name = f"_tp_parse_list_{code.allocateId()}"
         fmt = self.item_format
@@ -235,7 +235,7 @@ class TpList(Construct):
             """)
         return f"{name}(io, this)"
 
-    def _emitbuild(self, code):
+    def _emitbuild(self, code: Any) -> str:
         code.append(_COMPILED_HELPERS)
         name = f"_tp_build_list_{code.allocateId()}"
         fmt = self.item_format
@@ -276,20 +276,21 @@ def _fixed_format(con: Construct) -> str | None:
     """The ``struct`` format letters of a fixed-size numeric item (a big-endian FormatField, a
     j32, or a tuple of FormatFields), or None when items must be parsed one by one."""
     if isinstance(con, FormatField) and con.fmtstr[0] == ">":
-        return con.fmtstr[1:]
+        return str(con.fmtstr[1:])
     if isinstance(con, SemiSigned):
         return "L" if con.size == 4 else "Q"
     if isinstance(con, Sequence) and con.subcons:
         letters = [
-            sub.fmtstr[1:] if isinstance(sub, FormatField) and sub.fmtstr[0] == ">" else None
+            str(sub.fmtstr[1:])
             for sub in con.subcons
+            if isinstance(sub, FormatField) and sub.fmtstr[0] == ">"
         ]
-        if None not in letters:
+        if len(letters) == len(con.subcons):
             return "".join(letters)
     return None
 
 
-class Pad(Construct):
+class Pad(Construct):  # type: ignore[misc]  # construct is untyped
     """``pad[n]``: n bytes, written as zeros and skipped (not checked) when read, as PY's ``8x``."""
 
     def __init__(self, size: int) -> None:
@@ -297,22 +298,22 @@ class Pad(Construct):
         self.size = size
         self.flagbuildnone = True
 
-    def _parse(self, stream, context, path):
+    def _parse(self, stream: Any, context: Any, path: str) -> Any:
         stream_read(stream, self.size, path)
         return None
 
-    def _build(self, obj, stream, context, path):
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         stream_write(stream, bytes(self.size), self.size, path)
         return None
 
-    def _sizeof(self, context, path):
+    def _sizeof(self, context: Any, path: str) -> int:
         return self.size
 
-    def _emitparse(self, code):
+    def _emitparse(self, code: Any) -> str:
         code.append(_COMPILED_HELPERS)
         return f"(_tp_read(io, {self.size}), None)[1]"
 
-    def _emitbuild(self, code):
+    def _emitbuild(self, code: Any) -> str:
         return f"(io.write(bytes({self.size})), None)[1]"
 
 
@@ -340,12 +341,12 @@ def min_size(con: Construct) -> int:
     if isinstance(con, (Sequence, Struct)):
         return sum(min_size(sub) for sub in con.subcons)
     try:
-        return con.sizeof()
+        return int(con.sizeof())
     except SizeofError:
         return 0
 
 
-def _remaining(stream) -> int | None:
+def _remaining(stream: Any) -> int | None:
     """Bytes left in a seekable stream. (Not ``BytesIO.getbuffer()``: exporting the buffer makes
     BytesIO copy a body it was sharing.)"""
     try:
@@ -354,7 +355,7 @@ def _remaining(stream) -> int | None:
         stream.seek(here)
     except (AttributeError, OSError, ValueError):
         return None
-    return end - here
+    return int(end - here)
 
 
 # --------------------------------------------------------------------------------------------
@@ -371,7 +372,7 @@ class Field(NamedTuple):
     decode: Callable[[Any], Any] | None = None
 
 
-def tuple_of(factory: Callable[..., Any] | None = None) -> Callable[[Iterable], tuple]:
+def tuple_of(factory: Callable[..., Any] | None = None) -> Callable[[Iterable[Any]], tuple[Any, ...]]:
     """A decoder for a list field: a tuple of ``factory(*item)`` (or of the items themselves)."""
     if factory is None:
         return tuple
@@ -398,7 +399,7 @@ def wire(
         layouts[Version.TP04] = tuple(tp04)
 
     def decorate(cls: type) -> type:
-        cls.LAYOUTS = layouts
+        cls.LAYOUTS = layouts  # type: ignore[attr-defined]
         return cls
 
     return decorate
@@ -453,7 +454,8 @@ class StructCodec:
         """The body bytes of ``message`` (its fields absent from this version are not written)."""
         if self._empty:
             return b""
-        return self._compiled.build({name: getattr(message, name) for name in self._names})
+        data: bytes = self._compiled.build({name: getattr(message, name) for name in self._names})
+        return data
 
 
 class TruncatedBody(Exception):

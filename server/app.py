@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from twisted.internet import defer
+from twisted.internet import protocol as twisted_protocol
 from twisted.internet.endpoints import serverFromString
 from twisted.internet.error import CannotListenError
 from twisted.logger import Logger
@@ -32,9 +34,13 @@ class Server:
     store: GameStore
     directory: GameDirectory
     ports: list = field(default_factory=list)
+    web_ports: list = field(default_factory=list)
+    web: Any = None  # server.web.WebSite, when there is a web listener
     desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
     guard: LoginGuard | None = None
+    cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
+    advertiser: object | None = None  # server.discovery's, when the games are advertised
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -45,12 +51,18 @@ class Server:
     async def _stop(self) -> None:
         from twisted.internet import reactor as default_reactor
 
-        stops = [defer.maybeDeferred(port.stopListening) for port in self.ports]
+        if self.advertiser is not None:
+            await self.advertiser.stop()
+        stops = [defer.maybeDeferred(port.stopListening) for port in self.ports + self.web_ports]
+        if self.web is not None:
+            self.web.close()  # ends the pages' event streams
         await defer.gatherResults(stops, consumeErrors=True).addErrback(
             lambda failure: log.failure("stopping a listener failed", failure)
         )
         if self.desk is not None:
             await self.desk.stop()
+        if self.cluster is not None:
+            await self.cluster.stop()  # hands every game over to the other nodes
         games = list(self.directory.games.values())
         clock = games[0].clock if games else default_reactor
         deadline = clock.seconds() + STOP_WAIT_S
@@ -124,15 +136,35 @@ def open_database(url: str, reactor) -> defer.Deferred:
     return store
 
 
-def _endpoints(config: ServerConfig, reactor) -> list[tuple[str, Any]]:
-    """Every configured listener as an endpoint, checked before anything is opened."""
+def _endpoints(descriptions: tuple[str, ...], reactor, setting: str) -> list[tuple[str, Any]]:
+    """Every configured listener of `setting` as an endpoint, checked before anything is opened."""
     endpoints = []
-    for description in config.listen:
+    for description in descriptions:
         try:
             endpoints.append((description, serverFromString(reactor, description)))
         except (ValueError, TypeError, KeyError) as error:
-            raise ConfigError(f"listen: {description!r} is not a usable endpoint ({error})") from None
+            raise ConfigError(f"{setting}: {description!r} is not a usable endpoint ({error})") from None
     return endpoints
+
+
+class _LateFactory(twisted_protocol.Factory):
+    """The factory of a listener bound before its site exists (the port is held meanwhile)."""
+
+    noisy = False
+
+    def __init__(self) -> None:
+        self.target: Any = None
+
+    def serve(self, target: Any) -> None:
+        self.target = target
+        target.doStart()
+
+    def doStop(self) -> None:
+        if self.target is not None:
+            self.target.doStop()
+
+    def buildProtocol(self, addr):
+        return self.target.buildProtocol(addr)
 
 
 def _hold(port) -> None:
@@ -148,49 +180,123 @@ def _release(port) -> None:
         start()
 
 
-@defer.inlineCallbacks
-def start_server(config: ServerConfig, reactor, store: GameStore | None = None) -> defer.Deferred:
-    """Listen on every configured endpoint, then open the store and load the games; fires with
-    the `Server`, accepting connections from then on.
-
-    The order makes a start that fails create and change nothing: the listeners are checked
-    and bound first (a bad endpoint, a port in use), and only then is the database opened,
-    created or given a first game."""
-    limits = config.limits
-    endpoints = _endpoints(config, reactor)
-    guard = LoginGuard(reactor, limits)
-    factory = TPFactory(GameDirectory(), limits=limits, guard=guard, clock=reactor)
+async def _bind(endpoints: list[tuple[str, Any]], factory, setting: str) -> list:
+    """Listen on every endpoint, each port held; on a failure the ports bound are closed."""
     ports: list = []
     try:
         for description, endpoint in endpoints:
             try:
-                port = yield endpoint.listen(factory)
+                port = await endpoint.listen(factory)
             except CannotListenError as error:
                 reason = getattr(error.socketError, "strerror", None) or error.socketError
-                raise OperationError(f"listen: cannot listen on {description!r}: {reason}") from None
+                raise OperationError(f"{setting}: cannot listen on {description!r}: {reason}") from None
             _hold(port)
             ports.append(port)
     except Exception:
-        yield defer.gatherResults([defer.maybeDeferred(p.stopListening) for p in ports], consumeErrors=True)
+        await _close_ports(ports)
         raise
+    return ports
+
+
+async def _close_ports(ports: list) -> None:
+    await defer.gatherResults([defer.maybeDeferred(p.stopListening) for p in ports], consumeErrors=True)
+
+
+def start_server(config: ServerConfig, reactor, store: GameStore | None = None) -> defer.Deferred:
+    """Listen on every configured endpoint, then open the store and load the games; fires with
+    the `Server`, accepting connections from then on. With `config.node` the server is a
+    cluster node (`server.cluster`): it joins the others on the PostgreSQL database and runs its
+    share of the games, and its listeners serve them all.
+
+    The order makes a start that fails create and change nothing: the TP and web listeners are
+    checked and bound first (a bad endpoint, a port in use, a missing web secret), and only then
+    is the database opened, created or given a first game. A later failure (an admin listener)
+    stops the server and removes a SQLite database that this start created."""
+    return defer.ensureDeferred(_start_server(config, reactor, store))
+
+
+async def _start_server(config: ServerConfig, reactor, store: GameStore | None) -> Server:
+    limits = config.limits
+    tp_endpoints = _endpoints(config.listen, reactor, "listen")
+    web_endpoints = _endpoints(config.web, reactor, "web")
+    secret = _web_secret(config)
+    guard = LoginGuard(reactor, limits)
+    factory = TPFactory(GameDirectory(), limits=limits, guard=guard, clock=reactor)
+    web_factory = _LateFactory()
+    ports = await _bind(tp_endpoints, factory, "listen")
     try:
-        server = yield _open_and_load(config, reactor, store, factory)
+        web_ports = await _bind(web_endpoints, web_factory, "web")
     except Exception:
-        yield defer.gatherResults([defer.maybeDeferred(p.stopListening) for p in ports], consumeErrors=True)
+        await _close_ports(ports)
+        raise
+    created = _new_sqlite_file(config) if store is None else None
+    try:
+        server = await _open_and_load(config, reactor, store, factory)
+    except Exception:
+        await _close_ports(ports + web_ports)
+        _remove_created(created)
         raise
     server.ports.extend(ports)
+    server.web_ports.extend(web_ports)
     server.guard = guard
-    for port in ports:
+    try:
+        await _serve_web(config, server, reactor, secret, web_factory, web_ports)
+        await _start_admin(config, server, reactor)
+    except Exception:
+        await server.stop()
+        _remove_created(created)
+        raise
+    for port in ports + web_ports:
         _release(port)
+    _advertise(config, server, reactor)
+    if server.desk is not None:
+        server.desk.start()  # type: ignore[attr-defined]
     return server
 
 
-@defer.inlineCallbacks
-def _open_and_load(config: ServerConfig, reactor, store: GameStore | None, factory: TPFactory):
-    if store is None:
+def _new_sqlite_file(config: ServerConfig) -> Path | None:
+    """The SQLite file the start is about to create (None: it exists, or it is no SQLite file)."""
+    from sqlalchemy.engine import make_url
+
+    from .database import DEFAULT_URL
+
+    if config.node is not None:
+        return None
+    try:
+        url = make_url(config.database or DEFAULT_URL)
+    except Exception:
+        return None
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    path = Path(str(url.database))
+    return None if path.exists() else path
+
+
+def _remove_created(path: Path | None) -> None:
+    if path is None:
+        return
+    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            log.warn("could not remove {path}: {error}", path=str(leftover), error=error)
+
+
+async def _open_and_load(
+    config: ServerConfig, reactor, store: GameStore | None, factory: TPFactory
+) -> Server:
+    node = None
+    if config.node is not None:
+        from .cluster.start import open_node_store
+
+        store = await open_node_store(config, reactor, store)
+    elif store is None:
         from .database import DEFAULT_URL
 
-        store = yield open_database(config.database or DEFAULT_URL, reactor)
+        store = await open_database(config.database or DEFAULT_URL, reactor)
+    assert store is not None
     limits = config.limits
     hasher = ThreadPoolHasher(
         reactor,
@@ -198,27 +304,107 @@ def _open_and_load(config: ServerConfig, reactor, store: GameStore | None, facto
         policy=PasswordPolicy.with_cost(limits.password_min_length, limits.password_hash_cost),
     )
     desk = None
-    if hasattr(store, "pending_requests"):
+    if config.node is not None:
+        from .cluster.start import join_cluster
+
+        try:
+            node = await join_cluster(config, store, reactor, hasher)
+        except Exception:
+            hasher.stop()
+            await defer.maybeDeferred(store.close)  # type: ignore[attr-defined]
+            raise
+        desk = node.desk
+    elif hasattr(store, "pending_requests"):
         from .operator_desk import OperatorDesk
 
         desk = OperatorDesk(store, None, reactor, hasher=hasher)
         try:
-            yield desk.take_lease()
+            await desk.take_lease()
         except Exception:
             hasher.stop()
-            yield defer.maybeDeferred(getattr(store, "close", lambda: None))
+            await defer.maybeDeferred(getattr(store, "close", lambda: None))
             raise
     try:
-        directory = yield load_games(config, store, reactor, desk, hasher=hasher)
+        directory = (
+            node.directory
+            if node is not None
+            else (await load_games(config, store, reactor, desk, hasher=hasher))
+        )
     except Exception:
         hasher.stop()
         if desk is not None:
-            yield defer.ensureDeferred(desk.stop())
-        yield defer.maybeDeferred(getattr(store, "close", lambda: None))
+            await defer.ensureDeferred(desk.stop())
+        await defer.maybeDeferred(getattr(store, "close", lambda: None))
         raise
-    server = Server(config, store, directory, desk=desk, hasher=hasher)
-    factory.directory = directory
+    server = Server(config, store, directory, desk=desk, hasher=hasher, cluster=node)
     if desk is not None:
         desk.directory = directory
-        desk.start()
+    factory.directory = directory
+    if node is not None:
+        factory.session_factory = node.session_factory
     return server
+
+
+def _web_secret(config: ServerConfig):
+    """The web listener's secret, read before anything starts (None without a web listener)."""
+    if not config.web:
+        return None
+    from .web.secret import SecretError, load_secret
+
+    try:
+        return load_secret(config.web_secret_file)
+    except SecretError as error:
+        raise ConfigError(str(error)) from None
+
+
+async def _serve_web(
+    config: ServerConfig, server: Server, reactor: Any, secret, factory: _LateFactory, ports: list
+) -> None:
+    """The web pages and JSON API on the web listeners bound at the start."""
+    if not config.web:
+        return
+    from .web import make_site
+
+    site = make_site(server.directory, server.store, reactor, secret=secret)
+    server.web = site.web  # type: ignore[attr-defined]
+    factory.serve(site)
+    for description, port in zip(config.web, ports, strict=True):
+        address = port.getHost()
+        scheme = "https" if description.startswith("ssl:") else "http"
+        host = getattr(address, "host", "?")
+        log.info(
+            "web pages and JSON API on {scheme}://{host}:{port}/{every}",
+            scheme=scheme,
+            host=host,
+            port=getattr(address, "port", "?"),
+            every=" (every interface)" if host in ("0.0.0.0", "::") else "",
+        )
+
+
+async def _start_admin(config: ServerConfig, server: Server, reactor: Any) -> None:
+    if not config.admin.listen:
+        return
+    from .admin import LiveBackend
+    from .admin import listen as listen_admin
+
+    backend = LiveBackend(
+        server.directory, server.store, reactor, config.game, desk=server.desk, hasher=server.hasher
+    )
+    server.ports.extend(await listen_admin(reactor, config.admin, backend, server.hasher))
+
+
+def _advertise(config: ServerConfig, server: Server, reactor: Any) -> None:
+    if not config.discovery.enabled:
+        return
+    from .discovery import DiscoveryUnavailable, advertise, listeners_from
+
+    try:
+        server.advertiser, _ = advertise(
+            listeners_from(config.listen, server.ports),
+            server.directory,
+            reactor,
+            admin_email=config.discovery.admin_email,
+            comment=config.discovery.comment,
+        )
+    except DiscoveryUnavailable as error:
+        log.warn("{error}; the games are not advertised", error=error)

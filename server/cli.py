@@ -1,6 +1,6 @@
 """`tae-server`: run and operate the TaE server.
 
-    tae-server serve [--listen ENDPOINT]... [--map FILE] [--seed N] [--turn-length S]
+    tae-server serve [--listen ENDPOINT]... [--web ENDPOINT]... [--map FILE] [--seed N] [--turn-length S]
                      [--timer basic|playersfinished|threshold] [--log-format text|json]
                      [--limit NAME=VALUE]...
     tae-server create-game NAME [--map FILE] [--seed N] [--max-players N] [--timer KIND]
@@ -14,6 +14,9 @@
     tae-server end-turn GAME
     tae-server upgrade-db
     tae-server backup FILE [--force]
+    tae-server serve --node NAME --advertise HOST:PORT ...   (a cluster node, PostgreSQL)
+    tae-server nodes [--json]
+    tae-server move-game GAME NODE
 
 Every command takes `--config FILE` (TOML; see server.config) and `--database URL`; flags
 override the file. Commands that change a game work with or without a running server: without
@@ -34,6 +37,7 @@ from dataclasses import asdict, replace
 
 import click
 
+from .admin.cli import admin_user
 from .config import ConfigError, ServerConfig, apply_game_settings, load_config, validate
 from .turn_timer import TIMER_KINDS
 
@@ -57,6 +61,7 @@ def _config(
     listen: tuple[str, ...] = (),
     log_format: str | None = None,
     database: str | None = None,
+    web: tuple[str, ...] = (),
     limits: tuple[str, ...] = (),
     **game,
 ) -> ServerConfig:
@@ -64,6 +69,8 @@ def _config(
     changes: dict = {}
     if limits:
         changes["limits"] = _limits(config, limits)
+    if web:
+        changes["web"] = web
     if database:
         changes["database"] = database
     if listen:
@@ -131,6 +138,13 @@ def _open(config_path, database, *, create=False):
     metavar="ENDPOINT",
     help="Twisted endpoint to listen on (repeatable); default tcp:6923.",
 )
+@click.option(
+    "--web",
+    multiple=True,
+    metavar="ENDPOINT",
+    help="Twisted endpoint for the web pages and JSON API (repeatable), e.g. tcp:8080:interface=127.0.0.1 "
+    "or ssl:8443:privateKey=key.pem; default: the configuration's, else none.",
+)
 @click.option("--map", "map_path", metavar="FILE", help="Map file for a new game ('.', 'M', 'A').")
 @click.option("--seed", type=int, help="Random seed of a new game.")
 @click.option("--turn-length", type=click.IntRange(min=0), help="Seconds per turn (0: no deadline).")
@@ -145,8 +159,29 @@ def _open(config_path, database, *, create=False):
     metavar="NAME=VALUE",
     help="Set one limit of the [limits] table, e.g. connections_per_address=100 (repeatable; 0 = off).",
 )
+@click.option("--node", metavar="NAME", help="Run as this cluster node (PostgreSQL; see docs/cluster.md).")
+@click.option("--advertise", metavar="HOST:PORT", help="Where the other nodes reach this node's TP listener.")
+@click.option(
+    "--admin",
+    multiple=True,
+    metavar="ENDPOINT",
+    help="Listen for admin clients (tpadmin-cpp) on ENDPOINT (repeatable), e.g. tcp:6925.",
+)
 def serve(
-    config_path, listen, map_path, seed, turn_length, timer, game_name, log_format, database, limits
+    config_path,
+    listen,
+    web,
+    map_path,
+    seed,
+    turn_length,
+    timer,
+    game_name,
+    log_format,
+    database,
+    node,
+    advertise,
+    admin,
+    limits,
 ) -> None:
     """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
     config = _config(
@@ -154,13 +189,25 @@ def serve(
         listen,
         log_format,
         database,
-        limits,
+        web=web,
+        limits=limits,
         map=map_path,
         seed=seed,
         turn_length=turn_length,
         timer=timer,
         name=game_name,
     )
+    if node or advertise:
+        from .cluster.settings import ClusterSettings
+        from .config import validate
+
+        cluster = config.cluster or ClusterSettings("", "")
+        cluster = replace(cluster, node=node or cluster.node, advertise=advertise or cluster.advertise)
+        if not cluster.node:
+            raise click.UsageError("--advertise is for a cluster node: give --node NAME too")
+        config = validate(replace(config, cluster=cluster))
+    if admin:
+        config = replace(config, admin=config.admin.with_listen(admin))
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
     from .runner import run
 
@@ -458,6 +505,53 @@ def end_turn(game, wait, config_path, database) -> None:
         db.close()
 
 
+# -- cluster nodes ----------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a table.")
+@database_options
+def nodes(as_json, config_path, database) -> None:
+    """List the cluster nodes, the games each runs, and the games waiting for a node."""
+    from .operations import cluster_view
+
+    db = _open(config_path, database)
+    try:
+        view = cluster_view(db)
+    finally:
+        db.close()
+    if as_json:
+        click.echo(json.dumps(view, indent=2))
+        return
+    if not view["nodes"]:
+        click.echo("no cluster nodes have joined this database")
+    for n in view["nodes"]:
+        state = n["state"] if n["alive"] else "down"
+        click.echo(
+            f"{n['name']:<16} {state:<9} {n['advertise']:<22} pid {n['pid']} on {n['host']}, "
+            f"heartbeat {n['heartbeat_age']:.0f} s ago, {len(n['games'])} games"
+            + (f": {', '.join(n['games'])}" if n["games"] else "")
+        )
+    if view["waiting"]:
+        click.echo(f"waiting for a node: {', '.join(view['waiting'])}")
+
+
+@cli.command("move-game")
+@click.argument("game")
+@click.argument("node")
+@wait_option
+@database_options
+def move_game(game, node, wait, config_path, database) -> None:
+    """Hand a game over to another cluster node (its players stay connected)."""
+    from .operations import move_game as move
+
+    db = _open(config_path, database)
+    try:
+        click.echo(move(db, game, node, wallclock=time.time, wait=wait).text)
+    finally:
+        db.close()
+
+
 # -- the database -----------------------------------------------------------------------------
 
 
@@ -489,6 +583,9 @@ def upgrade_db(config_path, database) -> None:
             f"database {url} upgraded from revision {before or 'none'} to {after}"
             + (" (the newest)" if after == head_revision() else "")
         )
+
+
+cli.add_command(admin_user)
 
 
 @cli.command()

@@ -1,6 +1,10 @@
 """Server configuration: one TOML file, overridden by command-line flags.
 
     listen = ["tcp:6923"]            # Twisted endpoint strings
+    web = ["tcp:8080:interface=127.0.0.1"]  # the web pages and JSON API (absent = no web listener;
+                                     # TLS: "ssl:8443:privateKey=key.pem:certKey=cert.pem")
+    web_secret_file = "web-secret"   # the key that signs API tokens (made if missing; absent =
+                                     # a new key at every start, so tokens end with the process)
     log_format = "text"              # or "json" (one JSON object per line)
     database = "sqlite:///tae.db"    # or postgresql+psycopg://user@host/db (every command reads it)
 
@@ -18,6 +22,11 @@
     max_players = 0                  # 0 = no limit
     auto_add = false                 # a login with an unknown name creates the account
     account_creation = true          # CreateAccount is offered (feature 1000)
+
+    [cluster]                        # several nodes on one PostgreSQL database (docs/cluster.md)
+    node = "node-a"                  # this node's name (or `serve --node NAME`)
+    advertise = "10.0.0.5:6923"      # where the other nodes reach its TP listener (--advertise)
+    poll_interval = 1.0              # the other settings: server.cluster.settings
 
     [limits]                         # what one client may take (server.limits lists them all)
     connections_per_address = 10000  # 0 = no limit, for every limit
@@ -39,6 +48,9 @@ import msgspec
 
 import ruleset
 
+from .admin.settings import AdminSettings, AdminTable, admin_settings
+from .cluster.settings import ClusterSettings, ClusterSettingsError
+from .discovery import DiscoverySettings
 from .limits import Limits, LimitsTable, apply_limits
 from .schema_errors import describe_validation_error
 from .store import GameSetup
@@ -76,14 +88,30 @@ class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     account_creation: bool | None = None
 
 
+class ClusterTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """The `[cluster]` table as written (server.cluster.settings)."""
+
+    node: str | None = None
+    advertise: str | None = None
+    poll_interval: float | None = None
+    failover_timeout: float | None = None
+    relay_timeout: float | None = None
+    handover_timeout: float | None = None
+
+
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """The configuration file's schema: every key, its type; anything else is refused."""
 
     listen: str | list[str] | None = None
+    web: str | list[str] | None = None
+    web_secret_file: str | None = None
     log_format: str | None = None
     database: str | None = None
     game: GameTable | None = None
     limits: LimitsTable | None = None
+    cluster: ClusterTable | None = None
+    admin: AdminTable | None = None
+    discovery: DiscoverySettings | None = None
 
 
 class ConfigError(ValueError):
@@ -131,10 +159,21 @@ class GameConfig:
 @dataclass(frozen=True)
 class ServerConfig:
     listen: tuple[str, ...] = DEFAULT_LISTEN
+    web: tuple[str, ...] = ()
+    web_secret_file: str | None = None
     log_format: str = "text"
     database: str | None = None
     game: GameConfig = field(default_factory=GameConfig)
     limits: Limits = field(default_factory=Limits)
+    # A cluster node's settings; a node only when `node` is set (the file, or `serve --node`).
+    cluster: ClusterSettings | None = None
+
+    @property
+    def node(self) -> ClusterSettings | None:
+        return self.cluster if self.cluster is not None and self.cluster.node else None
+
+    admin: AdminSettings = field(default_factory=AdminSettings)
+    discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:
@@ -165,6 +204,10 @@ def load_config(path: str | None) -> ServerConfig:
         if not listen:
             raise ConfigError("listen: expected an endpoint string or a list of them")
         config = replace(config, listen=tuple(listen))
+    if data.web is not None:
+        config = replace(config, web=tuple([data.web] if isinstance(data.web, str) else data.web))
+    if data.web_secret_file is not None:
+        config = replace(config, web_secret_file=data.web_secret_file)
     if data.log_format is not None:
         config = replace(config, log_format=data.log_format)
     if data.database is not None:
@@ -175,6 +218,13 @@ def load_config(path: str | None) -> ServerConfig:
         )
     if data.limits is not None:
         config = replace(config, limits=limits_from(config.limits, msgspec.structs.asdict(data.limits)))
+    if data.cluster is not None:
+        given = {k: v for k, v in msgspec.structs.asdict(data.cluster).items() if v is not None}
+        config = replace(config, cluster=ClusterSettings(**{"node": "", "advertise": "", **given}))
+    if data.admin is not None:
+        config = replace(config, admin=admin_settings(data.admin))
+    if data.discovery is not None:
+        config = replace(config, discovery=data.discovery)
     return validate(config)
 
 
@@ -225,4 +275,11 @@ def validate(config: ServerConfig) -> ServerConfig:
         game.timer.validate()
     except TimerSettingsError as error:
         raise ConfigError(f"game.{error}") from None
+    if config.node is not None:
+        if not config.node.advertise:
+            raise ConfigError("cluster.advertise: a node needs the HOST:PORT the other nodes reach it at")
+        try:
+            config.node.validate()
+        except ClusterSettingsError as error:
+            raise ConfigError(str(error)) from None
     return config

@@ -19,6 +19,8 @@ growing delays, per-address budget). A connection made without limits (tests) ha
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from twisted.internet import defer, task
@@ -69,6 +71,7 @@ class TPConnection(twisted_protocol.Protocol):
         self,
         directory: GameDirectory,
         frames=None,
+        session_factory=None,
         *,
         limits: Limits | None = None,
         guard: LoginGuard | None = None,
@@ -77,6 +80,10 @@ class TPConnection(twisted_protocol.Protocol):
     ):
         self.directory = directory
         self.frames = frames
+        # What serves a connection: `Session`, or a stand-in with the same constructor (a
+        # cluster node's `server.cluster.routing.ClusterSession`, which relays to other nodes;
+        # a stand-in with `handle_frame(message, frame)` also gets the undecoded frame).
+        self.session_factory = session_factory or Session
         self.limits = limits
         self.guard = guard
         self.clock = clock
@@ -240,7 +247,7 @@ class TPConnection(twisted_protocol.Protocol):
                 return
             if self.session is None:
                 host = self.transport.getHost()
-                self.session = Session(
+                self.session = self.session_factory(
                     self.directory,
                     frame.version,
                     self._push,
@@ -257,9 +264,9 @@ class TPConnection(twisted_protocol.Protocol):
             result: bytes | defer.Deferred
             try:
                 if self.login is not None and self._guarded(message):
-                    result = self._guarded_login(message, frame)
+                    result = self._guarded_login(message, frame, partial(self._handle, message, frame))
                 else:
-                    result = self.session.handle(message, frame.sequence)
+                    result = self._handle(message, frame)
             except Exception:
                 log.failure("handler failed for {message}", message=type(message).__name__)
                 result = self._internal_error(frame)
@@ -272,6 +279,13 @@ class TPConnection(twisted_protocol.Protocol):
         if self.paused and len(self.pending) < MAX_PENDING // 2 and not self.closing:
             self.paused = False
             self.transport.resumeProducing()
+
+    def _handle(self, message: tp.Message, frame: tp.Frame) -> bytes | defer.Deferred:
+        assert self.session is not None
+        handle_frame = getattr(self.session, "handle_frame", None)
+        if handle_frame is not None:
+            return handle_frame(message, frame)  # type: ignore[no-any-return]
+        return self.session.handle(message, frame.sequence)
 
     def _answered(self, data: bytes) -> None:
         self.busy = False
@@ -297,20 +311,24 @@ class TPConnection(twisted_protocol.Protocol):
 
     def _guarded(self, message: tp.Message) -> bool:
         assert self.session is not None
-        return isinstance(message, tp.Login | tp.CreateAccount) and self.session.state is State.CONNECTED
+        if getattr(self.session, "relayed", False):  # another node of the cluster, relaying
+            return False
+        return isinstance(message, tp.Login | tp.CreateAccount) and _state(self.session) is State.CONNECTED
 
-    def _guarded_login(self, message: tp.Login | tp.CreateAccount, frame: tp.Frame) -> defer.Deferred:
-        """A Login or CreateAccount, run when the guard gives it a hashing slot; a failed login
-        is answered after the guard's delay."""
+    def _guarded_login(
+        self, message: tp.Login | tp.CreateAccount, frame: tp.Frame, request: Callable[[], Any]
+    ) -> defer.Deferred:
+        """A Login or CreateAccount (`request()` runs it), run when the guard gives it a hashing
+        slot; a failed login is answered after the guard's delay."""
         assert self.login is not None and self.session is not None
         login, session = self.login, self.session
         is_login = isinstance(message, tp.Login)
 
         def run(ticket) -> defer.Deferred:
-            d = defer.maybeDeferred(session.handle, message, frame.sequence)
+            d = defer.maybeDeferred(request)
 
             def finished(data: bytes) -> bytes | defer.Deferred:
-                delay = ticket.done(session.state is State.PLAYING, counts=is_login)
+                delay = ticket.done(_state(session) is State.PLAYING, counts=is_login)
                 if delay <= 0 or self.closing:
                     return data
                 return task.deferLater(self._clock(), delay, lambda: data)
@@ -337,7 +355,7 @@ class TPConnection(twisted_protocol.Protocol):
         seconds = self.limits.login_idle_seconds if self.limits else 0
         if not seconds or self.closing:
             return
-        if self.session is not None and self.session.state is State.PLAYING:
+        if self.session is not None and _state(self.session) is State.PLAYING:
             if self._idle is not None and self._idle.active():
                 self._idle.cancel()
             self._idle = None
@@ -349,7 +367,7 @@ class TPConnection(twisted_protocol.Protocol):
 
     def _idle_expired(self) -> None:
         self._idle = None
-        if self.closing or (self.session is not None and self.session.state is State.PLAYING):
+        if self.closing or (self.session is not None and _state(self.session) is State.PLAYING):
             return
         if self.busy or self.pending:  # a request is being answered (a login waiting its turn)
             self._arm_idle()
@@ -384,6 +402,18 @@ class TPConnection(twisted_protocol.Protocol):
         return f"{getattr(peer, 'host', '?')}:{getattr(peer, 'port', '?')}"
 
 
+def _state(session: Any) -> State:
+    """Where a connection's conversation is: a `Session`'s state; a cluster node's stand-in
+    (`server.cluster.routing.ClusterSession`) is logged in once it has a mode."""
+    state = getattr(session, "state", None)
+    if isinstance(state, State):
+        return state
+    if getattr(session, "mode", None) is not None:
+        return State.PLAYING
+    local = getattr(session, "local", None)
+    return getattr(local, "state", State.CONNECTED)
+
+
 class TPFactory(twisted_protocol.Factory):
     """Serves TP on one or more listeners; keeps the encoded frames of each game for all its
     connections (the read side's cache, `server.views.frame_cache`), counts the connections of
@@ -394,12 +424,14 @@ class TPFactory(twisted_protocol.Factory):
     def __init__(
         self,
         directory: GameDirectory,
+        session_factory=None,
         *,
         limits: Limits | None = None,
         guard: LoginGuard | None = None,
         clock: IReactorTime | None = None,
     ):
         self.directory = directory
+        self.session_factory = session_factory
         self.limits = limits
         self.guard = guard
         self.clock = clock
@@ -429,6 +461,7 @@ class TPFactory(twisted_protocol.Factory):
         connection = TPConnection(
             self.directory,
             self.frames,
+            self.session_factory,
             limits=self.limits,
             guard=self.guard,
             clock=self.clock,

@@ -366,3 +366,50 @@ def end_turn(db, name: str, *, wallclock: Callable[[], float], wait: float = DEF
             True,
         )
     return _ask_server(db, request, wait, f"turn {turn} ends when the server gets to it", wallclock)
+
+
+# -- cluster nodes ------------------------------------------------------------------------------
+
+
+def cluster_view(db) -> dict[str, Any]:
+    """The nodes (name, address, state, alive, heartbeat age, games) and the games that wait
+    for a node, as plain data (`tae-server nodes`)."""
+    from .database import ownership
+
+    nodes, placements = db.run(ownership.thd_cluster_view)
+    return {
+        "nodes": [
+            {
+                "name": n.name,
+                "advertise": n.advertise,
+                "host": n.host,
+                "pid": n.pid,
+                "state": n.state,
+                "alive": n.alive,
+                "heartbeat_age": round(n.heartbeat_age, 1),
+                "games": list(n.games),
+            }
+            for n in nodes
+        ],
+        "waiting": [p.name for p in placements if not p.owned],
+    }
+
+
+def move_game(
+    db, name: str, node: str, *, wallclock: Callable[[], float], wait: float = DEFAULT_WAIT_S
+) -> Outcome:
+    """Ask the node that runs the game to hand it over to `node` (a live cluster node)."""
+    from .database import operator_requests as requests_q
+    from .database import ownership
+
+    def queue(conn):
+        game_id = _game_id(conn, name)
+        nodes = {n.name: n for n in ownership.thd_live_nodes(conn)}
+        if not nodes:
+            raise OperationError("no cluster node is running (tae-server serve --node NAME on PostgreSQL)")
+        if node not in nodes:
+            raise OperationError(f"no live node named {node!r} (live nodes: {', '.join(sorted(nodes))})")
+        return requests_q.thd_queue_request(conn, game_id, "move_game", {"node": node})
+
+    request = db.run(queue)
+    return _ask_server(db, request, wait, f"game {name!r} moves when its node gets to it", wallclock)

@@ -5,6 +5,12 @@ operator request queue every second on the database thread (`server.database.ope
 carries out each request through the game service (`server.game_operations`), writes back the
 result, keeps its heartbeat fresh and records each turn's deadline as the game's snapshots show
 it, so that a restart does not make a turn longer. The command-line side is `server.operations`.
+
+On a cluster node (`server.cluster`) the node's registration replaces the lease: the desk is
+made with `cluster=` the node, asks only for the requests of the games the node runs, and writes
+each result back as a fenced write of the game, so a request is carried out by the node that
+runs its game and a node that lost the game cannot mark it done (the new owner does it).
+`move_game` hands a game to another node.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ class OperatorDesk:
         pid: int | None = None,
         poll_interval: float = POLL_INTERVAL_S,
         hasher=None,
+        cluster=None,
     ):
         from .database import lease
 
@@ -64,6 +71,7 @@ class OperatorDesk:
         self._deadlines: dict[int, tuple[int, float]] = {}
         self._stopped = False
         self._unreachable = False  # the last poll could not reach the database
+        self.cluster = cluster  # server.cluster.node.ClusterNode: no lease, only its games' requests
 
     # -- the lease ----------------------------------------------------------------------
 
@@ -133,16 +141,30 @@ class OperatorDesk:
         from .database.lease import HEARTBEAT_INTERVAL_S
 
         now = self.wallclock()
-        if now - self._last_beat >= HEARTBEAT_INTERVAL_S:
+        if self.cluster is None and now - self._last_beat >= HEARTBEAT_INTERVAL_S:
             ours = await self.store.heartbeat(self.host, self.pid, now)
             self._last_beat = now
             if not ours:
                 log.warn("the server lease of this database was taken by another process")
-        for request in await self.store.pending_requests():
+        if self.cluster is None:
+            pending = await self.store.pending_requests()
+        else:
+            pending = await self.store.pending_requests(
+                game_ids=[g.id for g in self.directory.games.values()]
+            )
+        for request in pending:
             if self._stopped:
                 return
+            if self.cluster is not None and self._game(request.game_id) is None:
+                continue  # the game left this node meanwhile: its new owner carries it out
             status, result = await self.apply(request)
-            await self.store.finish_request(request.id, status, result)
+            if self.cluster is None:
+                await self.store.finish_request(request.id, status, result)
+            elif request.kind == "move_game" or self._game(request.game_id) is None:
+                # the game left with the request (moved, or its claim was lost on the way)
+                await self.store.finish_request(request.id, status, result)
+            else:
+                await self.store.finish_request(request.id, status, result, game_id=request.game_id)
             log.info(
                 "operator request #{id} {kind} {payload}: {status}: {result}",
                 id=request.id,
@@ -159,6 +181,8 @@ class OperatorDesk:
             self._loop.stop()
         if self._polling is not None:
             await self._polling
+        if self.cluster is not None:
+            return
         try:
             await self.store.release_lease(self.host, self.pid)
         except Exception:
@@ -189,6 +213,8 @@ class OperatorDesk:
 
     async def _apply_load_game(self, request) -> str:
         game = self._game(request.game_id)
+        if game is not None and self.cluster is not None:
+            return f"game {game.setup.name!r} runs on node {self.cluster.name!r} (turn {game.state.turn})"
         if game is not None:
             return f"game {game.setup.name!r} is loaded"
         stored = await self.store.load_games([request.game_id], all_states=False)
@@ -212,6 +238,12 @@ class OperatorDesk:
     async def _apply_set_password(self, request) -> str:
         game = self._game(request.game_id)
         return await set_password_of(game, request.payload)
+
+    async def _apply_move_game(self, request) -> str:
+        if self.cluster is None:
+            raise OperationError("moving a game needs cluster nodes (tae-server serve --node on PostgreSQL)")
+        game = self._game(request.game_id)
+        return str(await self.cluster.move_game(game, str(request.payload.get("node", ""))))
 
 
 def _public(payload: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,10 @@ same question (`thd_lease_holder`) to decide between editing the database itself
 the running server. Every `thd_*` function runs in a transaction; the lease row is locked
 (SELECT ... FOR UPDATE on PostgreSQL; SQLite transactions here take the write lock at BEGIN),
 so taking the lease and an offline edit by the CLI never interleave.
+
+Cluster nodes (PostgreSQL, `server.database.ownership`) hold no lease, but count as servers
+using the database here: a single server does not start while a node is alive, a node does not
+join while a single server holds the lease (`thd_single_holder`), and the CLI asks them too.
 """
 
 from __future__ import annotations
@@ -32,9 +36,15 @@ class LeaseHolder:
     pid: int
     started_at: float
     heartbeat_at: float
+    node: str | None = None  # a cluster node (the first live one), not a single server
+    nodes: int = 0  # how many cluster nodes are alive
 
     def describe(self, now: float) -> str:
-        return f"pid {self.pid} on {self.host}, last seen {max(0, now - self.heartbeat_at):.0f} s ago"
+        seen = f"last seen {max(0, now - self.heartbeat_at):.0f} s ago"
+        if self.node is not None:
+            many = f"{self.nodes} cluster node{'s' if self.nodes != 1 else ''}"
+            return f"{many}, e.g. {self.node!r} (pid {self.pid} on {self.host}, {seen})"
+        return f"pid {self.pid} on {self.host}, {seen}"
 
 
 def this_host() -> str:
@@ -73,18 +83,39 @@ def _alive(row, now: float) -> LeaseHolder | None:
     return holder
 
 
-def thd_lease_holder(conn: Connection, now: float) -> LeaseHolder | None:
-    """The live server using this database, or None. Locks the lease row for the rest of the
-    transaction, so an edit made in the same transaction cannot race a starting server."""
+def _live_node(conn: Connection, now: float) -> LeaseHolder | None:
+    from .ownership import thd_live_nodes
+
+    nodes = thd_live_nodes(conn)
+    if not nodes:
+        return None
+    first = nodes[0]
+    age = first.heartbeat_age
+    return LeaseHolder(first.host, first.pid, first.started_at, now - age, first.name, len(nodes))
+
+
+def thd_single_holder(conn: Connection, now: float) -> LeaseHolder | None:
+    """The live single server (not a cluster node) holding the lease, or None; locks the row."""
     return _alive(_locked_row(conn), now)
 
 
+def thd_lease_holder(conn: Connection, now: float) -> LeaseHolder | None:
+    """The live server using this database (a single server, or a cluster node), or None.
+    Locks the lease row for the rest of the transaction, so an edit made in the same
+    transaction cannot race a starting server (nodes lock it when they join)."""
+    return _alive(_locked_row(conn), now) or _live_node(conn, now)
+
+
 def thd_take_lease(conn: Connection, host: str, pid: int, now: float) -> LeaseHolder | None:
-    """Take the lease for (host, pid); returns the other live holder instead if there is one."""
+    """Take the lease for (host, pid); returns the other live holder instead if there is one
+    (a single server, or a cluster node)."""
     row = _locked_row(conn)
     holder = _alive(row, now)
     if holder is not None and (holder.host, holder.pid) != (host, pid):
         return holder
+    node = _live_node(conn, now)
+    if node is not None:
+        return node
     conn.execute(
         server_lease.update()
         .where(server_lease.c.id == LEASE_ID)

@@ -6,10 +6,16 @@ The CLI adds a row (`thd_queue_request`), the server polls the pending ones
 content (an end of turn names the turn it ends), so one that was carried out but not marked
 done before a crash is harmless when the restarted server sees it again.
 Every `thd_*` function runs on the database thread (or the CLI's thread) in a transaction.
+
+With cluster nodes (`server.cluster`), the node that runs a game carries out its requests (it
+asks for those of its games only, and writes the result back fenced, as a write of the game);
+on PostgreSQL a queued request wakes the nodes at once (NOTIFY on the cluster channel) instead
+of waiting for their next poll. `move_game` hands a game to another node.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +25,7 @@ from sqlalchemy.engine import Connection
 from .schema import operator_requests
 
 PENDING, DONE, FAILED = "pending", "done", "failed"
-KINDS = ("load_game", "end_turn", "add_player", "remove_player", "set_password")
+KINDS = ("load_game", "end_turn", "add_player", "remove_player", "move_game", "set_password")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,16 +51,28 @@ def thd_queue_request(conn: Connection, game_id: int, kind: str, payload: dict[s
             game_id=game_id, kind=kind, payload=payload, status=PENDING, result=""
         )
     )
-    return int(result.inserted_primary_key[0])
+    request_id = int(result.inserted_primary_key[0])
+    if conn.dialect.name == "postgresql":
+        from .ownership import thd_lock_space, thd_notify
+
+        thd_notify(conn, thd_lock_space(conn), {"k": "request", "g": game_id})
+    return request_id
 
 
-def thd_pending_requests(conn: Connection, after: int = 0) -> list[OperatorRequest]:
-    """The pending requests with an id above `after`, oldest first."""
-    rows = conn.execute(
-        sa.select(operator_requests)
-        .where(operator_requests.c.status == PENDING, operator_requests.c.id > after)
-        .order_by(operator_requests.c.id)
+def thd_pending_requests(
+    conn: Connection, after: int = 0, game_ids: Iterable[int] | None = None
+) -> list[OperatorRequest]:
+    """The pending requests with an id above `after` (of the games `game_ids` only, when
+    given), oldest first."""
+    query = sa.select(operator_requests).where(
+        operator_requests.c.status == PENDING, operator_requests.c.id > after
     )
+    if game_ids is not None:
+        wanted = sorted(set(game_ids))
+        if not wanted:
+            return []
+        query = query.where(operator_requests.c.game_id.in_(wanted))
+    rows = conn.execute(query.order_by(operator_requests.c.id))
     return [_request(row) for row in rows]
 
 

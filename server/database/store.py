@@ -19,10 +19,13 @@ from ruleset import Message
 
 from ..store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
 from . import games as q
-from . import lease, migrate
+from . import lease, migrate, ownership
 from . import operator_requests as requests_q
 from .engine import create_engine
 from .threads import DatabaseThread
+
+# The cluster's tables (revision 0003c) are part of the schema: defined with their queries.
+SCHEMA_MODULES = (ownership,)
 
 
 def in_transaction(engine: Engine, fn: Callable[..., Any], *args: Any) -> Any:
@@ -50,24 +53,29 @@ class _Games:
     def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
         raise NotImplementedError
 
+    def _write(self, fn: Callable[..., Any], game_id: int, *args: Any) -> Any:
+        """Run one write of a game. A cluster node's store adds its fencing check here
+        (`server.cluster.fencing`), in the same transaction as the write."""
+        return self._run(fn, game_id, *args)
+
     def create_game(self, setup: GameSetup):
         """The new game's id."""
         return self._run(q.thd_create_game, setup)
 
     def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]):
-        return self._run(q.thd_add_account, game_id, account, tuple(messages))
+        return self._write(q.thd_add_account, game_id, account, tuple(messages))
 
     def record_order(self, game_id: int, entry: OrderEntry):
-        return self._run(q.thd_record_order, game_id, entry)
+        return self._write(q.thd_record_order, game_id, entry)
 
     def remove_order(self, game_id: int, seq: int):
-        return self._run(q.thd_remove_order, game_id, seq)
+        return self._write(q.thd_remove_order, game_id, seq)
 
     def remove_message(self, game_id: int, player: int, index: int):
-        return self._run(q.thd_remove_message, game_id, player, index)
+        return self._write(q.thd_remove_message, game_id, player, index)
 
     def commit_turn(self, game_id: int, record: TurnRecord):
-        return self._run(q.thd_commit_turn, game_id, record)
+        return self._write(q.thd_commit_turn, game_id, record)
 
     def load_games(self, game_ids=None, all_states: bool = True):
         """list[StoredGame], by game id (see `thd_load_games` for `all_states`)."""
@@ -84,13 +92,13 @@ class _Games:
     # -- a player's turn and the deadline (revision 0002) --------------------------------
 
     def record_finished(self, game_id: int, turn: int, player: int):
-        return self._run(q.thd_record_finished, game_id, turn, player)
+        return self._write(q.thd_record_finished, game_id, turn, player)
 
     def remove_player(self, game_id: int, player_id: int):
-        return self._run(q.thd_remove_player, game_id, player_id)
+        return self._write(q.thd_remove_player, game_id, player_id)
 
     def set_deadline(self, game_id: int, turn: int, deadline: float | None):
-        return self._run(q.thd_set_deadline, game_id, turn, deadline)
+        return self._write(q.thd_set_deadline, game_id, turn, deadline)
 
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str):
         return self._run(q.thd_set_password_hash, game_id, player_id, password_hash)
@@ -100,11 +108,15 @@ class _Games:
     def queue_request(self, game_id: int, kind: str, payload: dict):
         return self._run(requests_q.thd_queue_request, game_id, kind, payload)
 
-    def pending_requests(self, after: int = 0):
-        return self._run(requests_q.thd_pending_requests, after)
+    def pending_requests(self, after: int = 0, game_ids=None):
+        """Pending requests, oldest first (only those of `game_ids`: a cluster node's games)."""
+        return self._run(requests_q.thd_pending_requests, after, game_ids)
 
-    def finish_request(self, request_id: int, status: str, result: str):
-        return self._run(requests_q.thd_finish_request, request_id, status, result)
+    def finish_request(self, request_id: int, status: str, result: str, game_id: int | None = None):
+        """Write back a request's outcome; with `game_id`, as a write of that game (fenced)."""
+        if game_id is None:
+            return self._run(requests_q.thd_finish_request, request_id, status, result)
+        return self._write(_finish_request, game_id, request_id, status, result)
 
     def request(self, request_id: int):
         return self._run(requests_q.thd_request, request_id)
@@ -120,6 +132,10 @@ class _Games:
 
     def lease_holder(self, now: float):
         return self._run(lease.thd_lease_holder, now)
+
+
+def _finish_request(conn, game_id: int, request_id: int, status: str, result: str) -> None:
+    requests_q.thd_finish_request(conn, request_id, status, result)
 
 
 class ConnectionStore(_Games):

@@ -14,6 +14,7 @@ socket to ``BlockingConnection``; ``ThreadedFakeServer`` serves real loopback TC
 
 from __future__ import annotations
 
+import socket
 import socketserver
 import threading
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ from protocol import (
     PositionParam,
     PropertyIDs,
     ProtocolError,
+    Reference,
     ReferenceParam,
     ReferenceQuantity,
     ReferenceQuantityListParam,
@@ -152,11 +154,13 @@ class FakeWorld:
         self.queues: dict[int, FakeQueue] = {0: FakeQueue(0, 0, 0, ())}
         self.players: dict[int, FakePlayer] = {}
         self.designs: dict[int, FakeDesign] = {}
-        self.messages: dict[int, list[tuple[str, str, int]]] = {}  # board (= player) id
+        # board (= player) id → (subject, body, turn, references)
+        self.messages: dict[int, list[tuple[str, str, int, tuple[Reference, ...]]]] = {}
         self.board_modtimes: dict[int, int] = {}
         self.order_descs = dict(ORDER_DESCS)
         self.object_descs = dict(OBJECT_DESCS)
         self.finished: set[int] = set()
+        self.pending: set[int] = set()  # pending unification systems: in no region (R16)
         self.connections: list[FakeConnection] = []
         self.lock = threading.RLock()
 
@@ -203,8 +207,24 @@ class FakeWorld:
         self.add_queue(fleet, owner, tuple(order_types))
         return fleet
 
-    def post(self, player_id: int, subject: str, body: str) -> None:
-        self.messages[player_id].append((subject, body, self.turn))
+    def place(self, fleet: FakeObject, x: int, y: int) -> None:
+        """Put a fleet on the board system at (x, y)."""
+        target = self.system_at(x, y)
+        fleet.parent, fleet.position = target.id, target.position
+        self.touch(fleet)
+
+    def colonize(self, x: int, y: int, resource: int) -> None:
+        """A colony (resource 4-7: merchant, scientist, settler, mining) at (x, y)."""
+        planet = self.planet_of(self.system_at(x, y))
+        planet.resources[resource] = 1
+        self.touch(planet)
+
+    def post(
+        self, player_id: int, subject: str, body: str, references: tuple[tuple[int, int], ...] = ()
+    ) -> None:
+        """Post a message; ``references`` are (reftype, id) pairs (1 Object, 7 Player)."""
+        refs = tuple(Reference(ReferenceType(t), i) for t, i in references)
+        self.messages[player_id].append((subject, body, self.turn, refs))
         self.board_modtimes[player_id] = self.tick()
 
     # -- reading ----------------------------------------------------------------------------------
@@ -227,7 +247,7 @@ class FakeWorld:
         """Flood fill of colonized or leader-held undestroyed board systems (R5)."""
         members = {}
         for obj in self.objects.values():
-            if obj.type != STAR_SYSTEM or ", " not in obj.name or obj.destroyed:
+            if obj.type != STAR_SYSTEM or ", " not in obj.name or obj.destroyed or obj.id in self.pending:
                 continue
             planet = self.planet_of(obj)
             colonized = planet is not None and any(planet.resources.get(r, 0) for r in (4, 5, 6, 7))
@@ -254,6 +274,20 @@ class FakeWorld:
             for system_id in component:
                 region_of[system_id] = min(component)
         return region_of
+
+    def static_problem(self, order_type: int, target: int | None) -> str | None:
+        """R7a's reason an order cannot succeed whatever else happens this turn (a subset: a
+        colonized system for Colonize, an artifact system for Attack), or None."""
+        system = self.objects.get(target) if target is not None else None
+        if system is None or system.type != STAR_SYSTEM:
+            return None
+        planet = self.planet_of(system)
+        colonized = planet is not None and any(planet.resources.get(r, 0) for r in (4, 5, 6, 7))
+        if order_type in (COLONIZE, COLONIZE_MINING) and colonized:
+            return f"{system.name} is already colonized"
+        if order_type == ATTACK and planet is not None and planet.resources.get(3, 0):
+            return f"{system.name} carries an alien artifact"
+        return None
 
     # -- changes ----------------------------------------------------------------------------------
 
@@ -692,8 +726,8 @@ class FakeConnection:
         def make(slot):
             if not 0 <= slot < len(messages):
                 return None
-            subject, body, turn = messages[slot]
-            return BoardMessage(board_id, slot, subject, body, turn)
+            subject, body, turn, references = messages[slot]
+            return BoardMessage(board_id, slot, subject, body, turn, references)
 
         return self._items(message.slots, make, sequence, "message", 5)
 
@@ -777,6 +811,9 @@ class FakeConnection:
         target = message.args[0].object_id if message.args else None
         if target is not None and target not in self.world.objects:
             return None, self._fail(FailCode.NO_SUCH_THING, "No such target", sequence)
+        reason = self.world.static_problem(message.type, target)
+        if reason is not None:  # R7a: refused now, with the reason
+            return None, self._fail(FailCode.UNAVAILABLE_TEMPORARILY, reason, sequence)
         return (queue, target), None
 
     def _on_InsertOrder(self, message, sequence):
@@ -868,15 +905,17 @@ class ThreadedFakeServer:
     ``FakeConnection`` of every client so far.
     """
 
-    def __init__(self, world: FakeWorld) -> None:
+    def __init__(self, world: FakeWorld, port: int = 0) -> None:
         self.world = world
         self.connections: list[FakeConnection] = []
+        self._sockets: list[socket.socket] = []
         server = self
 
         class Handler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
                 connection = FakeConnection(server.world)
                 server.connections.append(connection)
+                server._sockets.append(self.request)
                 send_lock = threading.Lock()
 
                 def write(data: bytes) -> None:
@@ -906,7 +945,7 @@ class ThreadedFakeServer:
             allow_reuse_address = True
 
         self.silent = False  # True: read requests and never answer (timeout tests)
-        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server = Server(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -917,6 +956,12 @@ class ThreadedFakeServer:
         return self
 
     def __exit__(self, *exc_info) -> None:
+        """Stop listening and close every connection, as a server that stops does."""
         self._server.shutdown()
         self._server.server_close()
+        for sock in self._sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self._thread.join(timeout=5)

@@ -4,14 +4,15 @@ over an in-memory loopback), refusals, game over, the command line."""
 from __future__ import annotations
 
 import dataclasses
-import socket
 
 import pytest
 
 from clients import Version
-from clients.bot import Bot, BotResult, format_results, main, parse_game_over, run_bots
-from clients.bot_strategy import MOVE, BotStrategy, Intent, RandomStrategy, Strategy, View
-from clients.game_api import FleetKind
+from clients.bot import Bot, BotResult, format_results, run_bots
+from clients.bot_random import RandomStrategy
+from clients.bot_strategy import BotStrategy
+from clients.bot_view import Intent, Strategy, View
+from clients.tae_model import MOVE, FleetKind
 from tests.benchmarks.bench_bot import (
     cheap_passwords as cheap_password_hashing,
 )
@@ -106,48 +107,13 @@ def test_game_over_stops_the_bot():
     client.close()
 
 
-def test_parse_game_over():
-    body = (
-        "ann has won the game with a score of 7!  "
-        "Your final score after distributing your alien artifacts was: 3"
-    )
-    assert parse_game_over(body) == (("ann",), 7, 3)
-    body = (
-        "ann, bob and cid have won the game with a score of 4!  Your final score after "
-        "distributing your alien artifacts was: 4"
-    )
-    assert parse_game_over(body) == (("ann", "bob", "cid"), 4, 4)
-    assert parse_game_over("nonsense") == ((), None, None)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_run_bots_reports_a_server_that_is_not_there():
-    results = run_bots("127.0.0.1", free_port(), ["a", "b"], "pw", "tp03", timeout=2, turn_timeout=2)
+def test_run_bots_reports_a_server_that_is_not_there(closed_port):
+    results = run_bots("127.0.0.1", closed_port, ["a", "b"], "pw", "tp03", timeout=2, turn_timeout=2)
     assert [r.name for r in results] == ["a", "b"]
     assert all(r.error and "ConnectFailed" in r.error for r in results)
     assert all(not r.ok for r in results)
     with pytest.raises(ValueError):
         run_bots("127.0.0.1", 1, ["a", "a"], "pw")
-
-
-def test_command_line(capsys):
-    assert main(["--help"]) == 0
-    assert "tae-client bot" in capsys.readouterr().out
-    assert main(["--protocol", "5"]) == 2
-    assert main(["--count", "0"]) == 2
-    assert main(["x", "x"]) == 2
-    status = main(["--port", str(free_port()), "--timeout", "2", "--turn-timeout", "2", "-n", "2"])
-    assert status == 1
-    out = capsys.readouterr().out
-    assert "bot1" in out and "bot2" in out and "ERROR" in out
-    assert main(["--port", str(free_port()), "--timeout", "1", "--json", "solo"]) == 1
-    line = capsys.readouterr().out.strip()
-    assert '"name": "solo"' in line and '"ok": false' in line
 
 
 def test_format_results():

@@ -9,23 +9,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clients.bot_strategy import (
-    ATTACK,
-    COLONIZE,
-    COLONIZE_MINING,
-    MOVE,
-    REINFORCE,
-    BotStrategy,
+from clients.bot_random import RandomStrategy
+from clients.bot_strategy import BotStrategy
+from clients.bot_view import (
     CombatInfo,
     Intent,
     LeaderInfo,
     MyFleet,
-    RandomStrategy,
     Square,
     View,
-    parse_combat,
 )
-from clients.game_api import ColonyKind, FleetKind
+from clients.tae_model import ATTACK, COLONIZE, COLONIZE_MINING, MOVE, REINFORCE, ColonyKind, FleetKind
 from ruleset import (
     Kind,
     Order,
@@ -320,15 +314,6 @@ def test_bystander_sends_nothing_and_is_recognised():
     # A combatant with nothing to send is not a bystander: it must still finish the turn.
     view = make_view(MAP, fleets=fleets, combat=CombatInfo(True, "me", 1, "y", 1), combat_turn=True)
     assert not view.bystander
-
-
-def test_parse_combat():
-    body = (
-        "The next turn is an EXTERNAL combat turn! Combatants are:  bob with an initial "
-        "strength of 3 and ann with an initial strength of 1"
-    )
-    assert parse_combat(body) == CombatInfo(False, "bob", 3, "ann", 1)
-    assert parse_combat("something else") is None
 
 
 def test_revolt_only_when_it_can_be_won():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -14,56 +16,12 @@ from click.testing import CliRunner
 from clients.cli import cli
 from protocol import Fail, FailCode, Version
 
+from .conftest import invoke, invoke_json
 from .fake_server import REINFORCE, FakeConnection, ThreadedFakeServer, tae_world
 
 pytestmark = pytest.mark.timeout(30)
 
 VERSIONS = [Version.TP03, Version.TP04]
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("TAE_") or name == "NO_COLOR":
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
-
-
-@pytest.fixture
-def world():
-    return tae_world()
-
-
-@pytest.fixture
-def server(world):
-    with ThreadedFakeServer(world) as running:
-        yield running
-
-
-def invoke(
-    server, *args, user="alice", password="secret", version=Version.TP04, expect=0, timeout="5", env=None
-):
-    base = [
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(server.port),
-        "--timeout",
-        timeout,
-        "--protocol",
-        version.name.lower(),
-    ]
-    if user is not None:
-        base += ["--user", user, "--password", password]
-    result = CliRunner().invoke(cli, base + list(args), env=env)
-    assert result.exit_code == expect, (
-        f"{args} → {result.exit_code}\nstdout: {result.stdout}\nstderr: {result.stderr}"
-    )
-    return result
-
-
-def invoke_json(server, *args, **kwargs):
-    return json.loads(invoke(server, "--json", *args, **kwargs).stdout)
 
 
 def turn_file(tmp_path, orders, name="turn.toml", **top):
@@ -109,6 +67,7 @@ def test_status(server, version):
         "waiting_for",
         "orders_queued",
         "scores",
+        "conflict",
         "game_over",
     }
     assert data["player"] == {"id": 1, "name": "alice"}
@@ -418,6 +377,20 @@ def test_a_file_for_another_turn_is_refused(server, tmp_path):
     assert result.stderr == "tae-client: the file is for turn 4, but the game is at turn 0\n"
 
 
+def test_a_file_for_the_other_kind_of_turn_is_refused(server, world, tmp_path):
+    combat = turn_file(tmp_path, [{"order": "Reinforce", "count": 0}], name="combat.toml", when="combat")
+    result = invoke(server, "submit", combat, expect=1)
+    assert result.stderr == "tae-client: the file is for a combat turn, but turn 0 is a normal turn\n"
+    normal = turn_file(tmp_path, [], name="normal.toml", when="normal")
+    assert invoke_json(server, "submit", normal)["ok"]
+    for obj in world.objects.values():  # a combat turn alice is part of
+        if obj.owner == 1 and obj.queue is not None:
+            world.queues[obj.queue].order_types = (REINFORCE,) if obj.name == "Colonist Fleet" else ()
+    result = invoke(server, "submit", normal, expect=1)
+    assert result.stderr == "tae-client: the file is for a normal turn, but turn 0 is a combat turn\n"
+    assert invoke_json(server, "submit", combat)["ok"]
+
+
 def test_a_bad_file_exits_2_before_connecting(tmp_path):
     path = tmp_path / "turn.toml"
     path.write_text('[[orders]]\nfleet = "bomber"\norder = "Attack"\n')
@@ -489,7 +462,9 @@ def test_game_over(server, world, tmp_path):
     world.post(1, "GAME OVER!", "alice has won the game with a score of 6!")
     status = invoke_json(server, "status")
     assert status["phase"] == "over"
-    assert status["game_over"] == {"turn": 0, "message": "alice has won the game with a score of 6!"}
+    over = status["game_over"]
+    assert (over["turn"], over["message"]) == (0, "alice has won the game with a score of 6!")
+    assert over["ranking"] == [] and over["reason"] is None  # REF's sentence carries no ranking
     path = turn_file(tmp_path, [])
     result = invoke(server, "submit", path, expect=4)
     assert result.stderr == (
@@ -602,3 +577,145 @@ def test_submit_reads_standard_input(server, world):
     result = CliRunner().invoke(cli, base + ["submit", "--format", "toml", "-"], input=toml)
     assert result.exit_code == 0, result.output
     assert len(invoke_json(server, "orders")) == 2
+
+
+# ------------------------------------------------------------------------------------------------
+# Orders that cannot succeed (R7a): the server's reason for each
+# ------------------------------------------------------------------------------------------------
+
+
+def test_a_probe_refused_for_a_static_reason_prints_it(server, world):
+    # (1, 0) holds a merchant colony: Colonize there can never work this turn (Fail code 3).
+    result = invoke(server, "order", "probe", "colonist:merchant", "Colonize", "1,0", expect=1)
+    assert result.stderr.endswith("refused: 1, 0 is already colonized\n")
+    assert "accepts:" not in result.stderr  # the type is allowed: only the target is wrong
+    data = json.loads(
+        invoke(server, "--json", "order", "probe", "colonist:merchant", "Colonize", "1,0", expect=1).stdout
+    )
+    assert (data["accepted"], data["code"]) == (False, 3)
+    assert data["reason"].endswith("1, 0 is already colonized")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_dry_run_prints_the_reason_of_every_refused_order(server, world, tmp_path, version):
+    orders = [
+        {"fleet": "colonist:merchant", "order": "Colonize", "target": [1, 0]},
+        {"fleet": "bomber", "order": "Attack", "target": [3, 2]},
+        {"fleet": "colonist:mining", "order": "ColonizeMining", "target": [2, 0]},
+    ]
+    path = turn_file(tmp_path, orders)
+    report = json.loads(
+        invoke(server, "--json", "submit", "--dry-run", path, version=version, expect=1).stdout
+    )
+    assert [(o["status"], o["code"], o["reason"]) for o in report["orders"]] == [
+        ("refused", 3, "1, 0 is already colonized"),
+        ("refused", 3, "3, 2 carries an alien artifact"),
+        ("accepted", None, None),  # a dry run says which orders would pass
+    ]
+    text = invoke(server, "submit", "--dry-run", path, version=version, expect=1).stdout
+    assert "order 1 (Colonize by" in text and "→ 1,0): refused: 1, 0 is already colonized" in text
+    assert "→ 3,2): refused: 3, 2 carries an alien artifact" in text
+    assert invoke_json(server, "orders") == []
+
+
+def test_submit_from_standard_input_detects_toml_and_json(server, world):
+    toml = '[[orders]]\nfleet = "bomber"\norder = "Attack"\ntarget = [3, 0]\n'
+    report = json.loads(invoke(server, "--json", "submit", "--dry-run", "-", input=toml).stdout)
+    assert report["ok"] and report["orders"][0]["order"] == "Attack"
+    for text in ('{"orders": [{"fleet": "bomber", "order": "Attack", "target": "3,0"}]}', ' [ {"fleet": 1,'):
+        result = invoke(
+            server, "submit", "--dry-run", "-", input=text, expect=0 if text.startswith("{") else 2
+        )
+    assert result.stderr == (
+        "tae-client: <stdin>: not valid JSON: Expecting property name enclosed in double quotes (line 1, "
+        "column 16) (read as JSON; give --format toml if it is TOML)\n"
+    )
+    result = invoke(server, "submit", "-", input="orders = [", expect=2)
+    assert result.stderr.startswith("tae-client: <stdin>: not valid TOML: ")
+    assert result.stderr.endswith("(read as TOML; give --format json if it is JSON)\n")
+    result = invoke(server, "submit", "--format", "json", "-", input=toml, expect=2)
+    assert "not valid JSON" in result.stderr and "read as" not in result.stderr
+    assert "detected" in invoke(server, "submit", "--help").stdout
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(server, world):
+    """`tae-client … | head -1`: no traceback, no "Broken pipe" message, exit 0."""
+
+    for turn in range(400):
+        world.post(1, "Turn complete", f"turn {turn}: " + "x" * 300)
+    command = [
+        sys.executable,
+        "-m",
+        "clients.cli",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(server.port),
+        "--user",
+        "alice",
+        "--password",
+        "secret",
+        "--json",
+        "messages",
+    ]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TAE_")}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout.readline().strip() == b"["
+    process.stdout.close()  # more than a pipe's worth is still to come
+    _, stderr = process.communicate(timeout=30)
+    assert (process.returncode, stderr) == (0, b"")
+
+
+def test_wait_reconnects_after_a_server_restart(world):
+    """The server stops (every connection closed) and comes back on the same port; the turn
+    then ends: `wait` reconnects, logs in again and reports the new turn."""
+    first = ThreadedFakeServer(world).__enter__()
+    port = first.port
+    restarted: list[ThreadedFakeServer] = []
+
+    def restart_then_end_the_turn():
+        deadline = time.monotonic() + 10
+        while not any(c.player for c in first.connections) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # `wait` is waiting now
+        first.__exit__(None, None, None)
+        time.sleep(0.5)  # down for a while: the first try to reconnect fails
+        second = ThreadedFakeServer(world, port=port).__enter__()
+        restarted.append(second)
+        while not any(c.player for c in second.connections) and time.monotonic() < deadline + 10:
+            time.sleep(0.05)
+        world.end_turn()
+
+    thread = threading.Thread(target=restart_then_end_the_turn)
+    thread.start()
+    try:
+        result = invoke(first, "--json", "wait", "--poll", "0.2", "--timeout", "20", "--retries", "5")
+    finally:
+        thread.join()
+        for server in restarted:
+            server.__exit__(None, None, None)
+    data = json.loads(result.stdout)
+    assert (data["previous_turn"], data["turn"]) == (0, 1)
+    assert "tae-client: note: lost the connection" in result.stderr
+    assert "tae-client: note: reconnected (turn" in result.stderr
+
+
+def test_wait_gives_up_when_the_server_stays_away(world):
+    server = ThreadedFakeServer(world).__enter__()
+
+    def stop():
+        deadline = time.monotonic() + 10
+        while not any(c.player for c in server.connections) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        server.__exit__(None, None, None)
+
+    thread = threading.Thread(target=stop)
+    thread.start()
+    try:
+        result = invoke(server, "wait", "--poll", "0.2", "--retries", "2", expect=3)
+    finally:
+        thread.join()
+    assert result.stderr.count("reconnecting in") == 2
+    assert result.stderr.splitlines()[-1].endswith("(gave up after 2 tries to reconnect)")
+    assert f"connection to 127.0.0.1:{server.port} refused" in result.stderr.splitlines()[-1]

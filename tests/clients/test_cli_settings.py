@@ -4,7 +4,6 @@ passwords never shown."""
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
@@ -13,15 +12,6 @@ from click.testing import CliRunner
 from clients.cli import EXIT_CODES, cli
 from clients.cli_settings import SettingsError, default_config_path, resolve_settings
 from protocol import Version
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("TAE_") or name == "NO_COLOR":
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-
 
 NO_FLAGS = dict.fromkeys(("host", "port", "user", "password", "protocol", "timeout"))
 
@@ -162,3 +152,57 @@ def test_help_documents_exit_codes_and_settings():
         "settings",
     ):
         assert command in result.stdout
+
+
+def test_a_password_file_others_can_read_gets_a_warning(tmp_path):
+    config = write_config(tmp_path / "c.toml", 'password = "s3cret-pw"\nuser = "alice"\n')
+    config.chmod(0o644)
+    settings = resolve_settings(NO_FLAGS, {}, config)
+    assert settings.warnings == (
+        f"warning: config file {config} holds a password and everyone can read it (mode 0644); "
+        f"run: chmod 600 {config}",
+    )
+    config.chmod(0o640)
+    assert "its group can read it (mode 0640)" in resolve_settings(NO_FLAGS, {}, config).warnings[0]
+    result = CliRunner().invoke(cli, ["--config", str(config), "settings"])
+    assert result.exit_code == 0
+    assert result.stderr.startswith(f"tae-client: warning: config file {config} holds a password")
+    assert "s3cret-pw" not in result.output
+    config.chmod(0o600)
+    assert resolve_settings(NO_FLAGS, {}, config).warnings == ()
+    public = write_config(tmp_path / "public.toml", 'host = "h"\n')
+    public.chmod(0o644)
+    assert resolve_settings(NO_FLAGS, {}, public).warnings == ()  # no password, nothing to hide
+
+
+def test_tls_settings_from_every_source(tmp_path):
+    config = write_config(tmp_path / "c.toml", 'tls = true\nca_file = "/etc/tae/ca.pem"\n')
+    settings = resolve_settings(NO_FLAGS, {}, config)
+    assert (settings.tls, settings.ca_file, settings.insecure, settings.port) == (
+        True,
+        "/etc/tae/ca.pem",
+        False,
+        6924,
+    )
+    assert settings.sources["port"] == "default"
+    settings = resolve_settings(dict(NO_FLAGS, tls=False), {"TAE_INSECURE": "yes"}, config)
+    assert (settings.tls, settings.insecure, settings.port) == (False, True, 6923)
+    with pytest.raises(SettingsError, match=re.escape("$TAE_TLS: must be true or false")):
+        resolve_settings(NO_FLAGS, {"TAE_TLS": "maybe"})
+    data = json.loads(CliRunner().invoke(cli, ["--config", str(config), "--json", "settings"]).stdout)
+    assert data["tls"] == {
+        "enabled": True,
+        "ca_file": "/etc/tae/ca.pem",
+        "insecure": False,
+        "sources": {"tls": "file", "ca_file": "file", "insecure": "default"},
+    }
+
+
+def test_a_missing_command_is_a_one_line_usage_error():
+    result = CliRunner().invoke(cli, [])
+    assert (result.exit_code, result.stderr) == (2, "tae-client: missing command (see 'tae-client --help')\n")
+    result = CliRunner().invoke(cli, ["order"])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "tae-client: missing command (see 'tae-client order --help')\n",
+    )

@@ -13,7 +13,7 @@ from clients.fleet_refs import (
     parse_fleet_selector,
     parse_target,
 )
-from clients.game_api import ColonyKind, FleetKind
+from clients.tae_model import ColonyKind, FleetKind
 from clients.turn_file import (
     TurnFileError,
     load_turn_file,
@@ -112,7 +112,8 @@ def test_an_empty_turn_is_allowed():
         ({"orders": {"fleet": "bomber"}}, "'orders' must be a list"),
         ({"turn": "three", "orders": []}, "'turn' must be a whole number"),
         ({"replace": "yes", "orders": []}, "'replace' must be true or false"),
-        ({"order": []}, "f.toml: unknown key 'order' (allowed: turn, replace, orders)"),
+        ({"order": []}, "f.toml: unknown key 'order' (allowed: turn, when, replace, orders)"),
+        ({"when": "later", "orders": []}, "'when' must be \"normal\" or \"combat\", not 'later'"),
         ({}, "f.toml: no 'orders'"),
         ("orders", "expected a table with 'orders'"),
     ],

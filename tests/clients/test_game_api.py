@@ -5,13 +5,8 @@ from __future__ import annotations
 import pytest
 
 from clients.errors import RequestFailed, RequestTimeout
-from clients.game_api import (
-    ColonyKind,
-    FleetKind,
-    Scores,
-    parse_scores,
-    parse_system_name,
-)
+from clients.game_messages import parse_scores
+from clients.tae_model import ColonyKind, FleetKind, Scores, parse_system_name
 from protocol import FailCode, InsertOrder, ObjectArg, Okay, Order, ProbeOrder, RemoveOrder, Version
 
 from .fake_server import ATTACK, COLONIZE, COLONIZE_MINING, MOVE, score_body

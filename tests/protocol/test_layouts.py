@@ -588,3 +588,16 @@ def test_tp03_has_no_resource_list_or_generic_quantity_arguments(arg, arg_hex):
 def test_all_twelve_order_argument_types_are_covered():
     covered = {arg.PARAM_TYPE for arg, _ in ARG_CASES + TP04_ONLY_ARG_CASES}
     assert covered == set(OrderParamType)
+
+
+def test_the_package_exports_every_public_name():
+    import types
+
+    import protocol
+
+    public = sorted(
+        name
+        for name, value in vars(protocol).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    )
+    assert protocol.__all__ == public

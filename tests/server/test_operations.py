@@ -23,6 +23,7 @@ from server.database import (
     SyncDatabase,
     SynchronousDatabaseThread,
     create_engine,
+    head_revision,
     lease,
     upgrade,
 )
@@ -143,7 +144,7 @@ def test_revision_0002_keeps_the_data_of_0001_and_fills_join_turns(url):
                     "(1, 3, 2, 1, 2, 'New Player', '')"
                 )
             )
-        assert upgrade(engine) == "0002"
+        assert upgrade(engine) == head_revision()
         with SyncDatabase(engine) as database:
             stored = database.load_games()[0]
         assert stored.join_turns == {1: 0, 2: 2}

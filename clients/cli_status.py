@@ -1,0 +1,201 @@
+"""``tae-client status``: turn, phase, time left, who has finished, my scores; during a combat
+turn the conflict (``clients.conflict_view``), after the game why it ended and the final ranking
+(``clients.game_messages``). ``status_data`` is the ``--json`` form; ``render_status`` draws it.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from protocol import Version
+
+from .conflict_view import running_conflict, turn_phase
+from .game_api import TaeGame
+from .tae_model import Scores
+
+__all__ = [
+    "format_seconds",
+    "render_conflict",
+    "render_game_over",
+    "render_status",
+    "status_data",
+]
+
+ORDERS_PER_TURN = 2  # R11, for the "queued n/2" hint only; the server decides
+
+
+def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -> dict:
+    cache = game.cache
+    remaining = cache.time_remaining
+    waiting: list[int] | None = None
+    if remaining is not None and game.version == Version.TP04:
+        waiting = list(remaining.waiting)
+    players = []
+    for player_id in sorted(cache.players):
+        player = cache.players[player_id]
+        players.append(
+            {
+                "id": player.id,
+                "name": player.name,
+                "me": player.id == game.player_id,
+                "waiting": None if waiting is None else player.id in waiting,
+            }
+        )
+    scores = game.scores()
+    over = game.game_over
+    conflict = running_conflict(game)
+    queued = sum(1 for f in game.my_fleets() if f.orders)
+    time_left = game.time_remaining
+    return {
+        "server": {"host": host, "port": port, "protocol": game.version.name.lower()},
+        "game": game_name,
+        "player": {"id": game.player_id, "name": game.player_name(game.player_id)},
+        "turn": game.turn,
+        "turn_name": (remaining.turn_name or None)
+        if remaining is not None and game.version == Version.TP04
+        else None,
+        "phase": turn_phase(game),
+        "time_left": None if time_left is None or time_left < 0 else time_left,
+        "players": players,
+        "waiting_for": None if waiting is None else [game.player_name(pid) or str(pid) for pid in waiting],
+        "orders_queued": queued,
+        "scores": _scores_dict(scores),
+        "conflict": conflict.to_dict(game.player_id) if conflict is not None else None,
+        "game_over": over.to_dict() if over else None,
+    }
+
+
+def _scores_dict(scores: Scores | None) -> dict | None:
+    if scores is None:
+        return None
+    return {
+        "money": scores.money,
+        "technology": scores.technology,
+        "people": scores.people,
+        "raw_materials": scores.raw_materials,
+        "artifacts": scores.artifacts,
+        "final": scores.final,
+        "turn": scores.turn,
+    }
+
+
+def render_status(console: Console, data: dict) -> None:
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    server = data["server"]
+    player = data["player"]
+    table.add_row("server", f"{server['host']}:{server['port']} ({server['protocol']})")
+    if data["game"]:
+        table.add_row("game", data["game"])
+    table.add_row("player", f"{player['name'] or '?'} (id {player['id']})")
+    table.add_row("turn", f"{data['turn']}")
+    phase = Text(data["phase"])
+    if data["phase"] == "combat":
+        phase.stylize("bold yellow")
+    elif data["phase"] == "over":
+        phase.stylize("bold red")
+    table.add_row("phase", phase)
+    table.add_row("time left", format_seconds(data["time_left"]))
+    if data["phase"] != "over":
+        table.add_row(
+            "my orders",
+            f"{data['orders_queued']} queued (at most {ORDERS_PER_TURN})"
+            if data["phase"] == "normal"
+            else f"{data['orders_queued']} queued",
+        )
+    if data["players"]:
+        parts = []
+        for player in data["players"]:
+            name = player["name"] + (" (me)" if player["me"] else "")
+            if player["waiting"] is None:
+                parts.append(Text(name))
+            elif player["waiting"]:
+                parts.append(Text(f"{name}: playing", style="yellow"))
+            else:
+                parts.append(Text(f"{name}: finished", style="green"))
+        table.add_row("players", Text(", ").join(parts))
+    scores = data["scores"]
+    if scores:
+        table.add_row(
+            "scores",
+            f"M {scores['money']}  T {scores['technology']}  P {scores['people']}  "
+            f"R {scores['raw_materials']}  A {scores['artifacts']}  (final {scores['final']})",
+        )
+    else:
+        table.add_row("scores", "none yet")
+    console.print(table)
+    if data["conflict"]:
+        render_conflict(console, data["conflict"])
+    if data["game_over"]:
+        render_game_over(console, data["game_over"])
+
+
+def format_seconds(seconds: int | None) -> str:
+    if seconds is None:
+        return "no deadline"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}h {minutes:02d}m {secs:02d}s"
+    if minutes:
+        return f"{minutes}m {secs:02d}s"
+    return f"{secs}s"
+
+
+def _place(side: dict) -> str:
+    system = side["system"]
+    return f" at {system['x']},{system['y']}" if system else ""
+
+
+def render_conflict(console: Console, conflict: dict) -> None:
+    """The conflict of this combat turn: who attacks and defends where, with what strength."""
+    kind = conflict["leader_kind"]
+    title = f"{conflict['type']} conflict" + (f" of {kind} leaders" if kind else "")
+    console.print(Text(title.capitalize(), style="bold yellow"))
+    for role in ("attacker", "defender"):
+        side = conflict[role]
+        strength = "?" if side["strength"] is None else side["strength"]
+        who = side["name"] + (" (me)" if side["me"] else "")
+        console.print(f"  {role:<9} {who}{_place(side)}, initial strength {strength}")
+    if conflict["unification"]:
+        u = conflict["unification"]
+        console.print(f"  at stake  the unification system {u['x']},{u['y']}")
+    colonists = conflict["reinforcements"]
+    counted = f"{colonists} colonists" if colonists else "colonists"
+    mine = conflict["my_reinforcements"]
+    if mine:
+        console.print(f"  reinforce my fleets {', '.join(map(str, mine))} may Reinforce ({counted} count)")
+    else:
+        console.print(f"  reinforce none of my fleets may Reinforce ({counted} count for the combatants)")
+    console.print("  a tie goes to the defender")
+
+
+def render_game_over(console: Console, over: dict) -> None:
+    """Why the game ended, who won, and every player's final standing."""
+    console.print(Text(f"GAME OVER (turn {over['turn']})", style="bold red"))
+    if not over["ranking"]:
+        console.print(over["message"])
+        return
+    lines = over["message"].strip().splitlines()
+    if lines:
+        console.print(lines[0])
+    if over["reason"]:
+        console.print(over["reason"])
+    table = Table(box=None, pad_edge=False)
+    for column in ("rank", "player", "final", "money", "technology", "people", "raw materials", "artifacts"):
+        table.add_column(column, justify="left" if column == "player" else "right")
+    for standing in over["ranking"]:
+        table.add_row(
+            str(standing["rank"]),
+            standing["name"],
+            str(standing["final"]),
+            str(standing["money"]),
+            str(standing["technology"]),
+            str(standing["people"]),
+            str(standing["raw_materials"]),
+            str(standing["artifacts"]),
+        )
+    console.print(table)

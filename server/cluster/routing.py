@@ -1,0 +1,523 @@
+"""The TP session of a cluster node: any node answers any client.
+
+`ClusterSession` stands where `server.session.Session` stands on a single server (the listener
+makes one per connection, `server.network.TPFactory(session_factory=...)`). Before login it
+answers locally what needs no game; the Login (or CreateAccount) names the game, and then:
+
+* the game runs on this node: a local `Session` serves it, exactly as on a single server;
+* it runs on another node: the session is *relayed*: an `Upstream` connection to the owner's
+  advertised address carries every frame there and every answer and pushed TimeRemaining back,
+  with the client's sequence numbers (`server.cluster.relay`); the client sees no difference.
+
+When the game leaves (handed over, its node died, this node lost its claim) the session finds
+the new owner (claim rounds, `ClusterNode.placement`), logs in there again with the client's
+credentials and goes on; the client keeps its connection. A request that was under way then is
+sent again if it changes nothing; an order, a removal or an account (which may or may not
+have been stored) is answered with Fail "temporarily unavailable" (nothing acknowledged was
+lost, and the client looks again); FinishedTurn is answered from the database: done when the
+turn it was sent in has ended or its finished flag is stored, else sent again.
+
+Sessions relayed here from another node are not relayed once more: when their game leaves,
+their connection is closed, and the relaying node carries the client over itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import sqlalchemy as sa
+from twisted.internet import defer
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+import protocol as tp
+from protocol import FailCode, FeatureId, Frame, Version
+from protocol.records import GameConnection, Reference
+
+from ..accounts import split_login
+from ..database.schema import accounts, finished_turns, games
+from ..directory import GameDirectory
+from ..session import Session, State
+from ..views.tp_games import game_frame
+from .relay import RELAY_CLIENT, Upstream, UpstreamLost, answer_bytes, connect_upstream, decode_answer
+
+log = Logger()
+
+NOT_HERE = "tae-cluster: this node does not run that game"
+MOVED_TEXT = (
+    "The game moved to another server while this request was carried out; it may or may not "
+    "have been done: look again."
+)
+AWAY_TEXT = "The game's server is not available right now; try again shortly."
+# Requests whose repetition could do twice what the client asked once.
+WRITES = (tp.InsertOrder, tp.RemoveOrder, tp.RemoveMessage, tp.CreateAccount)
+GAMES_TIMEOUT_S = 3.0
+
+
+def _finished_state(conn, game_id: int, username: str, turn: int) -> tuple[int, bool]:
+    last = conn.execute(sa.select(games.c.last_turn).where(games.c.id == game_id)).scalar() or 0
+    player = conn.execute(
+        sa.select(accounts.c.player_id).where(accounts.c.game_id == game_id, accounts.c.username == username)
+    ).scalar()
+    flag = player is not None and (
+        conn.execute(
+            sa.select(finished_turns.c.player).where(
+                finished_turns.c.game_id == game_id,
+                finished_turns.c.turn == turn,
+                finished_turns.c.player == player,
+            )
+        ).first()
+        is not None
+    )
+    return int(last), bool(flag)
+
+
+class ClusterSession:
+    def __init__(
+        self,
+        node,
+        directory: GameDirectory,
+        version: Version,
+        push: Callable[[bytes], None],
+        host: str = "",
+        port: int = 6923,
+        close: Callable[[], None] | None = None,
+        frames=None,
+    ):
+        self.node = node
+        self.version = version
+        self.push = push
+        self.close = close
+        self.host = host
+        self.port = port
+        self._make_local = lambda: Session(directory, version, push, host, port, close=close, frames=frames)
+        self.local = self._make_local()
+        self.client = ""
+        self.relayed = False  # this connection is another node's relay
+        self.credentials: tuple[str, str] | None = None  # (user, password) once logged in
+        self.game_name: str | None = None
+        self.game_id: int | None = None
+        self.mode: str | None = None  # None before login; "local", "remote"; "moving" meanwhile
+        self.upstream: Upstream | None = None
+        self.upstream_node: str | None = None
+        self.upstream_epoch: int | None = None
+        self._exchanging = 0
+        self._recovery: defer.Deferred | None = None
+        self._after_recovery: list[defer.Deferred] = []
+        self._abandon: Callable[[], None] | None = None
+        self.closed = False
+        self._unwatch = node.watch_departures(self._departed)
+
+    # -- the listener's side ---------------------------------------------------------------
+
+    def handle_frame(self, message: tp.Message, frame: Frame) -> bytes | defer.Deferred:
+        if self._recovery is not None:
+            d: defer.Deferred = defer.Deferred()
+            self._after_recovery.append(d)
+            return d.addCallback(lambda ok: self._dispatch(message, frame) if ok else b"")
+        return self._dispatch(message, frame)
+
+    def handle(self, message: tp.Message, sequence: int) -> bytes | defer.Deferred:
+        """For callers without frames (tests): the frame is rebuilt from the message."""
+        frame = Frame(self.version, 0, sequence, message.TYPE, tp.encode_body(message, self.version))
+        return self.handle_frame(message, frame)
+
+    def connection_lost(self) -> None:
+        self.closed = True
+        self._unwatch()
+        self.local.connection_lost()
+        self._drop_upstream()
+
+    # -- dispatch --------------------------------------------------------------------------
+
+    def _dispatch(self, message: tp.Message, frame: Frame) -> bytes | defer.Deferred:
+        if self.closed:
+            return b""
+        if isinstance(message, tp.Connect):
+            self.client = message.client
+            self.relayed = message.client.startswith(RELAY_CLIENT)
+        if isinstance(message, tp.GetGames):  # the whole cluster's, whoever runs this session's game
+            return defer.ensureDeferred(self._games(frame))
+        if self.mode == "remote":
+            return defer.ensureDeferred(self._forward(message, frame))
+        if self.mode == "local":
+            return self._serve_locally(message, frame)
+        if isinstance(message, (tp.Login, tp.CreateAccount)):
+            return defer.ensureDeferred(self._route(message, frame))
+        if isinstance(message, (tp.GetFeatures, tp.GetTimeRemaining)):
+            placement = self.node.placement(None)
+            if placement is not None and placement.owned and self.node.local(None) is None:
+                if isinstance(message, tp.GetFeatures):
+                    return self._encode(self._features(placement.account_creation), frame.sequence)
+                return defer.ensureDeferred(self._ask_owner(placement, frame))
+        return self.local.handle(message, frame.sequence)
+
+    def _encode(self, message: tp.Message, sequence: int) -> bytes:
+        if isinstance(message, tp.Fail):
+            message = tp.fit_fail(message, self.version)
+        return tp.encode(message, self.version, sequence)
+
+    @staticmethod
+    def _features(account_creation: bool) -> tp.Features:
+        features = [FeatureId.KEEP_ALIVE, FeatureId.PROPERTY_CALC]
+        if account_creation:
+            features.append(FeatureId.ACCOUNT_CREATE)
+        return tp.Features(tuple(features))
+
+    # -- before login: finding the game ----------------------------------------------------
+
+    async def _route(self, message: tp.Login | tp.CreateAccount, frame: Frame) -> bytes:
+        user, name = split_login(message.username)
+        deadline = self.node.reactor.seconds() + self.node.settings.relay_timeout
+        refreshed = False
+        while not self.closed:
+            placement = self.node.placement(name)
+            if placement is None and not refreshed:
+                refreshed = True
+                await self.node.refresh()  # a game created a moment ago
+                continue
+            if placement is None or self.node.local(name) is not None:
+                return await self._route_locally(message, frame, placement)
+            left = deadline - self.node.reactor.seconds()
+            if left <= 0:
+                return self._encode(tp.Fail(FailCode.UNAVAILABLE_TEMPORARILY, AWAY_TEXT), frame.sequence)
+            if placement.node == self.node.name:
+                await self.node.arrival(placement.name, left)
+                continue
+            if self.relayed:
+                await self.node.refresh()
+                if self.node.local(name) is None:
+                    return self._encode(tp.Fail(FailCode.UNAVAILABLE_TEMPORARILY, NOT_HERE), frame.sequence)
+                continue
+            if not placement.owned:
+                await self.node.refresh()
+                await _sleep(self.node.reactor, min(left, 0.2))
+                continue
+            explicit = type(message)(*((f"{user}@{placement.name}",) + _fields(message)[1:]))
+            answer = await self._via_owner(placement, explicit)
+            if answer is None:
+                await self.node.refresh()
+                await _sleep(self.node.reactor, min(left, 0.2))
+                continue
+            reply = decode_answer(answer)
+            if isinstance(reply, tp.Fail) and reply.message == NOT_HERE:
+                await self.node.refresh()
+                continue
+            if isinstance(message, tp.Login) and isinstance(reply, tp.Okay):
+                self.mode = "remote"
+                self._logged_in(user, message.password, placement.name, placement.game_id)
+            return answer_bytes(answer, frame.sequence)
+        return b""
+
+    async def _route_locally(self, message, frame: Frame, placement) -> bytes:
+        result = await defer.maybeDeferred(self.local.handle, message, frame.sequence)
+        if (
+            isinstance(message, tp.Login)
+            and self.local.state is State.PLAYING
+            and self.local.game is not None
+        ):
+            self.mode = "local"
+            user, _ = split_login(message.username)
+            self._logged_in(user, message.password, self.local.game.setup.name, self.local.game.id)
+        return result
+
+    def _logged_in(self, user: str, password: str, game_name: str, game_id: int) -> None:
+        self.credentials = (user, password)
+        self.game_name, self.game_id = game_name, game_id
+
+    async def _via_owner(self, placement, message: tp.Message) -> list[Frame] | None:
+        """Send `message` to the game's owner on this session's upstream; None if unreachable."""
+        try:
+            upstream = await self._upstream_to(placement)
+            body = tp.encode_body(message, self.version)
+            return await self._exchange(upstream, Frame(self.version, 0, 1, message.TYPE, body))
+        except UpstreamLost:
+            return None
+
+    async def _ask_owner(self, placement, frame: Frame) -> bytes:
+        try:
+            upstream = await self._upstream_to(placement)
+            return answer_bytes(await self._exchange(upstream, frame), frame.sequence)
+        except UpstreamLost:
+            return await defer.maybeDeferred(self.local.handle, decode_answer([frame]), frame.sequence)
+
+    async def _upstream_to(self, placement) -> Upstream:
+        if self.upstream is not None and not self.upstream.lost and self.upstream_node == placement.node:
+            return self.upstream
+        self._drop_upstream()
+        upstream: Upstream = await connect_upstream(
+            self.node.reactor, placement.advertise, self.version, self._pushed, self._upstream_lost
+        )
+        answer = await upstream.request(tp.Connect(f"{RELAY_CLIENT} {self.node.name} for {self.client}"))
+        if not isinstance(decode_answer(answer), tp.Okay):
+            upstream.close()
+            raise UpstreamLost(f"node {placement.node} refused the relay")
+        self.upstream, self.upstream_node, self.upstream_epoch = upstream, placement.node, placement.epoch
+        return upstream
+
+    def _drop_upstream(self) -> None:
+        upstream, self.upstream = self.upstream, None
+        if upstream is not None:
+            upstream.on_lost = lambda: None
+            upstream.close()
+
+    async def _exchange(self, upstream: Upstream, frame: Frame) -> list[Frame]:
+        self._exchanging += 1
+        try:
+            return await upstream.exchange(frame)
+        finally:
+            self._exchanging -= 1
+
+    def _pushed(self, frame: Frame) -> None:
+        if not self.closed and self.mode in ("remote", None):
+            self.push(frame.to_bytes())
+
+    def _upstream_lost(self) -> None:
+        # An answer being waited for fails by itself and recovers there; an idle session is
+        # carried over now, so that it keeps receiving the game's news.
+        if self.mode == "remote" and not self._exchanging and not self.closed:
+            self._recover()
+
+    # -- logged in -------------------------------------------------------------------------
+
+    async def _forward(self, message: tp.Message, frame: Frame) -> bytes:
+        placement = self.node.placement(self.game_name)
+        turn = (placement.last_turn + 1) if placement is not None else 0
+        upstream = self.upstream
+        try:
+            if upstream is None:
+                raise UpstreamLost("no connection to the owner")
+            return answer_bytes(await self._exchange(upstream, frame), frame.sequence)
+        except UpstreamLost:
+            if not await self._recover():
+                return b""
+            return await self._repeat(message, frame, turn)
+
+    def _serve_locally(self, message: tp.Message, frame: Frame) -> bytes | defer.Deferred:
+        game = self.local.game
+        if game is None:  # the local session logged itself out (a removed player)
+            return self.local.handle(message, frame.sequence)
+        leaving = self.node.leaving_game(game.id)
+        if leaving is not None:
+            return leaving.addCallback(lambda _: self.handle_frame(message, frame))
+        gid = game.id
+        self.node.begin(gid)
+        try:
+            result = self.local.handle(message, frame.sequence)
+        except Exception:
+            self.node.end(gid)
+            raise
+        if not isinstance(result, defer.Deferred):
+            self.node.end(gid)
+            return result
+        outer: defer.Deferred = defer.Deferred()
+        turn = game.state.turn + 1
+        abandoned = []
+
+        def answered(value: Any) -> None:
+            self.node.end(gid)
+            if self._abandon is abandon:
+                self._abandon = None
+            if not abandoned and not outer.called:
+                outer.callback(value)
+
+        def abandon() -> None:
+            abandoned.append(True)
+            self._abandon = None
+            d = defer.ensureDeferred(self._carry_over_request(message, frame, turn))
+            d.addBoth(
+                lambda value: outer.called or outer.callback(b"" if isinstance(value, Exception) else value)
+            )
+
+        self._abandon = abandon
+        result.addBoth(answered)
+        return outer
+
+    async def _carry_over_request(self, message, frame: Frame, turn: int) -> bytes:
+        if not await self._recover():
+            return b""
+        return await self._repeat(message, frame, turn)
+
+    async def _repeat(self, message: tp.Message, frame: Frame, turn: int) -> bytes:
+        """The request under way when the game left, now that the new owner serves us."""
+        if isinstance(message, WRITES):
+            refs = ()
+            if isinstance(message, tp.InsertOrder):
+                refs = ((tp.ReferenceType.ORDER_QUEUE, message.id),)
+            fail = tp.Fail(FailCode.UNAVAILABLE_TEMPORARILY, MOVED_TEXT, tuple(Reference(*r) for r in refs))
+            return self._encode(fail, frame.sequence)
+        if isinstance(message, tp.FinishedTurn) and self.game_id is not None and self.credentials:
+            last, finished = await self.node.store.read(
+                _finished_state, self.game_id, self.credentials[0], turn
+            )
+            if last >= turn or finished:
+                return self._encode(tp.Okay("Turn finished"), frame.sequence)
+        return await defer.maybeDeferred(self.handle_frame, message, frame)
+
+    # -- carrying the session over ---------------------------------------------------------
+
+    def _departed(self, game_id: int) -> None:
+        if game_id != self.game_id or self.mode != "local" or self.closed:
+            return
+        if self.relayed:
+            self.mode = "moving"
+            if self.close is not None:
+                self.close()
+            return
+        if self._abandon is not None:
+            self._abandon()
+        else:
+            self._recover()
+
+    def _recover(self) -> defer.Deferred:
+        """Fires True once the session is logged in at the game's new owner; False (and the
+        client's connection closed) when that cannot be done within `relay_timeout`."""
+        if self._recovery is None:
+            self._recovery = defer.ensureDeferred(self._find_new_owner())
+
+            def done(result: Any) -> bool:
+                ok = result is True
+                self._recovery = None
+                if isinstance(result, Failure):
+                    log.failure("game {game}: carrying a session over failed", result, game=self.game_name)
+                if not ok and not self.closed:
+                    log.info(
+                        "game {game}: a session could not be carried over to the new owner; closing it",
+                        game=self.game_name,
+                    )
+                    if self.close is not None:
+                        self.close()
+                waiting, self._after_recovery = self._after_recovery, []
+                for waiter in waiting:
+                    waiter.callback(ok)
+                return ok
+
+            self._recovery.addBoth(done)
+        d: defer.Deferred = defer.Deferred()
+        self._recovery.addBoth(lambda ok: (d.callback(ok), ok)[1])
+        return d
+
+    async def _find_new_owner(self) -> bool:
+        failed = (
+            (self.upstream_node, self.upstream_epoch)
+            if self.mode == "remote"
+            else (self.node.name, self.node.store.claims.get(self.game_id or -1))
+        )
+        self.mode = "moving"
+        self.local.connection_lost()
+        self._drop_upstream()
+        reactor = self.node.reactor
+        deadline = reactor.seconds() + self.node.settings.relay_timeout
+        tried_same = False
+        while not self.closed and reactor.seconds() < deadline:
+            await self.node.refresh()
+            placement = self.node.placement(self.game_name)
+            if placement is None:
+                return False  # the game is gone
+            same = (placement.node, placement.epoch) == failed
+            if not placement.owned or (same and tried_same):
+                await _sleep(reactor, min(0.2, max(0.0, deadline - reactor.seconds())))
+                continue
+            tried_same = tried_same or same
+            if placement.node == self.node.name:
+                if await self.node.arrival(placement.name, max(0.1, deadline - reactor.seconds())) is None:
+                    continue
+                verdict = await self._log_in_locally()
+            else:
+                verdict = await self._log_in_remotely(placement)
+            if verdict is not None:
+                return verdict
+        return False
+
+    async def _log_in_locally(self) -> bool | None:
+        assert self.credentials is not None and self.game_name is not None
+        user, password = self.credentials
+        session = self._make_local()
+        session.handle(tp.Connect(self.client or "tpserver-tae-cluster"), 1)
+        await defer.maybeDeferred(session.handle, tp.Login(f"{user}@{self.game_name}", password), 2)
+        if session.state is State.PLAYING and session.game is not None:
+            self.local, self.mode, self.game_id = session, "local", session.game.id
+            return True
+        session.connection_lost()
+        return None if self.node.local(self.game_name) is None else False
+
+    async def _log_in_remotely(self, placement) -> bool | None:
+        assert self.credentials is not None
+        user, password = self.credentials
+        answer = await self._via_owner(placement, tp.Login(f"{user}@{placement.name}", password))
+        if answer is None:
+            return None
+        reply = decode_answer(answer)
+        if isinstance(reply, tp.Okay):
+            self.mode, self.game_id = "remote", placement.game_id
+            return True
+        if isinstance(reply, tp.Fail) and reply.message == NOT_HERE:
+            self._drop_upstream()
+            return None
+        return False
+
+    # -- the game list ---------------------------------------------------------------------
+
+    async def _games(self, frame: Frame) -> bytes:
+        """GetGames: this node's games and every other node's, each pointing at this address."""
+        now = self.node.reactor.seconds()
+        found: dict[str, tp.Game] = {
+            g.setup.name: game_frame(g.snapshot, self.host, self.port, now)
+            for g in self.node.directory.games.values()
+        }
+        others = {p.node: p for p in self.node.placements.values() if p.owned and p.node != self.node.name}
+        if self.relayed:
+            others = {}  # another node asks for this node's games only
+        asked = [defer.ensureDeferred(self._games_of(p)) for p in others.values()]
+        for ok, listed in await defer.DeferredList(asked, consumeErrors=True):
+            if ok:
+                for game in listed:
+                    found.setdefault(game.name, game)
+        if not found:
+            return self._encode(tp.Fail(FailCode.NO_SUCH_THING, "No games on this server"), frame.sequence)
+        default = self.node.default_name()
+        ordered = [found[n] for n in sorted(found, key=lambda n: (n != default, n))]
+        return tp.encode_reply(ordered, self.version, frame.sequence)
+
+    async def _games_of(self, placement) -> list[tp.Game]:
+        upstream: Upstream = await connect_upstream(
+            self.node.reactor, placement.advertise, self.version, lambda f: None, lambda: None
+        )
+        try:
+            await upstream.request(tp.Connect(f"{RELAY_CLIENT} {self.node.name} games"))
+            waiting = upstream.request(tp.GetGames())
+            waiting.addTimeout(GAMES_TIMEOUT_S, self.node.reactor)
+            frames = await waiting
+        finally:
+            upstream.close()
+        listed = []
+        for item in frames:
+            try:
+                message = tp.decode(item)
+            except tp.ProtocolError:
+                continue
+            if isinstance(message, tp.Game) and self.node.placement(message.name) is not None:
+                owner = self.node.placement(message.name)
+                if owner is not None and owner.node == placement.node:
+                    connections = (GameConnection("tp", self.host, self.host, self.port),)
+                    listed.append(_replace(message, connections=connections))
+        return listed
+
+
+def _fields(message: tp.Message) -> tuple:
+    from dataclasses import astuple
+
+    return astuple(message)
+
+
+def _replace(message: tp.Message, **changes) -> Any:
+    from dataclasses import replace
+
+    return replace(message, **changes)
+
+
+def _sleep(reactor, seconds: float) -> defer.Deferred:
+    d: defer.Deferred = defer.Deferred()
+    reactor.callLater(max(0.0, seconds), d.callback, None)
+    return d

@@ -1,0 +1,118 @@
+"""The writes a web form or an API call may make, read from its fields and sent to the game.
+
+Both the player page and the JSON API come through here, so an order is read, probed and
+inserted the same way whichever way it arrives. Bad input is refused with a `Problem` (code
+FRAME, as TP refuses a malformed frame); the game's own refusals arrive as `Refused`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from twisted.internet import defer
+
+from ruleset import ORDER_TYPES_BY_NAME, OrderType, Problem, ProblemCode
+from ruleset.orders import ORDER_NAMES
+
+from ..refusals import Refused
+from ..snapshot import GameSnapshot
+from .contract import ServedGame
+from .documents import order_type_for
+
+
+def bad_input(text: str) -> Refused:
+    return Refused(Problem(ProblemCode.FRAME, text))
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRequest:
+    fleet: int
+    order_type: int
+    target: int
+    slot: int = -1
+
+
+def _integer(fields: Mapping[str, Any], name: str, default: int | None = None) -> int:
+    value = fields.get(name, default)
+    if value is None or value == "":
+        if default is not None:
+            return default
+        raise bad_input(f"'{name}' is missing.")
+    if isinstance(value, bool):
+        raise bad_input(f"'{name}' must be a whole number.")
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise bad_input(f"'{name}' must be a whole number.") from None
+
+
+def read_order(snapshot: GameSnapshot, fields: Mapping[str, Any]) -> OrderRequest:
+    """An order from `fleet`, `target` (or `system`, "x, y"), and optionally `type` (a number or
+    a name such as "Colonize"; by default the order the fleet takes now) and `slot` (-1, the
+    default, appends)."""
+    fleet = _integer(fields, "fleet")
+    raw_type = fields.get("type")
+    if raw_type is None or raw_type == "":
+        order_type = order_type_for(snapshot, fleet)
+    elif isinstance(raw_type, str) and raw_type in ORDER_TYPES_BY_NAME:
+        order_type = int(ORDER_TYPES_BY_NAME[raw_type])
+    else:
+        order_type = _integer(fields, "type")
+    takes_target = order_type not in ORDER_NAMES or OrderType(order_type).takes_target
+    if not takes_target:
+        target = _integer(fields, "target", 0)
+    elif fields.get("target") in (None, "") and fields.get("system"):
+        target = _system_named(snapshot, str(fields["system"]))
+    else:
+        target = _integer(fields, "target")
+    slot = _integer(fields, "slot", -1)
+    return OrderRequest(fleet, order_type, target, slot)
+
+
+def _system_named(snapshot: GameSnapshot, text: str) -> int:
+    """The star-system id of a system written as its name, "x, y"."""
+    x_text, _, y_text = text.partition(",")
+    try:
+        x, y = int(x_text.strip()), int(y_text.strip())
+    except ValueError:
+        raise bad_input(f"{text!r} is not a system: write its column and row, like 4, 7.") from None
+    board = snapshot.state.board
+    cell = board.cell_at(x, y)
+    if cell is None:
+        raise bad_input(f"There is no system {x}, {y} on this board.")
+    return board.system_id(cell)
+
+
+def probe(game: ServedGame, player: int, order: OrderRequest) -> Problem | None:
+    return game.check_order(player, order.fleet, order.order_type, order.target)
+
+
+async def place(game: ServedGame, player: int, order: OrderRequest) -> int:
+    """Probe, then insert: fires with the slot, or fails with Refused and inserts nothing."""
+    problem = probe(game, player, order)
+    if problem is not None:
+        raise Refused(problem)
+    return await defer.maybeDeferred(
+        game.insert_order, player, order.fleet, order.slot, order.order_type, order.target
+    )
+
+
+async def remove(game: ServedGame, player: int, fields: Mapping[str, Any]) -> None:
+    await defer.maybeDeferred(game.remove_order, player, _integer(fields, "fleet"), _integer(fields, "slot"))
+
+
+async def finish(game: ServedGame, player: int) -> None:
+    await defer.maybeDeferred(game.finish_turn, player)
+
+
+async def create_account(game: ServedGame, fields: Mapping[str, Any]) -> int:
+    username = str(fields.get("username") or "")
+    password = str(fields.get("password") or "")
+    if not password:
+        raise bad_input("A password is needed.")
+    email = str(fields.get("email") or "")
+    return await defer.maybeDeferred(game.create_account, username, password, email, "joined on the web")

@@ -1,0 +1,276 @@
+"""The JSON API under /api/: the public game, a player's own view and orders, and their writes.
+
+Reads: GET /api/games, /api/games/NAME, /api/games/NAME/history, /api/games/NAME/turns/N (public),
+/api/games/NAME/me and /api/games/NAME/orders (the caller's own). Writes (POST, JSON bodies):
+/api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts.
+A caller authenticates with HTTP Basic (account name and password, as over TP) or with
+`Authorization: Bearer TOKEN` from POST /api/games/NAME/token. Every refusal is
+`{"error": {"code": N, "name": "...", "message": "..."}}` with TP's Fail code and text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from twisted.internet import defer
+
+from ruleset import Problem, ProblemCode
+
+from ..refusals import BAD_LOGIN, REMOVED, Refused
+from . import actions
+from .documents import (
+    lobby_entry,
+    my_orders,
+    my_view,
+    public_game,
+    public_systems,
+    summary_document,
+    system_document,
+    with_time,
+)
+from .routing import HTTPFailure, Router
+from .sessions import TOO_MANY_LOGINS
+from .site import WebSite
+
+JSON = b"application/json; charset=utf-8"
+STATUS = {
+    ProblemCode.FRAME: 400,
+    ProblemCode.UNAVAILABLE_PERMANENTLY: 409,
+    ProblemCode.UNAVAILABLE_TEMPORARILY: 409,
+    ProblemCode.NO_SUCH_THING: 404,
+    ProblemCode.PERMISSION_DENIED: 403,
+}
+NO_CREDENTIALS = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "Log in with HTTP Basic (account name and password) or Authorization: Bearer TOKEN.",
+)
+BAD_TOKEN = Problem(
+    ProblemCode.PERMISSION_DENIED, "That token is not valid for this game (or it has expired)."
+)
+NOT_JSON = Problem(ProblemCode.FRAME, "Send a JSON object with Content-Type: application/json.")
+NO_SUCH_GAME = Problem(ProblemCode.NO_SUCH_THING, "No such game")
+NO_SUCH_TURN = Problem(ProblemCode.NO_SUCH_THING, "No such turn")
+MAX_BODY = 64 * 1024
+
+
+def encode(document: Any) -> bytes:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def error_document(problem: Problem) -> dict[str, Any]:
+    code = ProblemCode(problem.code)
+    return {"error": {"code": int(code), "name": code.name, "message": problem.message}}
+
+
+def refusal(problem: Problem) -> HTTPFailure:
+    status = 401 if problem in (BAD_LOGIN, NO_CREDENTIALS, BAD_TOKEN) else STATUS.get(problem.code, 400)
+    headers = {b"www-authenticate": b'Bearer realm="tae"'} if status == 401 else {}
+    return HTTPFailure(status, encode(error_document(problem)), JSON, headers)
+
+
+def answer(request, document: Any) -> bytes:
+    request.setHeader(b"content-type", JSON)
+    request.setHeader(b"cache-control", b"no-store")
+    return encode(document)
+
+
+def json_fields(request) -> dict[str, Any]:
+    content_type = (request.getHeader(b"content-type") or b"").split(b";")[0].strip().lower()
+    if content_type != b"application/json":
+        raise refusal(NOT_JSON)
+    raw = request.content.read(MAX_BODY + 1) if request.content is not None else b""
+    if len(raw) > MAX_BODY:
+        raise refusal(Problem(ProblemCode.FRAME, "The request body is too large."))
+    if not raw.strip():
+        return {}
+    try:
+        fields = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise refusal(NOT_JSON) from None
+    if not isinstance(fields, dict):
+        raise refusal(NOT_JSON)
+    return fields
+
+
+def client_address(request) -> str:
+    peer = request.getClientAddress()
+    return getattr(peer, "host", None) or "unknown"
+
+
+class Api:
+    def __init__(self, web: WebSite):
+        self.web = web
+
+    def game(self, name: str):
+        game = self.web.games.find(name) if name else None
+        if game is None:
+            raise refusal(NO_SUCH_GAME)
+        return game
+
+    async def caller(self, request, game, allow_token: bool = True) -> int:
+        """The player id of the request's credentials, or a refusal."""
+        header = (request.getHeader(b"authorization") or b"").strip()
+        scheme, _, value = header.partition(b" ")
+        scheme = scheme.lower()
+        snapshot = game.snapshot
+        if scheme == b"bearer" and allow_token:
+            found = self.web.sessions.read_token(value.decode("latin-1"))
+            if found is None or found[0] != snapshot.name or not snapshot.state.has_player(found[1]):
+                raise refusal(BAD_TOKEN)
+            if found[1] in snapshot.removed_players:
+                raise refusal(REMOVED)
+            return found[1]
+        if scheme != b"basic":
+            raise refusal(NO_CREDENTIALS)
+        try:
+            username, sep, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            raise refusal(NO_CREDENTIALS) from None
+        if not sep:
+            raise refusal(NO_CREDENTIALS)
+        address = client_address(request)
+        if self.web.brake.blocked(address):
+            raise refusal(TOO_MANY_LOGINS)
+        try:
+            return await defer.maybeDeferred(game.authenticate, username, password)
+        except Refused as refused:
+            if refused.problem == BAD_LOGIN:
+                self.web.brake.failed(address)
+            raise
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def games(self, request) -> bytes:
+        now = self.web.now()
+        return answer(request, {"games": [lobby_entry(g.snapshot, now) for g in self.web.games.ordered()]})
+
+    async def public(self, request, name: str) -> bytes:
+        snapshot = self.game(name).snapshot
+        book = await self.web.history(snapshot)
+        document = with_time(public_game(snapshot), snapshot, self.web.now())
+        document["systems"] = public_systems(snapshot)
+        last = book.summaries[snapshot.turn - 1] if 0 < snapshot.turn <= book.known else None
+        document["last_turn"] = summary_document(last) if last else None
+        return answer(request, document)
+
+    async def history(self, request, name: str) -> bytes:
+        snapshot = self.game(name).snapshot
+        book = await self.web.history(snapshot)
+        return answer(request, {"turns": [summary_document(s) for s in book.summaries[: snapshot.turn]]})
+
+    async def turn(self, request, name: str, turn: str) -> bytes:
+        snapshot = self.game(name).snapshot
+        number = int(turn)
+        try:
+            record, picture = await self.web.past_turn(snapshot, number)
+        except HTTPFailure:
+            raise refusal(NO_SUCH_TURN) from None
+        book = await self.web.history(snapshot)
+        return answer(
+            request,
+            {
+                "name": snapshot.name,
+                "turn": number,
+                "phase": record.state.phase.value,
+                "width": picture.width,
+                "height": picture.height,
+                "systems": [system_document(s) for s in picture.systems],
+                "summary": summary_document(book.summaries[number - 1]),
+            },
+        )
+
+    async def me(self, request, name: str) -> bytes:
+        game = self.game(name)
+        player = await self.caller(request, game)
+        snapshot = game.snapshot
+        book = await self.web.history(snapshot)
+        return answer(request, my_view(snapshot, player, book))
+
+    async def orders(self, request, name: str) -> bytes:
+        game = self.game(name)
+        player = await self.caller(request, game)
+        return answer(request, {"turn": game.snapshot.turn + 1, "orders": my_orders(game.snapshot, player)})
+
+    # -- writes ----------------------------------------------------------------------------
+
+    async def insert(self, request, name: str) -> bytes:
+        game = self.game(name)
+        fields = json_fields(request)
+        player = await self.caller(request, game)
+        order = actions.read_order(game.snapshot, fields)
+        slot = await actions.place(game, player, order)
+        request.setResponseCode(201)
+        return answer(request, {"slot": slot, "orders": my_orders(game.snapshot, player)})
+
+    async def probe(self, request, name: str) -> bytes:
+        game = self.game(name)
+        fields = json_fields(request)
+        player = await self.caller(request, game)
+        problem = actions.probe(game, player, actions.read_order(game.snapshot, fields))
+        if problem is not None:
+            raise Refused(problem)
+        return answer(request, {"ok": True})
+
+    async def remove(self, request, name: str) -> bytes:
+        game = self.game(name)
+        fields = json_fields(request)
+        player = await self.caller(request, game)
+        await actions.remove(game, player, fields)
+        return answer(request, {"orders": my_orders(game.snapshot, player)})
+
+    async def finish(self, request, name: str) -> bytes:
+        game = self.game(name)
+        json_fields(request)
+        player = await self.caller(request, game)
+        await actions.finish(game, player)
+        return answer(request, {"finished": True, "turn": game.snapshot.turn})
+
+    async def token(self, request, name: str) -> bytes:
+        game = self.game(name)
+        json_fields(request)
+        player = await self.caller(request, game, allow_token=False)
+        return answer(request, {"token": self.web.sessions.issue_token(game.snapshot.name, player)})
+
+    async def accounts(self, request, name: str) -> bytes:
+        game = self.game(name)
+        player = await actions.create_account(game, json_fields(request))
+        request.setResponseCode(201)
+        return answer(request, {"player": player})
+
+
+def _refusals(handler):
+    """Turn a `Refused` from any step into its JSON error."""
+
+    async def run(request, *parts):
+        try:
+            result = handler(request, *parts)
+            if not isinstance(result, bytes):
+                result = await result
+            return result
+        except Refused as refused:
+            raise refusal(refused.problem) from None
+
+    return run
+
+
+def register(router: Router, web: WebSite) -> None:
+    api = Api(web)
+    routes = [
+        ("GET", "/api/games", api.games),
+        ("GET", "/api/games/{name}", api.public),
+        ("GET", "/api/games/{name}/history", api.history),
+        ("GET", "/api/games/{name}/turns/{turn:int}", api.turn),
+        ("GET", "/api/games/{name}/me", api.me),
+        ("GET", "/api/games/{name}/orders", api.orders),
+        ("POST", "/api/games/{name}/orders", api.insert),
+        ("POST", "/api/games/{name}/orders/probe", api.probe),
+        ("POST", "/api/games/{name}/orders/remove", api.remove),
+        ("POST", "/api/games/{name}/finish", api.finish),
+        ("POST", "/api/games/{name}/token", api.token),
+        ("POST", "/api/games/{name}/accounts", api.accounts),
+    ]
+    for method, pattern, handler in routes:
+        router.add(method, pattern, _refusals(handler))

@@ -1,0 +1,60 @@
+"""What the web listener needs from the rest of the server, as Protocols.
+
+The web pages and the JSON API read games only through `GameSnapshot`s and change them only
+through the write methods of the game service (`server.game.Game`); they never import it. These
+Protocols name exactly what they use, so tests can serve pages from a stand-in and the real
+`Game`, `GameDirectory` and stores fit without adapters. Every write returns a Deferred that fails
+with `server.refusals.Refused` when the game says no.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from ruleset import Problem
+
+from ..snapshot import GameSnapshot
+
+
+class ServedGame(Protocol):
+    """One game, as the web listener reads and changes it."""
+
+    @property
+    def snapshot(self) -> GameSnapshot: ...
+
+    def subscribe(self, listener: Callable[[GameSnapshot], None]) -> Callable[[], None]:
+        """Call `listener(snapshot)` after every new snapshot; returns the unsubscribe callable."""
+
+    def authenticate(self, username: str, password: str) -> Any:
+        """Deferred[player id]; fails with Refused(BAD_LOGIN / REMOVED)."""
+
+    def create_account(self, username: str, password: str, email: str = "", comment: str = "") -> Any:
+        """Deferred[player id]; fails with Refused."""
+
+    def check_order(self, player: int, object_id: int, order_type: int, target: int) -> Problem | None:
+        """The problem inserting this order now would meet (synchronous probe)."""
+
+    def insert_order(self, player: int, object_id: int, slot: int, order_type: int, target: int) -> Any:
+        """Deferred[slot]; slot -1 appends."""
+
+    def remove_order(self, player: int, object_id: int, slot: int) -> Any:
+        """Deferred[None]."""
+
+    def finish_turn(self, player: int) -> Any:
+        """Deferred[None], fired once the finished flag is stored."""
+
+
+class GameFinder(Protocol):
+    """The games a server hosts (`server.directory.GameDirectory`)."""
+
+    def find(self, name: str | None) -> ServedGame | None: ...
+
+    def ordered(self) -> Iterable[ServedGame]: ...
+
+
+class TurnArchive(Protocol):
+    """Where resolved turns are read back (`server.store`): a `TurnRecord` (state after the turn,
+    its messages and events) or None for a turn never played; a plain value or a Deferred."""
+
+    def turn_record(self, game_id: int, turn: int) -> Any: ...

@@ -1,0 +1,431 @@
+"""The HTML pages: the lobby, a game's public page, a past turn, the history, the player view.
+
+Every page renders from a snapshot through `server.web.documents` and a Jinja2 template with
+autoescaping on. Forms post with a CSRF token (`server.web.sessions`); the player page's script
+posts the same forms with `Accept: application/json` and gets the refusal (the game's reason
+and Fail code) as JSON, without a reload. The public page and the player page each hold their
+changing part in `#live`, which the script fetches again when the event stream says so.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from urllib.parse import quote
+
+from markupsafe import Markup
+from twisted.internet import defer
+
+from ruleset import Problem, ProblemCode
+
+from ..refusals import BAD_LOGIN, Refused
+from . import actions
+from .api import client_address, error_document
+from .contract import ServedGame
+from .documents import lobby_entry, my_view, public_game, summary_document, with_time
+from .live import player_key, public_key, version
+from .mapsvg import STYLE, map_head, order_marks, render_map
+from .routing import HTTPFailure, Router
+from .scoreplot import score_plot
+from .sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, TOO_MANY_LOGINS, Session
+from .site import HERE, WebSite
+
+HTML = b"text/html; charset=utf-8"
+RECENT_TURNS = 30
+STATIC_TYPES = {".css": b"text/css; charset=utf-8", ".js": b"text/javascript; charset=utf-8"}
+NOT_LOGGED_IN = Problem(ProblemCode.PERMISSION_DENIED, "Log in to this game first.")
+
+
+def game_path(name: str, *rest: str) -> str:
+    return "/games/" + quote(name, safe="") + "".join("/" + part for part in rest)
+
+
+class Browser:
+    """One request's cookies: the session (if any) and the CSRF cookie (made when missing)."""
+
+    def __init__(self, web: WebSite, request):
+        self.web = web
+        self.request = request
+        raw_session = request.getCookie(SESSION_COOKIE)
+        self.session: Session | None = web.sessions.get(
+            raw_session.decode("ascii", "replace") if raw_session else None
+        )
+        raw_csrf = request.getCookie(CSRF_COOKIE)
+        self.csrf_cookie = raw_csrf.decode("ascii", "replace") if raw_csrf else ""
+
+    def _cookie(self, name: bytes, value: str, max_age: int | None) -> None:
+        self.request.addCookie(
+            name,
+            value.encode(),
+            path=b"/",
+            httpOnly=True,
+            secure=self.request.isSecure(),
+            sameSite="lax",
+            max_age=None if max_age is None else str(max_age).encode(),
+        )
+
+    def csrf(self) -> str:
+        if not self.csrf_cookie:
+            self.csrf_cookie = secrets.token_urlsafe(24)
+            self._cookie(CSRF_COOKIE, self.csrf_cookie, None)
+        return self.web.sessions.csrf_token(self.csrf_cookie, self.session)
+
+    def login(self, game_name: str) -> tuple[int, str] | None:
+        if self.session is None:
+            return None
+        return self.session.logins.get(game_name)
+
+    def start_session(self) -> Session:
+        """A new session for a login, keeping the logins of the old one: a session id known
+        before a login is never the one that carries it (no session fixation)."""
+        fresh = self.web.sessions.create()
+        if self.session is not None:
+            fresh.logins.update(self.session.logins)
+            fresh.notices.extend(self.session.notices)
+            self.web.sessions.drop(self.session.id)
+        self.session = fresh
+        self._cookie(SESSION_COOKIE, fresh.id, int(self.web.sessions.lifetime))
+        return fresh
+
+    def end_session(self) -> None:
+        if self.session is not None:
+            self.web.sessions.drop(self.session.id)
+            self.session = None
+        self._cookie(SESSION_COOKIE, "", 0)
+
+    def notices(self) -> list[tuple[str, str]]:
+        if self.session is None:
+            return []
+        notices, self.session.notices = self.session.notices, []
+        return notices
+
+    def notify(self, kind: str, text: str) -> None:
+        if self.session is not None:
+            self.session.notices.append((kind, text))
+
+    def form(self) -> dict[str, str]:
+        """The posted form, after its CSRF token is checked."""
+        fields = {}
+        for key, values in (self.request.args or {}).items():
+            try:
+                fields[key.decode()] = values[0].decode() if values else ""
+            except UnicodeDecodeError:
+                raise HTTPFailure(400, b"Forms are sent in UTF-8") from None
+        if not self.web.sessions.csrf_ok(self.csrf_cookie, self.session, fields.get("csrf")):
+            raise Refused(BAD_CSRF)
+        return fields
+
+    @property
+    def wants_json(self) -> bool:
+        return b"application/json" in (self.request.getHeader(b"accept") or b"")
+
+
+class Pages:
+    def __init__(self, web: WebSite):
+        self.web = web
+        env = web.templates
+        env.globals["game_path"] = game_path
+        env.filters["seconds"] = _seconds
+
+    def render(self, request, template: str, status: int = 200, **context) -> bytes:
+        request.setResponseCode(status)
+        request.setHeader(b"content-type", HTML)
+        request.setHeader(b"cache-control", b"no-store")
+        context.setdefault("server_name", self.web.server_name)
+        return self.web.templates.get_template(template).render(**context).encode()
+
+    # -- public pages ----------------------------------------------------------------------
+
+    def lobby(self, request) -> bytes:
+        browser = Browser(self.web, request)
+        now = self.web.now()
+        games = [lobby_entry(game.snapshot, now) for game in self.web.games.ordered()]
+        logins = browser.session.logins if browser.session else {}
+        return self.render(
+            request,
+            "lobby.html",
+            games=games,
+            logins=logins,
+            csrf=browser.csrf(),
+            notices=browser.notices(),
+        )
+
+    async def game(self, request, name: str, problem: Problem | None = None) -> bytes:
+        game = self.web.game(name)
+        snapshot = game.snapshot
+        browser = Browser(self.web, request)
+        book = await self.web.history(snapshot)
+        document = with_time(public_game(snapshot), snapshot, self.web.now())
+        picture, body = self.web.public_map(snapshot)
+        svg = map_head(picture) + body + "</svg>"
+        recent = [
+            summary_document(s)
+            for s in reversed(book.summaries[max(0, snapshot.turn - RECENT_TURNS) : snapshot.turn])
+        ]
+        return self.render(
+            request,
+            "game.html",
+            g=document,
+            map_svg=Markup(svg),
+            recent=recent,
+            more_turns=snapshot.turn > RECENT_TURNS,
+            login=browser.login(snapshot.name),
+            csrf=browser.csrf(),
+            notices=browser.notices() + ([("error", problem.message)] if problem else []),
+            events=game_path(snapshot.name, "events"),
+            version=version(public_key(snapshot)),
+            status=200 if problem is None else (401 if problem == BAD_LOGIN else 403),
+        )
+
+    async def history(self, request, name: str) -> bytes:
+        snapshot = self.web.game(name).snapshot
+        book = await self.web.history(snapshot)
+        turns = [summary_document(s) for s in reversed(book.summaries[: snapshot.turn])]
+        return self.render(request, "history.html", name=snapshot.name, turns=turns)
+
+    async def turn(self, request, name: str, turn: str) -> bytes:
+        snapshot = self.web.game(name).snapshot
+        number = int(turn)
+        record, picture = await self.web.past_turn(snapshot, number)
+        book = await self.web.history(snapshot)
+        return self.render(
+            request,
+            "turn.html",
+            name=snapshot.name,
+            turn=number,
+            last=snapshot.turn,
+            phase=record.state.phase.value,
+            map_svg=Markup(render_map(picture, label=f"Galaxy map after turn {number}")),
+            summary=summary_document(book.summaries[number - 1]),
+        )
+
+    def map_svg(self, request, name: str) -> bytes:
+        snapshot = self.web.game(name).snapshot
+        picture, body = self.web.public_map(snapshot)
+        request.setHeader(b"content-type", b"image/svg+xml; charset=utf-8")
+        request.setHeader(b"cache-control", b"no-store")
+        request.setHeader(b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'")
+        return (map_head(picture) + STYLE + body + "</svg>").encode()
+
+    def events(self, request, name: str):
+        game = self.web.game(name)
+        return self.web.feed(game).open(request, public_key)
+
+    # -- logging in ------------------------------------------------------------------------
+
+    async def login(self, request, name: str) -> bytes:
+        game = self.web.game(name)
+        browser = Browser(self.web, request)
+        fields = browser.form()
+        snapshot = game.snapshot
+        address = client_address(request)
+        username = fields.get("username", "")
+        try:
+            if self.web.brake.blocked(address):
+                raise Refused(TOO_MANY_LOGINS)
+            player = await defer.maybeDeferred(game.authenticate, username, fields.get("password", ""))
+        except Refused as refused:
+            if refused.problem == BAD_LOGIN:
+                self.web.brake.failed(address)
+            return await self.game(request, name, refused.problem)
+        session = browser.start_session()
+        session.logins[snapshot.name] = (player, username)
+        return self._redirect(request, game_path(snapshot.name, "play"))
+
+    def logout(self, request, name: str) -> bytes:
+        browser = Browser(self.web, request)
+        try:
+            browser.form()
+        except Refused:
+            raise HTTPFailure(403, BAD_CSRF.message.encode()) from None
+        if browser.session is not None:
+            browser.session.logins.pop(name, None)
+            if not browser.session.logins:
+                browser.end_session()
+        return self._redirect(request, game_path(name))
+
+    async def join(self, request) -> bytes:
+        browser = Browser(self.web, request)
+        fields: dict[str, str] = {}
+        try:
+            fields = browser.form()
+            game = self.web.games.find(fields.get("game", ""))
+            if game is None:
+                raise Refused(Problem(ProblemCode.NO_SUCH_THING, "No such game"))
+            if fields.get("password", "") != fields.get("password2", fields.get("password", "")):
+                raise Refused(Problem(ProblemCode.FRAME, "The two passwords differ."))
+            player = await actions.create_account(game, fields)
+        except Refused as refused:
+            now = self.web.now()
+            games = [lobby_entry(g.snapshot, now) for g in self.web.games.ordered()]
+            return self.render(
+                request,
+                "lobby.html",
+                status=409,
+                games=games,
+                logins=browser.session.logins if browser.session else {},
+                csrf=browser.csrf(),
+                notices=[("error", refused.message)],
+                joining=fields,
+            )
+        session = browser.start_session()
+        session.logins[game.snapshot.name] = (player, fields.get("username", ""))
+        browser.notify("ok", f"Welcome, {fields.get('username', '')}: you play in {game.snapshot.name}.")
+        return self._redirect(request, game_path(game.snapshot.name, "play"))
+
+    # -- the player view -------------------------------------------------------------------
+
+    def _player(self, browser: Browser, name: str) -> tuple[ServedGame, int]:
+        game = self.web.game(name)
+        login = browser.login(game.snapshot.name)
+        if login is None or login[0] in game.snapshot.removed_players:
+            raise HTTPFailure(303, b"", HTML, {b"location": (game_path(name) + "#login").encode()})
+        return game, login[0]
+
+    async def play(self, request, name: str) -> bytes:
+        browser = Browser(self.web, request)
+        game, player = self._player(browser, name)
+        snapshot = game.snapshot
+        book = await self.web.history(snapshot)
+        view = my_view(snapshot, player, book)
+        picture, body = self.web.public_map(snapshot)
+        board = snapshot.state.board
+        marks = []
+        for order in view["orders"]:
+            cell = board.cell_of_object(order["target"]) if order["target"] is not None else None
+            if cell is not None:
+                x, y = board.coords[cell]
+                marks.append((x, y, f"My order: {order['fleet_name']} → {order['type_name']} {x}, {y}"))
+        svg = map_head(picture, "Galaxy map: click a system to give the chosen fleet its order") + body
+        svg += order_marks(marks, picture.height) + "</svg>"
+        public = with_time(public_game(snapshot), snapshot, self.web.now())
+        return self.render(
+            request,
+            "play.html",
+            g=public,
+            me=view,
+            map_svg=Markup(svg),
+            plot=Markup(score_plot([(p["turn"], tuple(p["scores"])) for p in view["score_history"]])),
+            csrf=browser.csrf(),
+            notices=browser.notices(),
+            events=game_path(snapshot.name, "play", "events"),
+            version=version(player_key(player)(snapshot)),
+        )
+
+    def play_events(self, request, name: str):
+        browser = Browser(self.web, request)
+        game, player = self._player(browser, name)
+        return self.web.feed(game).open(request, player_key(player))
+
+    async def act(self, request, name: str, action: str) -> bytes:
+        browser = Browser(self.web, request)
+        try:
+            game, player = self._player(browser, name)
+        except HTTPFailure:
+            if browser.wants_json:
+                return self._json(request, 403, error_document(NOT_LOGGED_IN))
+            raise
+        try:
+            fields = browser.form()
+            snapshot = game.snapshot
+            if action == "probe":
+                order = actions.read_order(snapshot, fields)
+                problem = actions.probe(game, player, order)
+                if problem is not None:
+                    raise Refused(problem)
+                done = "The order can be given."
+            elif action == "orders":
+                order = actions.read_order(snapshot, fields)
+                await actions.place(game, player, order)
+                done = "Order placed."
+            elif action == "remove":
+                await actions.remove(game, player, fields)
+                done = "Order removed."
+            else:
+                await actions.finish(game, player)
+                done = "You have finished this turn."
+        except Refused as refused:
+            if browser.wants_json:
+                return self._json(request, 409, error_document(refused.problem))
+            browser.notify("error", refused.message)
+            return self._redirect(request, game_path(name, "play"))
+        if browser.wants_json:
+            return self._json(request, 200, {"ok": True, "message": done})
+        browser.notify("ok", done)
+        return self._redirect(request, game_path(name, "play"))
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _json(self, request, status: int, document) -> bytes:
+        request.setResponseCode(status)
+        request.setHeader(b"content-type", b"application/json; charset=utf-8")
+        request.setHeader(b"cache-control", b"no-store")
+        return json.dumps(document).encode()
+
+    def _redirect(self, request, location: str) -> bytes:
+        request.setResponseCode(303)
+        request.setHeader(b"location", location.encode())
+        return b""
+
+    def static(self, request, filename: str) -> bytes:
+        if filename == "map.css":
+            body = STYLE.removeprefix("<style>").removesuffix("</style>").encode()
+            content_type = STATIC_TYPES[".css"]
+        else:
+            path = HERE / "static" / filename
+            found = STATIC_TYPES.get(Path(filename).suffix)
+            if found is None or "/" in filename or not path.is_file():
+                raise HTTPFailure(404, b"Not found")
+            content_type = found
+            body = path.read_bytes()
+        request.setHeader(b"content-type", content_type)
+        request.setHeader(b"cache-control", b"public, max-age=300")
+        return body
+
+
+def _seconds(value: int) -> str:
+    if value is None or value < 0:
+        return "no deadline"
+    hours, rest = divmod(int(value), 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {seconds:02d} s"
+    return f"{seconds} s"
+
+
+def not_found(web: WebSite):
+    def answer(request) -> HTTPFailure:
+        if request.path.startswith(b"/api/"):
+            body = json.dumps(error_document(Problem(ProblemCode.NO_SUCH_THING, "No such API path"))).encode()
+            return HTTPFailure(404, body, b"application/json; charset=utf-8")
+        page = web.templates.get_template("error.html").render(
+            title="Not found", text="There is nothing at this address.", server_name=web.server_name
+        )
+        return HTTPFailure(404, page.encode(), HTML)
+
+    return answer
+
+
+def register(router: Router, web: WebSite) -> None:
+    pages = Pages(web)
+    router.add("GET", "/", pages.lobby)
+    router.add("POST", "/join", pages.join)
+    router.add("GET", "/static/{file}", pages.static)
+    router.add("GET", "/games/{name}", pages.game)
+    router.add("GET", "/games/{name}/history", pages.history)
+    router.add("GET", "/games/{name}/turns/{turn:int}", pages.turn)
+    router.add("GET", "/games/{name}/map.svg", pages.map_svg)
+    router.add("GET", "/games/{name}/events", pages.events)
+    router.add("POST", "/games/{name}/login", pages.login)
+    router.add("POST", "/games/{name}/logout", pages.logout)
+    router.add("GET", "/games/{name}/play", pages.play)
+    router.add("GET", "/games/{name}/play/events", pages.play_events)
+    for action in ("probe", "orders", "remove", "finish"):
+        router.add(
+            "POST",
+            f"/games/{{name}}/play/{action}",
+            lambda request, name, a=action: pages.act(request, name, a),
+        )

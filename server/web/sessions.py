@@ -1,0 +1,153 @@
+"""Who is asking: browser sessions, CSRF tokens, API tokens, and a brake on password guessing.
+
+* A browser session is a random id in an HttpOnly, SameSite=Lax cookie, kept in memory (a
+  restart logs everybody out of the web pages, never out of a game). One session can be logged
+  in to several games, with a different account in each.
+* Every form carries a CSRF token: an HMAC of the browser's `tae_csrf` cookie and its session id,
+  so a token is worthless in another browser or after the session changes.
+* API tokens are signed, not stored: `game`, `player` and the issue time under an HMAC with the
+  site's secret. They survive a restart when the secret is configured; they expire.
+* `LoginBrake` refuses logins from an address after too many failures in a short time.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+
+from twisted.internet.interfaces import IReactorTime
+
+from ruleset import Problem, ProblemCode
+
+SESSION_COOKIE = b"tae_session"
+CSRF_COOKIE = b"tae_csrf"
+SESSION_LIFETIME = 14 * 24 * 3600
+TOKEN_LIFETIME = 90 * 24 * 3600
+MAX_SESSIONS = 50_000
+
+BAD_CSRF = Problem(ProblemCode.PERMISSION_DENIED, "This form has expired; reload the page and try again.")
+TOO_MANY_LOGINS = Problem(
+    ProblemCode.PERMISSION_DENIED, "Too many failed logins from your address; try again in a few minutes."
+)
+
+
+@dataclass
+class Session:
+    """A browser's logins: game name → (player id, user name), and messages for its next page."""
+
+    id: str
+    expires: float
+    logins: dict[str, tuple[int, str]] = field(default_factory=dict)
+    notices: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class SessionStore:
+    def __init__(self, clock: IReactorTime, secret: bytes | None = None, lifetime: float = SESSION_LIFETIME):
+        self.clock = clock
+        self.secret = secret or os.urandom(32)
+        self.lifetime = lifetime
+        self.sessions: dict[str, Session] = {}
+
+    # -- sessions --------------------------------------------------------------------------
+
+    def get(self, session_id: str | None) -> Session | None:
+        if not session_id:
+            return None
+        session = self.sessions.get(session_id)
+        now = self.clock.seconds()
+        if session is None or session.expires < now:
+            self.sessions.pop(session_id, None)
+            return None
+        session.expires = now + self.lifetime
+        return session
+
+    def create(self) -> Session:
+        now = self.clock.seconds()
+        if len(self.sessions) >= MAX_SESSIONS:
+            for sid in [sid for sid, s in self.sessions.items() if s.expires < now]:
+                del self.sessions[sid]
+            while len(self.sessions) >= MAX_SESSIONS:  # the oldest first (dicts keep insertion order)
+                del self.sessions[next(iter(self.sessions))]
+        session = Session(secrets.token_urlsafe(32), now + self.lifetime)
+        self.sessions[session.id] = session
+        return session
+
+    def drop(self, session_id: str) -> None:
+        self.sessions.pop(session_id, None)
+
+    # -- CSRF ------------------------------------------------------------------------------
+
+    def csrf_token(self, csrf_cookie: str, session: Session | None) -> str:
+        message = f"csrf|{csrf_cookie}|{session.id if session else ''}".encode()
+        return _b64(hmac.new(self.secret, message, hashlib.sha256).digest())
+
+    def csrf_ok(self, csrf_cookie: str | None, session: Session | None, token: str | None) -> bool:
+        if not csrf_cookie or not token:
+            return False
+        return hmac.compare_digest(self.csrf_token(csrf_cookie, session), token)
+
+    # -- API tokens ------------------------------------------------------------------------
+
+    def issue_token(self, game: str, player: int) -> str:
+        body = _b64(json.dumps([game, player, int(self.clock.seconds())], separators=(",", ":")).encode())
+        return f"{body}.{self._sign(body)}"
+
+    def read_token(self, token: str) -> tuple[str, int] | None:
+        """(game name, player id) of a valid, unexpired token; None for anything else."""
+        body, _, signature = token.strip().partition(".")
+        if not body or not hmac.compare_digest(self._sign(body), signature):
+            return None
+        try:
+            game, player, issued = json.loads(_unb64(body))
+        except (ValueError, TypeError):
+            return None
+        if not isinstance(game, str) or not isinstance(player, int) or not isinstance(issued, int):
+            return None
+        if issued + TOKEN_LIFETIME < self.clock.seconds():
+            return None
+        return game, player
+
+    def _sign(self, body: str) -> str:
+        return _b64(hmac.new(self.secret, f"token|{body}".encode(), hashlib.sha256).digest())
+
+
+class LoginBrake:
+    """At most `limit` failed logins per address in `window` seconds; then refuse until the
+    oldest failure leaves the window."""
+
+    def __init__(self, clock: IReactorTime, limit: int = 10, window: float = 600):
+        self.clock = clock
+        self.limit = limit
+        self.window = window
+        self.failures: dict[str, list[float]] = {}
+
+    def _recent(self, address: str) -> list[float]:
+        cutoff = self.clock.seconds() - self.window
+        recent = [t for t in self.failures.get(address, ()) if t > cutoff]
+        if recent:
+            self.failures[address] = recent
+        else:
+            self.failures.pop(address, None)
+        return recent
+
+    def blocked(self, address: str) -> bool:
+        return len(self._recent(address)) >= self.limit
+
+    def failed(self, address: str) -> None:
+        self._recent(address)
+        self.failures.setdefault(address, []).append(self.clock.seconds())
+        if len(self.failures) > MAX_SESSIONS:
+            self.failures.pop(next(iter(self.failures)))

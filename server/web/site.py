@@ -1,0 +1,144 @@
+"""The web listener put together: the games it serves, its caches, and the twisted.web Site.
+
+`make_site(games, archive, clock, secret=...)` returns the `Site` to listen with; its `.web`
+is the `WebSite` (close it on shutdown to end the event streams). Pages and API handlers
+(`server.web.pages`, `server.web.api`) share what lives here: the game lookup, one
+`HistoryBook` and one `LiveFeed` per game, the sessions, and a small cache of past turns.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from twisted.internet import defer
+from twisted.internet.interfaces import IReactorTime
+from twisted.web.resource import EncodingResourceWrapper
+from twisted.web.server import Site
+
+from ruleset import visible_to
+
+from ..snapshot import GameSnapshot
+from ..store import TurnRecord
+from .contract import GameFinder, ServedGame, TurnArchive
+from .documents import public_galaxy
+from .galaxy import Galaxy, galaxy
+from .history import HistoryBook
+from .live import LiveFeed
+from .mapsvg import SystemPainter, map_body
+from .routing import HTTPFailure, PageCompression, Router, WebRoot
+from .sessions import LoginBrake, SessionStore
+
+HERE = Path(__file__).parent
+PAST_TURNS_KEPT = 16
+
+
+class WebSite:
+    def __init__(
+        self,
+        games: GameFinder,
+        archive: TurnArchive | None,
+        clock: IReactorTime,
+        secret: bytes | None = None,
+        server_name: str = "tpserver-tae",
+    ):
+        self.games = games
+        self.archive = archive
+        self.clock = clock
+        self.server_name = server_name
+        self.sessions = SessionStore(clock, secret)
+        self.brake = LoginBrake(clock)
+        self.books: dict[int, HistoryBook] = {}
+        self.feeds: dict[int, LiveFeed] = {}
+        self.painters: dict[int, SystemPainter] = {}
+        self._past: OrderedDict[tuple[int, int], tuple[TurnRecord, Galaxy]] = OrderedDict()
+        self.templates = Environment(
+            loader=FileSystemLoader(str(HERE / "templates")),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+
+    def now(self) -> float:
+        return self.clock.seconds()
+
+    def game(self, name: str) -> ServedGame:
+        game = self.games.find(name) if name else None
+        if game is None:
+            raise HTTPFailure(404, b"No such game")
+        return game
+
+    def book(self, snapshot: GameSnapshot) -> HistoryBook:
+        book = self.books.get(snapshot.game_id)
+        if book is None:
+            book = self.books[snapshot.game_id] = HistoryBook(self.archive, snapshot.game_id)
+        return book
+
+    async def history(self, snapshot: GameSnapshot) -> HistoryBook:
+        book = self.book(snapshot)
+        await book.ensure(snapshot)
+        return book
+
+    def painter(self, snapshot: GameSnapshot) -> SystemPainter:
+        """The drawn systems of one game's maps, reused from snapshot to snapshot."""
+        painter = self.painters.get(snapshot.game_id)
+        if painter is None:
+            painter = self.painters[snapshot.game_id] = SystemPainter()
+        return painter
+
+    def public_map(self, snapshot: GameSnapshot) -> tuple[Galaxy, str]:
+        """The public map and its systems and outlines drawn: once per state, as snapshots follow
+        each other within a turn (an order, a finished flag) with the same state."""
+        picture = public_galaxy(snapshot)
+        body = snapshot.of_state(("web", "map body"), lambda: map_body(picture, self.painter(snapshot)))
+        return picture, body
+
+    def feed(self, game: ServedGame) -> LiveFeed:
+        game_id = game.snapshot.game_id
+        feed = self.feeds.get(game_id)
+        if feed is None:
+            feed = self.feeds[game_id] = LiveFeed(game, self.clock)
+        return feed
+
+    async def past_turn(self, snapshot: GameSnapshot, turn: int) -> tuple[TurnRecord, Galaxy]:
+        """The stored record of a played turn and its public map; HTTPFailure 404 otherwise."""
+        if not 1 <= turn <= snapshot.turn or self.archive is None:
+            raise HTTPFailure(404, b"No such turn")
+        key = (snapshot.game_id, turn)
+        cached = self._past.get(key)
+        if cached is None:
+            record = await defer.maybeDeferred(self.archive.turn_record, snapshot.game_id, turn)
+            if record is None:
+                raise HTTPFailure(404, b"No such turn")
+            cached = (record, galaxy(record.state.board, visible_to(record.state, 0)))
+            self._past[key] = cached
+            while len(self._past) > PAST_TURNS_KEPT:
+                self._past.popitem(last=False)
+        else:
+            self._past.move_to_end(key)
+        return cached
+
+    def close(self) -> None:
+        for feed in self.feeds.values():
+            feed.close()
+
+
+def make_site(
+    games: GameFinder,
+    archive: TurnArchive | None,
+    clock: IReactorTime,
+    secret: bytes | None = None,
+    server_name: str = "tpserver-tae",
+) -> Site:
+    """The web listener's Site: pages, the JSON API, static files, event streams."""
+    from . import api, pages
+
+    web = WebSite(games, archive, clock, secret, server_name)
+    router = Router()
+    api.register(router, web)
+    pages.register(router, web)
+    site = Site(EncodingResourceWrapper(WebRoot(router, pages.not_found(web)), [PageCompression()]))
+    site.displayTracebacks = False
+    site.web = web  # type: ignore[attr-defined]
+    return site

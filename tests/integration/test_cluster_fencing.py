@@ -1,0 +1,188 @@
+"""A node cut off from PostgreSQL while it still believes it runs a game cannot commit to it.
+
+Node a reaches the database through a TCP proxy of this test, node b directly. Node a runs the
+game; two players are connected to node a itself. The proxy stops passing bytes (a cut cable:
+node a hears nothing and notices nothing), and a's claim connection is killed on the server
+with pg_terminate_backend, which frees its advisory lock: node b claims the game. A player then
+gives an order on node a, which still holds the game; the order's write waits at the cut. When
+the cable is back, the write meets the fencing check (the claim epoch moved on) and fails: the
+player gets a Fail, nothing is stored. The same connection then carries the player over to
+node b, the new owner, where the game goes on.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+import protocol as tp
+from server.database import SyncDatabase
+from server.replay import check_replay
+from server.store import GameSetup
+
+from .test_cluster import NodeProcess, nodes_view, owner_of, wait_until
+from .tp_client import TPClient
+
+pytestmark = pytest.mark.timeout(240)
+
+
+class CuttableProxy:
+    """127.0.0.1:port → target, passing bytes both ways until `cut()`, again after `mend()`.
+    Bytes sent meanwhile wait in the sockets; no connection is closed by a cut."""
+
+    def __init__(self, target: tuple[str, int]):
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.2)
+        self.port = self.listener.getsockname()[1]
+        self.flowing = threading.Event()
+        self.flowing.set()
+        self.stopped = threading.Event()
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut(self) -> None:
+        self.flowing.clear()
+
+    def mend(self) -> None:
+        self.flowing.set()
+
+    def close(self) -> None:
+        self.stopped.set()
+        for s in [self.listener, *self.sockets]:
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def _accept(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                client, _ = self.listener.accept()
+            except (TimeoutError, OSError):
+                continue
+            server = socket.create_connection(self.target)
+            self.sockets += [client, server]
+            for src, dst in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        src.settimeout(0.2)
+        while not self.stopped.is_set():
+            if not self.flowing.wait(0.2):
+                continue
+            try:
+                data = src.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                for s in (src, dst):
+                    try:
+                        s.close()
+                    except OSError:
+                        pass
+                return
+            try:
+                dst.sendall(data)
+            except OSError:
+                return
+
+
+def orders_of(url: str, game: str, player: int) -> list:
+    with SyncDatabase(url) as db:
+        stored = next(g for g in db.load_games() if g.setup.name == game)
+    return [e for e in stored.orders if e.player == player]
+
+
+def test_a_cut_off_node_cannot_commit_and_the_new_owner_goes_on(pg_url, tmp_path):
+    with SyncDatabase(pg_url) as db:
+        db.upgrade()
+        db.create_game(GameSetup("duel", None, seed=7, description="fencing"))
+    url = make_url(pg_url)
+    proxy = CuttableProxy((url.host or "127.0.0.1", url.port or 5432))
+    via_proxy = url.set(port=proxy.port).render_as_string(hide_password=False)
+    a = NodeProcess(via_proxy, "a", cwd=tmp_path)
+    b = NodeProcess(pg_url, "b", cwd=tmp_path)
+    clients: list[TPClient] = []
+    try:
+        a.start(timeout=60)
+        wait_until(lambda: owner_of(pg_url, "duel") == "a", 20, "node a runs the game")
+        b.start(timeout=60)  # b joins later: a keeps its games
+        wait_until(lambda: len([n for n in nodes_view(pg_url)["nodes"] if n["alive"]]) == 2, 20, "two nodes")
+        assert owner_of(pg_url, "duel") == "a"
+        for name in ("ann", "bob"):
+            client = TPClient(a.port)
+            clients.append(client)
+            client.connect()
+            assert isinstance(client.create_account(f"{name}@duel", "pw"), tp.Okay)
+            client.login(f"{name}@duel", "pw")
+        ann, bob = clients
+        fleets = legal_orders(pg_url, "duel", 1)
+        fleet, kind, target = fleets[0]
+        assert isinstance(ann.one(ann.insert_order(fleet, kind, target)), tp.Order)
+
+        # Cut node a off, and free its claim the way PostgreSQL would for a dead node.
+        proxy.cut()
+        engine = sa.create_engine(pg_url)
+        with engine.begin() as conn:
+            backend = conn.execute(sa.text("SELECT backend_pid FROM cluster_nodes WHERE name = 'a'")).scalar()
+            assert conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": backend}).scalar()
+        wait_until(lambda: owner_of(pg_url, "duel") == "b", 15, "node b claims the game")
+
+        # Node a still believes it runs the game: the order is accepted there, and stored... not.
+        fleet2, kind2, target2 = fleets[1]
+        sequence = ann.send(ann.insert_order(fleet2, kind2, target2))
+        time.sleep(1.5)  # the write waits at the cut
+        proxy.mend()
+        reply = ann.receive(sequence)
+        assert isinstance(reply[0], tp.Fail) and reply[0].code == tp.FailCode.UNAVAILABLE_TEMPORARILY, reply
+        assert [(e.object_id, e.target) for e in orders_of(pg_url, "duel", 1)] == [(fleet, target)]
+
+        # The same connections go on with node b, the new owner.
+        assert ann.time_remaining().turn == 0
+        assert isinstance(ann.one(ann.insert_order(fleet2, kind2, target2)), tp.Order)
+        for client in clients:
+            assert isinstance(client.one(tp.FinishedTurn()), tp.Okay)
+        assert bob.time_remaining().turn == 1
+        assert owner_of(pg_url, "duel") == "b"
+        assert any("claim" in line for line in a.lines), a.lines[-5:]
+    finally:
+        for client in clients:
+            client.close()
+        a.kill()
+        b.kill()
+        proxy.close()
+    with SyncDatabase(pg_url) as db:
+        stored = next(g for g in db.load_games() if g.setup.name == "duel")
+    assert [t.turn for t in stored.turns] == [1]
+    assert sorted((e.object_id, e.target) for e in stored.orders) == sorted(
+        [(fleet, target), (fleet2, target2)]
+    )
+    assert check_replay(stored) == []
+
+
+def legal_orders(url: str, game: str, player: int) -> list[tuple[int, int, int]]:
+    """Two legal orders of `player` for two different fleets, from the stored game."""
+    from twisted.internet.task import Clock
+
+    from ruleset import game_rng
+    from ruleset.simulator import RandomPlayer
+    from server.game import Game
+
+    with SyncDatabase(url) as db:
+        stored = next(g for g in db.load_games() if g.setup.name == game)
+    state = Game.restore(stored, None, Clock()).state
+    found: dict[int, tuple[int, int, int]] = {}
+    for attempt in range(50):
+        for order in RandomPlayer()(state, player, game_rng(attempt, 1, "fencing")):
+            found.setdefault(order.fleet, (order.fleet, int(order.type), order.target))
+        if len(found) >= 2:
+            return list(found.values())[:2]
+    raise AssertionError("no two legal orders")

@@ -1,0 +1,140 @@
+"""The claim queries and the fencing check on PostgreSQL, without server processes.
+
+Each "node" here is one dedicated connection, as a node's claim connection is: registering on
+it takes the node's advisory lock, closing it frees the lock the way a dying process does.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from server.cluster.fencing import FencedStore
+from server.database import SyncDatabase, SynchronousDatabaseThread
+from server.database import games as q
+from server.database import ownership as o
+from server.store import Account, GameSetup, OrderEntry
+from tests.support.deferreds import failureResultOf, successResultOf
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def database(pg_url):
+    with SyncDatabase(pg_url) as db:
+        db.upgrade()
+        for index in range(5):
+            db.create_game(GameSetup(f"g{index}", None, seed=index))
+        yield db
+
+
+class Node:
+    def __init__(self, db: SyncDatabase, name: str):
+        self.connection = db.engine.connect()
+        self.id, self.space = self.run(o.thd_register_node, name, f"127.0.0.1:{len(name)}", "host", 1)
+
+    def run(self, fn, *args, **kwargs):
+        with self.connection.begin():
+            return fn(self.connection, *args, **kwargs)
+
+    def round(self, take: bool = True) -> o.Round:
+        return self.run(o.thd_round, self.id, self.space, stale_after=30, take=take)
+
+    def close(self) -> None:
+        self.connection.invalidate()  # really closed, not handed back to the pool
+        self.connection.close()
+
+
+def test_rounds_share_the_games_and_a_dead_nodes_games_are_taken(database):
+    a = Node(database, "a")
+    first = a.round()
+    assert len(first.mine) == 5 and sorted(first.taken) == sorted(first.mine)
+    b = Node(database, "b")
+    assert b.round().mine == {}  # nothing is orphaned: a keeps its games
+    placements = {p.name: p for p in b.round().placements}
+    assert {p.node for p in placements.values()} == {"a"}
+    a.close()  # the node dies: its lock is free at once
+    taken = b.round()
+    assert sorted(taken.mine) == sorted(first.mine)
+    assert all(taken.mine[g] == first.mine[g] + 1 for g in first.mine)  # every claim moved on
+    assert {n.name: n.alive for n in taken.nodes} == {"a": False, "b": True}
+    b.close()
+
+
+def test_orphans_are_shared_by_the_running_nodes(database):
+    a, b = Node(database, "a"), Node(database, "b")
+    assert len(a.round().taken) == 3  # ceil(5 / 2)
+    assert len(b.round().taken) == 2
+    with pytest.raises(o.NodeConflict, match="a node named 'a' is running"):
+        Node(database, "a")
+    a.close()
+    b.close()
+
+
+def test_the_fencing_check_refuses_an_old_epoch_and_hand_over_moves_the_claim(database):
+    a, b = Node(database, "a"), Node(database, "b")
+    mine = a.round().mine
+    game, epoch = next(iter(mine.items()))
+    database.run(o.thd_check_claim, game, epoch)  # the current claim writes
+    new = a.run(o.thd_hand_over, game, a.id, epoch, b.id, a.space)
+    assert new == epoch + 1
+    with pytest.raises(o.ClaimLost):
+        database.run(o.thd_check_claim, game, epoch)
+    with pytest.raises(o.ClaimLost):  # a cannot hand over what it no longer has
+        a.run(o.thd_hand_over, game, a.id, epoch, None, a.space)
+    assert b.round().mine[game] == new
+    released = a.run(o.thd_leave, a.id, a.space)
+    assert sorted(released) == sorted(g for g in mine if g != game)
+    assert {n.name: (n.alive, n.state) for n in b.round(take=False).nodes}["a"] == (False, o.STOPPED)
+    a.close()
+    b.close()
+
+
+def test_a_fenced_store_writes_only_the_games_it_holds(database, pg_url):
+    a = Node(database, "a")
+    mine = a.round().mine
+    game, epoch = next(iter(mine.items()))
+    lost = []
+    store = FencedStore(pg_url, thread=SynchronousDatabaseThread(), on_lost=lost.append)
+    store.space = a.space
+    entry = OrderEntry(1, 1, 1, 5, 0, 1, 0)
+    failureResultOf(store.record_order(game, entry), o.ClaimLost)  # not held: refused at once
+    assert lost == []
+    store.hold(game, epoch)
+    successResultOf(store.add_account(game, Account("ann", "h", 1), ()))
+    successResultOf(store.record_order(game, entry))
+    a.run(o.thd_hand_over, game, a.id, epoch, None, a.space)  # the claim moves on
+    failureResultOf(store.record_order(game, OrderEntry(2, 1, 1, 6, 0, 1, 0)), o.ClaimLost)
+    assert lost == [game]
+    stored = database.run(q.thd_load_games, [game])[0]
+    assert [e.seq for e in stored.orders] == [1]
+    store.forget(game)
+    assert not store.commit_turn(game, None).called  # an abandoned game's retry stays unanswered
+    with database.engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM game_claims")).scalar() == 5
+    successResultOf(store.close())
+    a.close()
+
+
+def test_cluster_settings_from_the_configuration_file(tmp_path):
+    from server.config import ConfigError, load_config
+
+    path = tmp_path / "node.toml"
+    path.write_text('[cluster]\nnode = "node-a"\nadvertise = "10.0.0.5:6923"\npoll_interval = 0.5\n')
+    node = load_config(str(path)).node
+    assert node is not None and (node.node, node.address, node.poll_interval) == (
+        "node-a",
+        ("10.0.0.5", 6923),
+        0.5,
+    )
+    path.write_text("[cluster]\npoll_interval = 0.5\n")
+    assert load_config(str(path)).node is None  # timings alone make no node (serve --node does)
+    for text, problem in (
+        ('[cluster]\nnode = "a"\n', "cluster.advertise"),
+        ('[cluster]\nnode = "a b"\nadvertise = "h:1"\n', "cluster.node"),
+        ('[cluster]\nnode = "a"\nadvertise = "h:1"\nfailover_timeout = 1.0\n', "failover_timeout"),
+        ('[cluster]\nnodes = "a"\n', "nodes"),
+    ):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=problem):
+            load_config(str(path))

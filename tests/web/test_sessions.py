@@ -1,0 +1,54 @@
+"""Sessions, CSRF tokens, API tokens and the login brake."""
+
+from __future__ import annotations
+
+from twisted.internet.task import Clock
+
+from server.web.sessions import LoginBrake, SessionStore
+
+
+def test_sessions_expire_when_unused():
+    clock = Clock()
+    store = SessionStore(clock, b"k", lifetime=100)
+    session = store.create()
+    clock.advance(60)
+    assert store.get(session.id) is session  # use renews it
+    clock.advance(99)
+    assert store.get(session.id) is session
+    clock.advance(101)
+    assert store.get(session.id) is None
+    assert store.get("made-up") is None and store.get(None) is None
+
+
+def test_a_csrf_token_belongs_to_one_browser_and_one_session():
+    store = SessionStore(Clock(), b"k")
+    session = store.create()
+    token = store.csrf_token("cookie-a", session)
+    assert store.csrf_ok("cookie-a", session, token)
+    assert not store.csrf_ok("cookie-b", session, token)
+    assert not store.csrf_ok("cookie-a", None, token)
+    assert not store.csrf_ok("cookie-a", store.create(), token)
+    assert not store.csrf_ok("", session, token) and not store.csrf_ok("cookie-a", session, None)
+
+
+def test_tokens_are_signed_with_the_secret():
+    clock = Clock()
+    store = SessionStore(clock, b"secret-1")
+    token = store.issue_token("Game ü", 3)
+    assert store.read_token(token) == ("Game ü", 3)
+    assert SessionStore(clock, b"secret-1").read_token(token) == ("Game ü", 3)  # survives a restart
+    assert SessionStore(clock, b"secret-2").read_token(token) is None
+    body, _, signature = token.partition(".")
+    assert store.read_token(body + "." + signature[::-1]) is None
+    assert store.read_token("garbage") is None and store.read_token("") is None
+
+
+def test_the_brake_counts_failures_per_address_in_a_window():
+    clock = Clock()
+    brake = LoginBrake(clock, limit=3, window=60)
+    for _ in range(3):
+        assert not brake.blocked("1.2.3.4")
+        brake.failed("1.2.3.4")
+    assert brake.blocked("1.2.3.4") and not brake.blocked("5.6.7.8")
+    clock.advance(61)
+    assert not brake.blocked("1.2.3.4")

@@ -1,0 +1,42 @@
+"""The web listener's settings: `web` and `web_secret_file` in the file, `--web` on the command line."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.cli import _config
+from server.config import ConfigError, load_config
+from server.web.secret import SecretError, load_secret
+
+
+def test_web_endpoints_come_from_the_file_or_the_flags(tmp_path):
+    path = tmp_path / "tae.toml"
+    path.write_text('web = "tcp:8080:interface=127.0.0.1"\nweb_secret_file = "key"\n')
+    config = load_config(str(path))
+    assert config.web == ("tcp:8080:interface=127.0.0.1",) and config.web_secret_file == "key"
+    path.write_text('web = ["tcp:8080", "ssl:8443:privateKey=k.pem"]\n')
+    assert load_config(str(path)).web == ("tcp:8080", "ssl:8443:privateKey=k.pem")
+    assert _config(str(path), web=("tcp:9090",)).web == ("tcp:9090",)
+    assert load_config(None).web == ()  # no web listener unless asked for
+
+
+def test_a_web_setting_of_the_wrong_type_is_a_one_line_error(tmp_path):
+    path = tmp_path / "tae.toml"
+    path.write_text("web = 8080\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(str(path))
+    assert "web" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_the_secret_file_is_made_once_and_kept_private(tmp_path):
+    path = tmp_path / "web-secret"
+    first = load_secret(str(path))
+    assert first is not None and len(first) == 64
+    assert path.stat().st_mode & 0o077 == 0
+    assert load_secret(str(path)) == first
+    assert load_secret(None) is None
+    path.write_text("short\n")
+    with pytest.raises(SecretError, match="at least 32 characters"):
+        load_secret(str(path))
+    with pytest.raises(SecretError, match="web_secret_file"):
+        load_secret(str(tmp_path / "missing-dir" / "key"))
