@@ -284,9 +284,7 @@ def _remove_created(path: Path | None) -> None:
             log.warn("could not remove {path}: {error}", path=str(leftover), error=error)
 
 
-async def _open_and_load(
-    config: ServerConfig, reactor, store: GameStore | None, factory: TPFactory
-) -> Server:
+async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPFactory) -> Server:
     node = None
     if config.node is not None:
         from .cluster.start import open_node_store
@@ -311,7 +309,7 @@ async def _open_and_load(
             node = await join_cluster(config, store, reactor, hasher)
         except Exception:
             hasher.stop()
-            await defer.maybeDeferred(store.close)  # type: ignore[attr-defined]
+            await defer.maybeDeferred(store.close)
             raise
         desk = node.desk
     elif hasattr(store, "pending_requests"):
@@ -324,6 +322,7 @@ async def _open_and_load(
             hasher.stop()
             await defer.maybeDeferred(getattr(store, "close", lambda: None))
             raise
+    directory: GameDirectory
     try:
         directory = (
             node.directory

@@ -263,7 +263,11 @@ class TPConnection(twisted_protocol.Protocol):
                 continue
             result: bytes | defer.Deferred
             try:
-                if self.login is not None and self._guarded(message):
+                if (
+                    self.login is not None
+                    and isinstance(message, tp.Login | tp.CreateAccount)
+                    and self._guarded()
+                ):
                     result = self._guarded_login(message, frame, partial(self._handle, message, frame))
                 else:
                     result = self._handle(message, frame)
@@ -284,7 +288,7 @@ class TPConnection(twisted_protocol.Protocol):
         assert self.session is not None
         handle_frame = getattr(self.session, "handle_frame", None)
         if handle_frame is not None:
-            return handle_frame(message, frame)  # type: ignore[no-any-return]
+            return handle_frame(message, frame)
         return self.session.handle(message, frame.sequence)
 
     def _answered(self, data: bytes) -> None:
@@ -309,11 +313,12 @@ class TPConnection(twisted_protocol.Protocol):
 
     # -- logins --------------------------------------------------------------------------
 
-    def _guarded(self, message: tp.Message) -> bool:
+    def _guarded(self) -> bool:
+        """Whether a Login or CreateAccount now goes through the login guard."""
         assert self.session is not None
         if getattr(self.session, "relayed", False):  # another node of the cluster, relaying
             return False
-        return isinstance(message, tp.Login | tp.CreateAccount) and _state(self.session) is State.CONNECTED
+        return _state(self.session) is State.CONNECTED
 
     def _guarded_login(
         self, message: tp.Login | tp.CreateAccount, frame: tp.Frame, request: Callable[[], Any]
