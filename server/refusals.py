@@ -31,10 +31,7 @@ class Refused(Exception):
 MAX_NAME = 64
 MAX_PASSWORD = 1024
 
-ACCOUNT_EXISTS = Problem(
-    ProblemCode.UNAVAILABLE_PERMANENTLY,
-    "An account with that name already exists (names are compared without regard to case).",
-)
+ACCOUNT_EXISTS = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "An account with that name already exists.")
 GAME_FULL = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game has no room for more players.")
 GAME_ENDED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
 CREATION_DISABLED = Problem(ProblemCode.PERMISSION_DENIED, "Account creation Disabled")  # tpserver-cpp

@@ -75,6 +75,16 @@ def test_limit_flags():
         apply_limits(Limits(), {"frame_burst": True})
 
 
+def test_the_sample_configuration_lists_every_limit_at_its_default():
+    import tomllib
+
+    from tests.packaging.test_deploy import commented_section
+
+    table = tomllib.loads(commented_section("limits"))["limits"]
+    assert set(table) == set(limit_names())
+    assert apply_limits(Limits(), table) == Limits()
+
+
 def test_serve_refuses_a_bad_limit_flag_before_starting(capsys, tmp_path):
     code, _, err = run(
         capsys, "serve", "--database", f"sqlite:///{tmp_path}/t.db", "--limit", "hashing_threads=0"
