@@ -4,7 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test run bench clean
+# `make run` serves this machine only; open it up with, for example,
+#   make run LISTEN=tcp:6923 WEB=tcp:8080
+LISTEN ?= tcp:6923:interface=127.0.0.1
+WEB ?= tcp:8080:interface=127.0.0.1
+
+.PHONY: venv test lint run bench clean
 
 venv: $(STAMP)
 
@@ -14,11 +19,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-test: venv
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest -q
 
 run: venv
-	$(BIN)/tae-server serve --web tcp:8080:interface=127.0.0.1
+	$(BIN)/tae-server serve --listen $(LISTEN) --web $(WEB)
 
 bench: venv
 	$(BIN)/python -m tests.benchmarks

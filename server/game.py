@@ -18,7 +18,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from twisted.internet import defer
-from twisted.internet.interfaces import IReactorTime
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
 import ruleset
@@ -95,6 +95,8 @@ class Game:
         self._started = False
         self._serial = 0
         self._state_cache: dict = {}
+        self._closed = False
+        self._retry: IDelayedCall | None = None
         self.timer = TurnTimer(clock, setup.timer, self._timer_ended_turn, self._announce)
         self.snapshot: GameSnapshot = self._draft()
         self._publish()
@@ -704,6 +706,9 @@ class Game:
         self._commit(record, outcome)
 
     def _commit(self, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
+        self._retry = None
+        if self._closed:
+            return
         d = defer.maybeDeferred(self.store.commit_turn, self.id, record)
         d.addCallback(lambda _: self._apply(outcome))
         d.addErrback(self._commit_failed, record, outcome)
@@ -769,7 +774,18 @@ class Game:
         waiting, self._refusable = self._refusable, []
         for waiter in waiting:
             waiter.errback(Refused(TURN_NOT_STORED))
-        self.clock.callLater(COMMIT_RETRY_S, self._commit, record, outcome)
+        if not self._closed:
+            self._retry = self.clock.callLater(COMMIT_RETRY_S, self._commit, record, outcome)
+
+    def close(self) -> None:
+        """This process stops running the game (it moved to another node, or the server
+        stops): no timer, no more retries of a turn that could not be stored. A turn left
+        unstored is resolved again by whoever runs the game next (it is deterministic)."""
+        self._closed = True
+        self.timer.stop()
+        if self._retry is not None and self._retry.active():
+            self._retry.cancel()
+        self._retry = None
 
     def _release(self) -> None:
         self._ready = None

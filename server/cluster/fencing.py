@@ -49,15 +49,12 @@ class FencedStore(DatabaseStore):
         self.space = 0
         self.on_lost = on_lost
         self.claims: dict[int, int] = {}  # game id → the claim epoch this node holds
-        self.abandoned: set[int] = set()  # games this node let go of
 
     def hold(self, game_id: int, epoch: int) -> None:
         self.claims[game_id] = epoch
-        self.abandoned.discard(game_id)
 
     def forget(self, game_id: int) -> None:
         self.claims.pop(game_id, None)
-        self.abandoned.add(game_id)
 
     def read(self, fn: Callable[..., Any], *args: Any) -> defer.Deferred:
         """Run a read-only `thd_*`-style query on the store's thread."""
@@ -70,10 +67,6 @@ class FencedStore(DatabaseStore):
     def _write(self, fn: Callable[..., Any], game_id: int, *args: Any) -> Any:
         epoch = self.claims.get(game_id)
         if epoch is None:
-            if game_id in self.abandoned and fn is q.thd_commit_turn:
-                # The game object this node let go of retries a turn it could not store: leave
-                # that retry unanswered (the game is abandoned; its new owner runs the turn).
-                return defer.Deferred()
             return defer.fail(ClaimLost(f"game {game_id} is not run by this node"))
         d = self._run(_fenced, game_id, epoch, self.space, fn, *args)
         d.addErrback(self._refused, game_id, epoch)

@@ -417,7 +417,7 @@ class ClusterNode:
     def _drop(self, game: Game, reason: str) -> None:
         """Let the game go: no more writes, no timer; its sessions move on (watchers)."""
         self.store.forget(game.id)
-        game.timer.stop()
+        game.close()
         self._inflight.pop(game.id, None)
         for waiter in self._quiet.pop(game.id, []):
             waiter.callback(None)

@@ -65,6 +65,13 @@ def test_the_commented_sections_load_through_the_server_configuration(tmp_path):
     assert config.discovery == DiscoverySettings()
 
 
+def test_the_cluster_section_of_the_sample_loads_once_uncommented(tmp_path):
+    path = tmp_path / "tae.toml"
+    path.write_text('database = "postgresql+psycopg://tae@db/tae"\n' + commented_section("cluster") + "\n")
+    config = load_config(str(path))
+    assert config.cluster.node == "node-a" and config.cluster.advertise == "10.0.0.11:6923"
+
+
 def unit() -> configparser.ConfigParser:
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     parser.optionxform = str

@@ -213,3 +213,32 @@ def test_a_finished_turn_sent_while_the_turn_ends_does_not_count_for_the_next():
     store.finish_all()
     replies = [m for m in wires[0].read() if isinstance(m, tp.Okay)]
     assert replies and game.state.turn == 1 and game.finished == set()
+
+
+class FailingStore(MemoryStore):
+    """A store that cannot keep turns (the database is away)."""
+
+    def __init__(self):
+        super().__init__()
+        self.commits = 0
+
+    def commit_turn(self, game_id, record):
+        self.commits += 1
+        raise RuntimeError("the database is away")
+
+
+def test_a_closed_game_stops_retrying_a_turn_it_could_not_store():
+    store = FailingStore()
+    clock = Clock()
+    setup = GameSetup("tae", timer=TimerSettings(turn_length=0))
+    game = Game(store.create_game(setup), setup, setup.initial_state(), store, clock)
+    for name in ("a", "b"):
+        result(game.create_account(name, "secret-pw"))
+    game.finish_turn(1)
+    game.finish_turn(2)
+    assert store.commits == 1 and game.busy
+    clock.advance(5)
+    assert store.commits == 2  # retried
+    game.close()
+    clock.advance(60)
+    assert store.commits == 2 and not clock.getDelayedCalls()
