@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,11 +37,11 @@ class Server:
     ports: list = field(default_factory=list)
     web_ports: list = field(default_factory=list)
     web: Any = None  # server.web.WebSite, when there is a web listener
-    desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
+    desk: Any = None  # server.operator_desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
     guard: LoginGuard | None = None
     cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
-    advertiser: object | None = None  # server.discovery's, when the games are advertised
+    advertiser: Any = None  # server.discovery's, when the games are advertised
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -92,7 +93,7 @@ class Server:
 @defer.inlineCallbacks
 def load_games(
     config: ServerConfig, store: GameStore, reactor, desk=None, *, hasher=None, now: float | None = None
-) -> defer.Deferred:
+) -> Generator[Any, Any, GameDirectory]:
     """Every stored game as last committed; the configured open game is created on first start
     (at time `now`, the reactor's time by default).
 
@@ -115,7 +116,7 @@ def load_games(
 
 
 @defer.inlineCallbacks
-def open_database(url: str, reactor) -> defer.Deferred:
+def open_database(url: str, reactor) -> Generator[Any, Any, Any]:
     """The database store at `url`; an empty database gets the schema, an old one is refused."""
     from .database import DatabaseStore
     from .database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable, unusable
@@ -250,7 +251,7 @@ async def _start_server(config: ServerConfig, reactor, store: GameStore | None) 
         _release(port)
     _advertise(config, server, reactor)
     if server.desk is not None:
-        server.desk.start()  # type: ignore[attr-defined]
+        server.desk.start()
     return server
 
 
@@ -315,7 +316,7 @@ async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPF
     elif hasattr(store, "pending_requests"):
         from .operator_desk import OperatorDesk
 
-        desk = OperatorDesk(store, None, reactor, hasher=hasher)
+        desk = OperatorDesk(store, GameDirectory(), reactor, hasher=hasher)  # its games come below
         try:
             await desk.take_lease()
         except Exception:

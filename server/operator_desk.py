@@ -237,6 +237,8 @@ class OperatorDesk:
 
     async def _apply_set_password(self, request) -> str:
         game = self._game(request.game_id)
+        if game is None:
+            raise OperationError(f"no game with id {request.game_id}")
         return await set_password_of(game, request.payload)
 
     async def _apply_move_game(self, request) -> str:
