@@ -137,12 +137,15 @@ def open_database(url: str, reactor) -> Generator[Any, Any, Any]:
     return store
 
 
-def _endpoints(descriptions: tuple[str, ...], reactor, setting: str) -> list[tuple[str, Any]]:
-    """Every configured listener of `setting` as an endpoint, checked before anything is opened."""
+def _endpoints(
+    descriptions: tuple[str, ...], reactor, setting: str, backlog: int = 0
+) -> list[tuple[str, Any]]:
+    """Every configured listener of `setting` as an endpoint, checked before anything is opened
+    (with `backlog` pending connections, when the endpoint names none)."""
     endpoints = []
     for description in descriptions:
         try:
-            endpoints.append((description, serverFromString(reactor, description)))
+            endpoints.append((description, serverFromString(reactor, with_backlog(description, backlog))))
         except (ValueError, TypeError, KeyError) as error:
             raise ConfigError(f"{setting}: {description!r} is not a usable endpoint ({error})") from None
     return endpoints
@@ -166,6 +169,14 @@ class _LateFactory(twisted_protocol.Factory):
 
     def buildProtocol(self, addr):
         return self.target.buildProtocol(addr)
+
+
+def with_backlog(description: str, backlog: int) -> str:
+    """A tcp:, tcp6:, ssl: or unix: endpoint string with `backlog=` added (0: as it is)."""
+    kind = description.split(":", 1)[0]
+    if not backlog or kind not in ("tcp", "tcp6", "ssl", "unix") or "backlog=" in description:
+        return description
+    return f"{description}:backlog={backlog}"
 
 
 def _hold(port) -> None:
@@ -218,7 +229,7 @@ def start_server(config: ServerConfig, reactor, store: GameStore | None = None) 
 
 async def _start_server(config: ServerConfig, reactor, store: GameStore | None) -> Server:
     limits = config.limits
-    tp_endpoints = _endpoints(config.listen, reactor, "listen")
+    tp_endpoints = _endpoints(config.listen, reactor, "listen", limits.listen_backlog)
     web_endpoints = _endpoints(config.web, reactor, "web")
     secret = _web_secret(config)
     guard = LoginGuard(reactor, limits)

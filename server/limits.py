@@ -10,6 +10,9 @@ setting                        default   what happens at the limit
 =============================  ========  ====================================================
 connections_per_address        10000     a further connection from the address (IPv6: its
                                          /64) gets Fail 3 "Too many connections…" and is closed
+listen_backlog                 1024      connections the system queues for each TP listener
+                                         before the server accepts them (beyond: the client's
+                                         SYN is dropped and retried after 1 s, 3 s, …)
 pending_output_bytes           16 MiB    a connection with more unsent reply bytes than this
                                          (a client that does not read) is cut off
 login_idle_seconds             120       a connection not logged in that sends no frame for
@@ -49,6 +52,7 @@ class Limits:
     """The limits in force (see the module docstring for each); 0 = no limit."""
 
     connections_per_address: int = 10_000
+    listen_backlog: int = 1024
     pending_output_bytes: int = 16 * 2**20
     login_idle_seconds: float = 120.0
     frames_per_second: float = 500.0
@@ -88,6 +92,7 @@ class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     """The `[limits]` table as written; None = not set (the default applies)."""
 
     connections_per_address: int | None = None
+    listen_backlog: int | None = None
     pending_output_bytes: int | None = None
     login_idle_seconds: float | None = None
     frames_per_second: float | None = None

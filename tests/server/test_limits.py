@@ -1,6 +1,6 @@
-"""Connection limits (server.limits, enforced by server.network): connections per address, frames
-per second, idle time before login, unread output. Each test checks the clear answer the client
-gets and that nothing acknowledged before the limit struck is lost."""
+"""Connection limits (server.limits, enforced by server.network): connections per address, the
+listen backlog, frames per second, idle time before login, unread output. Each test checks the
+clear answer the client gets and that nothing acknowledged before the limit struck is lost."""
 
 from __future__ import annotations
 
@@ -272,3 +272,17 @@ def test_limits_off_means_no_limit():
     assert clients[0].transport.producer is None
     sequences = [clients[0].send(tp.Connect("x"))] + [clients[0].send(tp.Ping()) for _ in range(2000)]
     assert [s for s, _ in clients[0].read()] == sequences
+
+
+# -- the listen backlog -----------------------------------------------------------------------
+
+
+def test_listeners_get_the_backlog_unless_they_name_one():
+    from server.app import with_backlog
+
+    assert with_backlog("tcp:6923", 1024) == "tcp:6923:backlog=1024"
+    assert with_backlog("tcp:6923:interface=127.0.0.1", 64) == "tcp:6923:interface=127.0.0.1:backlog=64"
+    assert with_backlog("ssl:6924:privateKey=k.pem", 8) == "ssl:6924:privateKey=k.pem:backlog=8"
+    assert with_backlog("tcp:6923:backlog=10", 1024) == "tcp:6923:backlog=10"
+    assert with_backlog("tcp:6923", 0) == "tcp:6923"
+    assert with_backlog("systemd:domain=INET:index=0", 1024) == "systemd:domain=INET:index=0"
