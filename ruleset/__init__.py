@@ -1,19 +1,25 @@
 """The TaE ruleset: Tigris and Euphrates in space, as pure deterministic functions.
 
-No I/O, no clock, no global random, standard library only. The server and the simulator call:
+No I/O, no clock, no global random, standard library only (the scenario tool in
+`ruleset.scenario` reads files and is the one exception). The server and the simulator call:
 
-* `new_game(board, seed)` and `add_player(state, name, rng)` to set a game up (R1–R3);
+* `new_game(board, seed)` and `add_player(state, name, join_rng(seed, player))` to set a game up
+  (R1–R3);
 * `allowed_order_types(state, object_id)` and `check_order(state, order, accepted)` when an order
-  is probed or inserted (R6–R11) — a `Problem` carries the TP Fail code;
-* `resolve_turn(state, orders, game_rng(seed, turn))` to play a turn (R12–R26);
+  is probed or inserted (R6–R11, R7a) — a `Problem` carries the TP Fail code and the reason;
+* `acting_players(state, removed)` for who must act in the next turn;
+* `resolve_turn(state, orders, game_rng(seed, turn))` to play a turn (R12–R26a);
+* `end_game(state, EndReason.OPERATOR)` when an operator ends a game;
 * `visible_to(state, player_id)` for what one player may see (R27).
+
+Board messages (`Message`) carry `Mention`s of the systems, players and fleets they name.
 """
 
 from .board import DEFAULT_BOARD, DEFAULT_MAP_TEXT, Board, MapError, parse_map
-from .execution import Event
+from .ending import GameOverError, end_game
 from .final_scoring import final_result
 from .kinds import Kind, Role, Score
-from .messages import Message
+from .messages import Mention, MentionKind, Message
 from .orders import (
     ORDER_NAMES,
     ORDER_TYPES_BY_NAME,
@@ -28,8 +34,9 @@ from .orders import (
 from .randomness import game_rng, join_rng
 from .regions import label_regions
 from .setup import SetupError, add_player, new_game
-from .state import Conflict, FinalResult, Fleet, GameState, Phase, Player
-from .turn import GameOverError, TurnOutcome, resolve_turn
+from .state import Conflict, EndReason, FinalResult, Fleet, GameState, Phase, Player
+from .turn import resolve_turn
+from .turn_log import Event, TurnOutcome
 from .visibility import FleetView, PlayerView, visible_to
 
 __all__ = [
@@ -37,14 +44,17 @@ __all__ = [
     "Conflict",
     "DEFAULT_BOARD",
     "DEFAULT_MAP_TEXT",
+    "EndReason",
     "Event",
-    "ProblemCode",
     "FinalResult",
     "Fleet",
+    "FleetView",
     "GameOverError",
     "GameState",
     "Kind",
     "MapError",
+    "Mention",
+    "MentionKind",
     "Message",
     "ORDER_NAMES",
     "ORDER_TYPES_BY_NAME",
@@ -52,15 +62,18 @@ __all__ = [
     "OrderType",
     "Phase",
     "Player",
+    "PlayerView",
     "Problem",
+    "ProblemCode",
     "Role",
     "Score",
     "SetupError",
     "TurnOutcome",
-    "add_player",
     "acting_players",
+    "add_player",
     "allowed_order_types",
     "check_order",
+    "end_game",
     "final_result",
     "game_rng",
     "join_rng",
@@ -68,7 +81,5 @@ __all__ = [
     "new_game",
     "parse_map",
     "resolve_turn",
-    "FleetView",
-    "PlayerView",
     "visible_to",
 ]

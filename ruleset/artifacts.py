@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .execution import TurnLog
 from .kinds import Kind, Score
 from .position import Position
 
@@ -19,7 +18,7 @@ def collect_artifacts(position: Position) -> list[tuple[int, int]]:
         label = labels.get(cell)
         if label is not None:
             by_region.setdefault(label, []).append(cell)
-    taken = []
+    taken: list[tuple[int, int]] = []
     for label in sorted(by_region):
         cells = sorted(by_region[label])
         if len(cells) < 2:
@@ -33,8 +32,3 @@ def collect_artifacts(position: Position) -> list[tuple[int, int]]:
         position.scores[owner][Score.ARTIFACTS] += len(cells) - 1
         taken.append((owner, len(cells) - 1))
     return taken
-
-
-def log_collections(taken: list[tuple[int, int]], log: TurnLog) -> None:
-    for owner, count in taken:
-        log.note("artifacts collected", owner, detail=str(count))

@@ -45,27 +45,33 @@ class Board:
     coords: tuple[tuple[int, int], ...] = field(repr=False)
     terrain: str = field(repr=False)
     neighbours: tuple[tuple[int, ...], ...] = field(repr=False)
-    _index: dict = field(repr=False)
+    names: tuple[str, ...] = field(repr=False)  # system names "x, y", by cell
+    _index: dict[tuple[int, int], int] = field(repr=False)
+    # Values derived from the board by other modules, built once per board (ruleset.messages
+    # keeps each system's name-and-reference there).
+    memo: dict[int, object] = field(repr=False, default_factory=dict)
 
     @classmethod
     def from_rows(cls, rows: tuple[str, ...]) -> Board:
-        coords = []
-        terrain = []
+        coords: list[tuple[int, int]] = []
+        terrain: list[str] = []
         for y, row in enumerate(rows):
             for x, char in enumerate(row):
                 coords.append((x, y))
                 terrain.append(char)
         index = {xy: i for i, xy in enumerate(coords)}
-        neighbours = []
+        neighbours: list[tuple[int, ...]] = []
         for x, y in coords:
             around = [index.get(xy) for xy in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))]
             neighbours.append(tuple(i for i in around if i is not None))
-        return cls(tuple(rows), tuple(coords), "".join(terrain), tuple(neighbours), index)
+        names = tuple(f"{x}, {y}" for x, y in coords)
+        return cls(tuple(rows), tuple(coords), "".join(terrain), tuple(neighbours), names, index)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Board) and self.rows == other.rows
 
-    __hash__ = None  # boards hold dicts; compare them, do not key by them
+    # Defining __eq__ leaves Board unhashable (__hash__ is None): boards hold dicts; compare them,
+    # do not key by them.
 
     @property
     def size(self) -> int:
@@ -88,16 +94,12 @@ class Board:
 
     def cell_of_object(self, object_id: int) -> int | None:
         """The cell of a board star system or board planet (R8: a planet means its system)."""
-        if FIRST_SYSTEM_ID <= object_id < self.first_free_id:
+        if FIRST_SYSTEM_ID <= object_id < FIRST_SYSTEM_ID + 2 * len(self.coords):
             return (object_id - FIRST_SYSTEM_ID) // 2
         return None
 
-    def is_system_id(self, object_id: int) -> bool:
-        return FIRST_SYSTEM_ID <= object_id < self.first_free_id and object_id % 2 == 0
-
     def system_name(self, cell: int) -> str:
-        x, y = self.coords[cell]
-        return f"{x}, {y}"
+        return self.names[cell]
 
     def planet_name(self, cell: int) -> str:
         x, y = self.coords[cell]

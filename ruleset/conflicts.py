@@ -1,4 +1,4 @@
-"""Starting and resolving conflicts (R16–R19a, R21)."""
+"""Starting and resolving conflicts (R16–R19a, R21), and the messages that announce them."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ from dataclasses import replace
 
 from . import messages as text
 from .board import ARTIFACT
-from .execution import TurnLog
 from .kinds import Kind
+from .messages import Phrase, Side
 from .position import Position
 from .state import Conflict
+from .turn_log import TurnLog
 
 
 def still_valid(position: Position, conflict: Conflict) -> bool:
@@ -21,6 +22,7 @@ def still_valid(position: Position, conflict: Conflict) -> bool:
     labels = position.labels()
     if conflict.internal:
         return a in labels and labels.get(a) == labels.get(d)
+    assert conflict.unification is not None
     around = position.bordering_regions(conflict.unification)
     return labels.get(a) in around and labels.get(d) in around and labels.get(a) != labels.get(d)
 
@@ -35,7 +37,16 @@ def initial_strength(position: Position, conflict: Conflict, leader: int) -> int
     return sum(1 for c, lab in labels.items() if lab == label and position.colonies.get(c) is conflict.kind)
 
 
-def start_next_conflict(position: Position, names: dict[int, str], log: TurnLog) -> bool:
+def _side(position: Position, leader: int, strength: int) -> Side:
+    return Side(
+        position.player(position.owner(leader)),
+        position.piece(leader),
+        position.system(position.leader_at[leader]),
+        strength,
+    )
+
+
+def start_next_conflict(position: Position, log: TurnLog) -> bool:
     """Discard queued conflicts that are no longer valid; start the first valid one (R19).
 
     Returns True when a conflict started, i.e. the next turn is a combat turn.
@@ -55,13 +66,18 @@ def start_next_conflict(position: Position, names: dict[int, str], log: TurnLog)
         a = initial_strength(position, conflict, conflict.attacker)
         d = initial_strength(position, conflict, conflict.defender)
         position.conflicts[0] = replace(conflict, attacker_strength=a, defender_strength=d)
-        attacker, defender = position.owner(conflict.attacker), position.owner(conflict.defender)
-        body = text.combat_starts(conflict.internal, names[attacker], a, names[defender], d)
-        for player_id in names:
-            log.tell(player_id, text.COMBAT, body)
+        unification = None if conflict.unification is None else position.system(conflict.unification)
+        body = text.combat_starts(
+            conflict.internal,
+            conflict.kind,
+            _side(position, conflict.attacker, a),
+            _side(position, conflict.defender, d),
+            unification,
+        )
+        log.tell_all(sorted(position.names), text.COMBAT, body)
         log.note(
             "conflict started",
-            attacker,
+            position.owner(conflict.attacker),
             conflict.attacker,
             conflict.unification,
             f"{'internal' if conflict.internal else 'external'} {conflict.kind.label} {a}:{d}",
@@ -70,52 +86,68 @@ def start_next_conflict(position: Position, names: dict[int, str], log: TurnLog)
     return False
 
 
-def resolve_conflict(
-    position: Position, reinforcements: dict[int, int], names: dict[int, str], log: TurnLog
-) -> tuple[int, int]:
-    """Fight the running conflict (R18): returns (winner's player id, winner's total strength)."""
+def resolve_conflict(position: Position, reinforcements: dict[int, int], log: TurnLog) -> Phrase:
+    """Fight the running conflict (R18) and apply the result; the "Combat Complete!" body."""
     # The conflict stays queued until its results are applied: while it is, its unification
     # system is not a region member and the two sides remain separate regions (R16, R19).
     conflict = position.conflicts[0]
+    assert conflict.attacker_strength is not None and conflict.defender_strength is not None
     attacker_owner = position.owner(conflict.attacker)
     defender_owner = position.owner(conflict.defender)
     attack = conflict.attacker_strength + reinforcements.get(attacker_owner, 0)
     defence = conflict.defender_strength + reinforcements.get(defender_owner, 0)
     if attack > defence:
-        winner, loser, strength = conflict.attacker, conflict.defender, attack
+        winner, loser = (
+            _side(position, conflict.attacker, attack),
+            _side(position, conflict.defender, defence),
+        )
+        loser_id = conflict.defender
     else:  # a tie goes to the defender (ruling, BOARD)
-        winner, loser, strength = conflict.defender, conflict.attacker, defence
-    winner_owner = position.owner(winner)
+        winner, loser = (
+            _side(position, conflict.defender, defence),
+            _side(position, conflict.attacker, attack),
+        )
+        loser_id = conflict.attacker
+    winner_owner = defender_owner if loser_id == conflict.attacker else attacker_owner
 
+    doomed: list[int] = []
     if conflict.internal:
-        position.send_home(loser)
-        position.scores[winner_owner][Kind.SCIENTIST] += 1
-        removed = 0
+        position.send_home(loser_id)
+        gain = 1
+        position.scores[winner_owner][Kind.SCIENTIST] += gain
     else:
         labels = position.labels()
-        losing_region = labels[position.leader_at[loser]]
+        losing_region = labels[position.leader_at[loser_id]]
         # Artifact systems (terrain 'A', with or without their artifact) are never removed (R16).
-        doomed = [
+        doomed = sorted(
             cell
             for cell, label in labels.items()
             if label == losing_region
             and position.colonies.get(cell) is conflict.kind
             and position.board.terrain[cell] != ARTIFACT
-        ]
-        position.send_home(loser)
-        for cell in doomed:
-            position.remove_colony(cell)
-        removed = len(doomed)
-        position.scores[winner_owner][conflict.kind] += 1 + removed
+        )
+        position.send_home(loser_id)
+        position.remove_colonies(doomed)
+        gain = 1 + len(doomed)
+        position.scores[winner_owner][conflict.kind] += gain
     position.conflicts.pop(0)
     position.conflicts_changed()
     log.note(
         "conflict resolved",
         winner_owner,
-        winner,
+        conflict.defender if loser_id == conflict.attacker else conflict.attacker,
         conflict.unification,
-        f"{conflict.kind.label} {attack}:{defence} removed {removed}",
+        f"{conflict.kind.label} {attack}:{defence} removed {len(doomed)}",
     )
-    for withdrawn in position.withdraw_unsupported_leaders():
-        log.note("leader sent home", position.owner(withdrawn), withdrawn, detail="unsupported")
-    return winner_owner, strength
+    went_home = position.withdraw_unsupported_leaders()
+    for leader, left in went_home:
+        log.note("leader sent home", position.owner(leader), leader, left, "unsupported")
+    return text.battle_won(
+        winner,
+        loser,
+        conflict.kind,
+        conflict.internal,
+        [position.system(cell) for cell in doomed],
+        gain,
+        [position.piece(fid) for fid, _ in went_home],
+    )

@@ -1,126 +1,127 @@
-"""Executing one order against a position (R9, R10, R13–R17, R20, R21).
+"""Executing one order of a normal turn against a position (R9, R10, R13–R17, R20, R21).
 
-Validity is checked when the order executes, so earlier orders of the same turn count (R11).
-An invalid order changes nothing but the owner's board: a failure message.
+Validity is checked when the order executes (`ruleset.conditions`), so earlier orders of the same
+turn count (R11). An invalid order changes nothing; its owner gets a failure message that says
+which condition failed (R26a).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import messages as text
-from .board import UNINHABITABLE
+from .conditions import Condition, failure
 from .kinds import EXTERNAL_CONFLICT_ORDER, Kind, Score
-from .messages import Message
-from .orders import Order, OrderType
+from .messages import Phrase
+from .order_types import ORDER_TYPES, OrderType
+from .orders import Order
 from .position import Position
-from .state import Conflict
+from .state import Conflict, Fleet
+from .turn_log import TurnLog
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened in a turn, for logs, audits and turn records."""
-
-    kind: str
-    player: int | None = None
-    fleet: int | None = None
-    cell: int | None = None
-    detail: str = ""
-
-
-class TurnLog:
-    """Messages and events collected while a turn is resolved."""
-
-    def __init__(self, turn: int):
-        self.turn = turn
-        self.messages: list[Message] = []
-        self.events: list[Event] = []
-
-    def tell(self, player: int, subject: str, body: str) -> None:
-        self.messages.append(Message(player, self.turn, subject, body))
-
-    def note(
-        self,
-        kind: str,
-        player: int | None = None,
-        fleet: int | None = None,
-        cell: int | None = None,
-        detail: str = "",
-    ) -> None:
-        self.events.append(Event(kind, player, fleet, cell, detail))
-
-
-def execute(position: Position, order: Order, rotation: tuple[int, ...], log: TurnLog) -> bool:
-    """Execute one accepted order of a normal turn; True when it succeeded."""
-    order_type = OrderType(order.type)
-    if order_type is OrderType.MOVE:
-        return _move(position, order, log)
-    if order_type is OrderType.ATTACK:
-        return _attack(position, order, log)
-    return _colonize(position, order, rotation, log)
-
-
-def _fail(log: TurnLog, order: Order, subject: str, body: str) -> bool:
-    log.tell(order.player, subject, body)
-    log.note("order failed", order.player, order.fleet, detail=body)
-    return False
-
-
-def _colonize(position: Position, order: Order, rotation: tuple[int, ...], log: TurnLog) -> bool:
+def execute(position: Position, order: Order, rotation: tuple[int, ...], log: TurnLog) -> Condition | None:
+    """Execute one accepted order of a normal turn: None when it succeeded, else the condition it failed."""
+    order_type = ORDER_TYPES[order.type]
     fleet = position.fleets[order.fleet]
     cell = position.board.cell_of_object(order.target)
     if cell is None:
-        return _fail(log, order, text.COLONIZE_FAILED, text.colonize_not_a_system(fleet.name))
-    mining = fleet.kind is Kind.MINING
-    if (
-        cell in position.destroyed
-        or cell in position.colonies
-        or cell in position.leader_on
-        or mining != (position.board.terrain[cell] == UNINHABITABLE)
-    ):
-        return _fail(log, order, text.COLONIZE_FAILED, text.colonize_impossible(fleet.name))
-    bordering = position.bordering_regions(cell)
-    if len(bordering) >= 2:
-        with_leaders = [label for label in bordering if position.leaders_in(label)]
-        if len(with_leaders) >= 3:
-            return _fail(log, order, text.COLONIZE_FAILED, text.colonize_too_many_regions(fleet.name))
-        if any(position.region_has_conflict_leader(label) for label in bordering):
-            return _fail(log, order, text.COLONIZE_FAILED, text.colonize_merges_pending_conflict(fleet.name))
+        raise ValueError(f"order target {order.target} is not a board system (check_order refuses it)")
+    if order_type is OrderType.MOVE:
+        return _move(position, order, fleet, cell, log)
+    if order_type is OrderType.ATTACK:
+        return _attack(position, order, fleet, cell, log)
+    return _colonize(position, order, order_type, fleet, cell, rotation, log)
 
-    position.colonies[cell] = fleet.kind
+
+_SUBJECTS = {
+    OrderType.COLONIZE: (text.COLONIZE_FAILED, "colonize"),
+    OrderType.COLONIZE_MINING: (text.COLONIZE_FAILED, "colonize"),
+    OrderType.MOVE: (text.MOVE_FAILED, "move to"),
+    OrderType.ATTACK: (text.ATTACK_FAILED, "attack"),
+}
+
+
+def _failed(
+    position: Position,
+    order: Order,
+    fleet: Fleet,
+    cell: int,
+    condition: Condition,
+    reason: Phrase,
+    log: TurnLog,
+) -> Condition:
+    subject, attempted = _SUBJECTS[OrderType(order.type)]
+    log.tell(order.player, subject, text.order_failed(fleet, attempted, position.system(cell), reason))
+    log.note("order failed", order.player, order.fleet, cell, condition.name)
+    return condition
+
+
+def _colonize(
+    position: Position,
+    order: Order,
+    order_type: OrderType,
+    fleet: Fleet,
+    cell: int,
+    rotation: tuple[int, ...],
+    log: TurnLog,
+) -> Condition | None:
+    failed = failure(position, order_type, fleet, cell)
+    if failed is not None:
+        return _failed(position, order, fleet, cell, *failed, log)
+
+    kind = fleet.colonist_kind
+    bordering = position.bordering_regions(cell)
+    position.colonies[cell] = kind
     position.consume(fleet.id)
-    log.tell(order.player, text.COLONIZE_DONE, text.colonized(fleet.name, position.board.system_name(cell)))
-    log.note("colonized", order.player, fleet.id, cell, fleet.kind.label)
+    position.changed_by[cell] = (order.player, None, "")
+    log.note("colonized", order.player, fleet.id, cell, kind.label)
 
     if len(bordering) <= 1:
         position.add_member(cell)
         if bordering:
             # The label after joining: the new colony may now be the region's lowest cell.
-            _score_colony(position, position.labels()[cell], fleet.kind, log, cell)
-        return True
-
-    conflicts = _external_conflicts(position, bordering, cell, order.player, rotation)
-    if conflicts:
-        position.conflicts.extend(conflicts)
-        position.conflicts_changed()
-        for conflict in conflicts:
-            log.note(
-                "conflict queued", order.player, conflict.attacker, cell, "external " + conflict.kind.label
-            )
+            scorer = _score_colony(position, position.labels()[cell], kind, log, cell)
+            scored_by = None if scorer is None else position.piece(scorer, viewer=order.player)
+            consequence = text.joined_region(kind, scored_by)
+        else:
+            consequence = text.founded_region(kind)
     else:
-        position.add_member(cell)
-    return True
+        conflicts = _external_conflicts(position, bordering, cell, order.player, rotation)
+        if conflicts:
+            position.conflicts.extend(conflicts)
+            position.conflicts_changed()
+            for conflict in conflicts:
+                log.note(
+                    "conflict queued",
+                    order.player,
+                    conflict.attacker,
+                    cell,
+                    "external " + conflict.kind.label,
+                )
+            consequence = text.unification_pending(kind, len(bordering), [c.kind for c in conflicts])
+        else:
+            position.add_member(cell)
+            consequence = text.merged_regions(kind, len(bordering))
+    log.tell(
+        order.player,
+        text.COLONIZE_DONE,
+        text.order_done(fleet, "colonized", position.system(cell), consequence),
+    )
+    return None
 
 
-def _score_colony(position: Position, label: int, kind: Kind, log: TurnLog, cell: int) -> None:
-    """R13: the matching leader's owner scores; else the settler leader's, except for settlers."""
-    leader = position.the_leader(label, kind)
+def _score_colony(position: Position, label: int, kind: Kind, log: TurnLog, cell: int) -> int | None:
+    """R13: the matching leader's owner scores; else the settler leader's, except for settlers.
+
+    Returns the leader that scored, if any."""
+    acting = position.acting_leaders(label)
+    leader = acting.get(kind)
     if leader is None and kind is not Kind.SETTLER:
-        leader = position.the_leader(label, Kind.SETTLER)
+        leader = acting.get(Kind.SETTLER)
     if leader is not None:
         owner = position.owner(leader)
         position.scores[owner][kind] += 1
         log.note("scored", owner, leader, cell, Score(kind).label)
+    return leader
 
 
 def _external_conflicts(
@@ -128,10 +129,9 @@ def _external_conflicts(
 ) -> list[Conflict]:
     """R16: one conflict per leader kind present in two of the bordering regions."""
     found = []
+    acting = [position.acting_leaders(label) for label in sorted(bordering)]
     for kind in EXTERNAL_CONFLICT_ORDER:
-        leaders = [
-            fid for label in sorted(bordering) if (fid := position.the_leader(label, kind)) is not None
-        ]
+        leaders = [region[kind] for region in acting if kind in region]
         if len(leaders) < 2:
             continue
         first, second = leaders[0], leaders[1]
@@ -157,70 +157,63 @@ def _attacker_first(
     return (a, b) if order.index(owner_a) < order.index(owner_b) else (b, a)
 
 
-def _move(position: Position, order: Order, log: TurnLog) -> bool:
-    fleet = position.fleets[order.fleet]
-    cell = position.board.cell_of_object(order.target)
-    if cell is None:
-        return _fail(log, order, text.MOVE_FAILED, text.move_not_a_system(fleet.name))
+def _move(position: Position, order: Order, fleet: Fleet, cell: int, log: TurnLog) -> Condition | None:
     origin = position.leader_at.get(fleet.id)
     if origin is not None:
         position.send_home(fleet.id)  # lift the leader first (R9)
-
-    problem = None
-    if (
-        position.board.terrain[cell] == UNINHABITABLE
-        or cell in position.destroyed
-        or cell in position.colonies
-        or cell in position.leader_on
-    ):
-        problem = text.move_invalid_system(fleet.name)
-    else:
-        bordering = position.bordering_regions(cell)
-        if len(bordering) > 1:
-            problem = text.move_joins_regions(fleet.name)
-        elif not position.borders_scientist(cell):
-            problem = text.move_no_science(fleet.name)
-        elif bordering and position.region_has_conflict_leader(next(iter(bordering))):
-            problem = text.move_into_conflict(fleet.name)
-    if problem is not None:
+    failed = failure(position, OrderType.MOVE, fleet, cell)
+    if failed is not None:
         if origin is not None:
             position.place_leader(fleet.id, origin)
-        return _fail(log, order, text.MOVE_FAILED, problem)
+        return _failed(position, order, fleet, cell, *failed, log)
 
-    incumbent = position.the_leader(next(iter(bordering)), fleet.kind) if bordering else None
+    bordering = position.bordering_regions(cell)
+    kind = fleet.colonist_kind
+    incumbent = position.the_leader(next(iter(bordering)), kind) if bordering else None
     position.place_leader(fleet.id, cell)
-    log.tell(order.player, text.MOVE_DONE, text.moved(fleet.name, position.board.system_name(cell)))
+    position.arrived.add(fleet.id)
     log.note("moved", order.player, fleet.id, cell)
+    consequences: list[Phrase] = []
     if incumbent is not None:
-        position.conflicts.append(
-            Conflict(internal=True, kind=fleet.kind, attacker=fleet.id, defender=incumbent)
-        )
+        position.conflicts.append(Conflict(internal=True, kind=kind, attacker=fleet.id, defender=incumbent))
         position.conflicts_changed()
-        log.note("conflict queued", order.player, fleet.id, cell, "internal " + fleet.kind.label)
-    return True
+        log.note("conflict queued", order.player, fleet.id, cell, "internal " + kind.label)
+        consequences.append(text.challenged(position.piece(incumbent, viewer=order.player)))
+    log.tell(
+        order.player, text.MOVE_DONE, text.order_done(fleet, "moved to", position.system(cell), *consequences)
+    )
+    return None
 
 
-def _attack(position: Position, order: Order, log: TurnLog) -> bool:
-    fleet = position.fleets[order.fleet]
-    cell = position.board.cell_of_object(order.target)
-    if cell is None:
-        return _fail(log, order, text.ATTACK_FAILED, text.attack_not_a_system(fleet.name))
-    if cell in position.destroyed or cell in position.artifacts or cell in position.unification():
-        return _fail(
-            log,
-            order,
-            text.ATTACK_FAILED,
-            text.attack_impossible(fleet.name, position.board.system_name(cell)),
-        )
+def _attack(position: Position, order: Order, fleet: Fleet, cell: int, log: TurnLog) -> Condition | None:
+    failed = failure(position, OrderType.ATTACK, fleet, cell)
+    if failed is not None:
+        return _failed(position, order, fleet, cell, *failed, log)
+
+    consequences: list[Phrase] = []
+    colony = position.colonies.get(cell)
+    if colony is not None:
+        consequences.append(text.colony_bombed(colony))
     position.destroyed.add(cell)
-    position.remove_colony(cell)
+    position.remove_colonies([cell])
     leader = position.leader_on.get(cell)
     if leader is not None:
+        consequences.append(text.leader_bombed(position.piece(leader, viewer=order.player)))
         position.send_home(leader)
         log.note("leader sent home", position.owner(leader), leader, cell, "bombed")
+    position.changed_by[cell] = (order.player, fleet.id, fleet.name)
     position.consume(fleet.id)
-    log.tell(order.player, text.ATTACK_DONE, text.destroyed(fleet.name, position.board.system_name(cell)))
     log.note("destroyed", order.player, fleet.id, cell)
-    for withdrawn in position.withdraw_unsupported_leaders():
-        log.note("leader sent home", position.owner(withdrawn), withdrawn, detail="unsupported")
-    return True
+    withdrawn = position.withdraw_unsupported_leaders()
+    for leader_id, left in withdrawn:
+        log.note("leader sent home", position.owner(leader_id), leader_id, left, "unsupported")
+    if withdrawn:
+        consequences.append(
+            text.withdrawn([position.piece(fid, viewer=order.player) for fid, _ in withdrawn])
+        )
+    log.tell(
+        order.player,
+        text.ATTACK_DONE,
+        text.order_done(fleet, "destroyed", position.system(cell), *consequences),
+    )
+    return None

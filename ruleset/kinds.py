@@ -19,18 +19,10 @@ class Kind(IntEnum):
     @property
     def label(self) -> str:
         """Lower-case name used in scenario files and their results."""
-        return self.name.lower()
-
-    @classmethod
-    def from_label(cls, text: str) -> "Kind":
-        try:
-            return cls[text.upper()]
-        except KeyError:
-            raise ValueError(
-                f"unknown kind {text!r} (expected merchant, scientist, settler or mining)"
-            ) from None
+        return _KIND_LABELS[self]
 
 
+_KIND_LABELS = ("merchant", "scientist", "settler", "mining")
 KINDS = tuple(Kind)
 
 # Conflicts queued by one colonization are fought in this order of leader type (R16).

@@ -1,9 +1,10 @@
-"""Orders and the checks they get at submission (R6–R8, R11, R18).
+"""Orders and the checks they get at submission (R6–R8, R7a, R11, R18), and who acts in a turn.
 
 `check_order` is what the server runs for Insert Order and Probe Order, and what turn resolution
 runs again before executing, so an order is judged by one function. Problems are values carrying
-the TP Fail code the server sends (R7). The checks that depend on the board at the moment an
-order executes (R9, R10, R14, R17, R20) are in `ruleset.execution`.
+the TP Fail code the server sends (R7). The conditions on an order's target are one table,
+`ruleset.conditions`: the static ones are checked here (R7a), every one again when the order
+executes (`ruleset.execution`).
 """
 
 from __future__ import annotations
@@ -12,45 +13,16 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
+from .conditions import refusal
 from .kinds import Kind, Role
+from .order_types import ORDER_DESCRIPTIONS as ORDER_DESCRIPTIONS
+from .order_types import ORDER_NAMES as ORDER_NAMES
+from .order_types import ORDER_TYPES
+from .order_types import ORDER_TYPES_BY_NAME as ORDER_TYPES_BY_NAME
+from .order_types import TARGET_PARAMETER_DESCRIPTION as TARGET_PARAMETER_DESCRIPTION
+from .order_types import TARGET_PARAMETER_NAME as TARGET_PARAMETER_NAME
+from .order_types import OrderType as OrderType
 from .state import GameState, Phase
-
-
-class OrderType(IntEnum):
-    """Order type ids as tpserver-cpp's TaE registers them (ruleset.md §4.1)."""
-
-    COLONIZE_MINING = 0
-    COLONIZE = 1
-    MOVE = 2
-    ATTACK = 3
-    REINFORCE = 4
-
-    @property
-    def title(self) -> str:
-        return ORDER_NAMES[self]
-
-    @property
-    def takes_target(self) -> bool:
-        return self is not OrderType.REINFORCE
-
-
-ORDER_NAMES = {
-    OrderType.COLONIZE_MINING: "ColonizeMining",
-    OrderType.COLONIZE: "Colonize",
-    OrderType.MOVE: "Move",
-    OrderType.ATTACK: "Attack",
-    OrderType.REINFORCE: "Reinforce",
-}
-ORDER_DESCRIPTIONS = {
-    OrderType.COLONIZE_MINING: "Colonize a given system with Mining Robots",
-    OrderType.COLONIZE: "Colonize a given system",
-    OrderType.MOVE: "Move to a given system",
-    OrderType.ATTACK: "Attack a given system",
-    OrderType.REINFORCE: "Send reinforcements to a conflict",
-}
-TARGET_PARAMETER_NAME = "Star System"
-TARGET_PARAMETER_DESCRIPTION = "The star system associated with this order"
-ORDER_TYPES_BY_NAME = {name: order_type for order_type, name in ORDER_NAMES.items()}
 
 ORDERS_PER_TURN = 2
 
@@ -100,12 +72,14 @@ class Order:
     target: int = 0
 
 
-_NORMAL_ORDERS = {
-    (Role.COLONIST, Kind.MERCHANT): (OrderType.COLONIZE,),
-    (Role.COLONIST, Kind.SCIENTIST): (OrderType.COLONIZE,),
-    (Role.COLONIST, Kind.SETTLER): (OrderType.COLONIZE,),
-    (Role.COLONIST, Kind.MINING): (OrderType.COLONIZE_MINING,),
-}
+# A colonist's normal order, by kind (Kind values index the tuple): only miners settle 'M'.
+_COLONIST_ORDERS: tuple[tuple[OrderType, ...], ...] = (
+    (OrderType.COLONIZE,),  # merchant
+    (OrderType.COLONIZE,),  # scientist
+    (OrderType.COLONIZE,),  # settler
+    (OrderType.COLONIZE_MINING,),  # mining
+)
+assert _COLONIST_ORDERS[Kind.MINING] == (OrderType.COLONIZE_MINING,)
 
 
 def allowed_order_types(state: GameState, object_id: int) -> tuple[OrderType, ...]:
@@ -113,23 +87,20 @@ def allowed_order_types(state: GameState, object_id: int) -> tuple[OrderType, ..
     fleet = state.fleets.get(object_id)
     if fleet is None or state.phase is Phase.OVER:
         return ()
-    if state.phase is Phase.COMBAT:
-        conflict = state.conflicts[0]
-        if fleet.role is Role.COLONIST and fleet.kind is conflict.reinforcement_kind:
-            combatants = (state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner)
-            if fleet.owner in combatants:
-                return (OrderType.REINFORCE,)
+    conflict = state.active_conflict
+    if conflict is not None:
+        if (
+            fleet.role is Role.COLONIST
+            and fleet.kind is conflict.reinforcement_kind
+            and fleet.owner in acting_players(state)
+        ):
+            return (OrderType.REINFORCE,)
         return ()
     if fleet.role is Role.LEADER:
         return (OrderType.MOVE,)
-    if fleet.role is Role.BOMBER:
+    if fleet.kind is None:  # a bomber
         return (OrderType.ATTACK,)
-    return _NORMAL_ORDERS[(fleet.role, fleet.kind)]
-
-
-def target_cell(state: GameState, target: int) -> int | None:
-    """The board cell an order's "Star System" parameter names; a board planet means its system (R8)."""
-    return state.board.cell_of_object(target)
+    return _COLONIST_ORDERS[fleet.kind]
 
 
 def owns_queue(state: GameState, player: int, object_id: int) -> bool:
@@ -144,7 +115,8 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
     """The problem with submitting `order` now, given the orders already accepted this turn.
 
     Checks run in REF's order (R7): the queue is the player's, the order type exists, the type
-    is allowed on that object now, the target names a board system (R8), then the limits of R11.
+    is allowed on that object now, the target names a board system (R8), then the limits of R11,
+    then the static conditions on the target (R7a, `ruleset.conditions`).
     """
     if state.phase is Phase.OVER:
         return GAME_IS_OVER
@@ -152,21 +124,27 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
         return NO_SUCH_QUEUE
     if order.type not in ORDER_NAMES:
         return NO_SUCH_ORDER_TYPE
-    order_type = OrderType(order.type)
+    order_type = ORDER_TYPES[order.type]
     if order_type not in allowed_order_types(state, order.fleet):
         return NOT_ALLOWED
     mine = [o for o in accepted if o.player == order.player]
-    if any(o.fleet == order.fleet for o in mine):
-        return FLEET_ALREADY_ORDERED
-    if not order_type.takes_target:
+    for other in mine:
+        if other.fleet == order.fleet:
+            return FLEET_ALREADY_ORDERED
+    if order_type is OrderType.REINFORCE:  # the one order without a target
         return None
-    cell = target_cell(state, order.target)
+    board = state.board
+    cell = board.cell_of_object(order.target)
     if cell is None:
         return NO_SUCH_SYSTEM
     if len(mine) >= ORDERS_PER_TURN:
         return TOO_MANY_ORDERS
-    if any(target_cell(state, o.target) == cell for o in mine):
-        return SYSTEM_ALREADY_TARGETED
+    for other in mine:
+        if board.cell_of_object(other.target) == cell:
+            return SYSTEM_ALREADY_TARGETED
+    reason = refusal(state, order_type, cell)
+    if reason is not None:
+        return Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, reason.text)
     return None
 
 

@@ -1,16 +1,19 @@
 """A mutable working copy of a game state, used while a turn is resolved.
 
-It keeps the derived region labels (R5) cached: adding a member extends or merges labels in
-place, anything that removes a member drops the cache and the next lookup recomputes it.
+It keeps the derived region labels (R5) cached and up to date in place: adding a member extends
+or merges labels, removing members relabels only the regions they were in (which may split). It also
+remembers what earlier orders of the turn did to each system, so that a later order that fails
+because of it can say so (R26a).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from . import messages as text
+from .board import Board
 from .kinds import Kind, Role
+from .messages import Phrase
 from .regions import label_regions
-from .state import Conflict, Fleet, GameState, Phase
+from .state import Conflict, FinalResult, Fleet, GameState, Phase, Player
 
 
 class Position:
@@ -18,8 +21,9 @@ class Position:
 
     def __init__(self, state: GameState):
         self.base = state
-        self.board = state.board
+        self.board: Board = state.board
         self.neighbours = state.board.neighbours
+        self.names = {p.id: p.name for p in state.players}
         self.scores = {p.id: list(p.scores) for p in state.players}
         self.fleets: dict[int, Fleet] = dict(state.fleets)
         self.leader_at: dict[int, int] = dict(state.leader_at)
@@ -32,38 +36,89 @@ class Position:
         self.removed = state.removed
         self.next_object_id = state.next_object_id
         self.phase = state.phase
-        self._labels: dict[int, int] | None = None
-        self._unification: set[int] | None = None
+        # What the turn's orders did so far: system -> who changed it last (player, and the fleet
+        # id and name when a fleet did); leaders that moved.
+        self.changed_by: dict[int, tuple[int, int | None, str]] = {}
+        self.arrived: set[int] = set()
+        cached = state.cached_region_labels()
+        self._labels: dict[int, int] | None = None if cached is None else dict(cached)
+        self._unification: set[int] | None = {
+            c.unification for c in self.conflicts if c.unification is not None
+        }
+        self._bordering: dict[int, set[int]] = {}  # cell -> bordering region labels, for _labels
+        self._players: dict[int, Phrase] = {}
 
     # -- regions -------------------------------------------------------------------------
 
-    def unification(self) -> set[int]:
+    @property
+    def unification_cells(self) -> set[int]:
+        """Pending unification systems: cells of queued external conflicts (R16)."""
         if self._unification is None:
             self._unification = {c.unification for c in self.conflicts if c.unification is not None}
         return self._unification
 
     def conflicts_changed(self) -> None:
-        """Call after the conflict queue changes: pending unification systems may have changed."""
+        """Call after the conflict queue changes: pending unification systems may have changed.
+
+        A system that stopped being one becomes a region member; one that became one leaves."""
+        before = self.unification_cells
         self._unification = None
-        self._labels = None
+        after = self.unification_cells
+        if self._labels is None:
+            return
+        self._remove_members(after - before)
+        for cell in sorted(before - after):
+            if cell in self.colonies or cell in self.leader_on:
+                self.add_member(cell)
 
     def labels(self) -> dict[int, int]:
         """Cell -> region label for every region member."""
         if self._labels is None:
             members = set(self.colonies)
             members.update(self.leader_on)
-            members.difference_update(self.unification())
+            members.difference_update(self.unification_cells)
             self._labels = label_regions(self.board, members)
         return self._labels
 
-    def invalidate(self) -> None:
-        self._labels = None
+    def _remove_members(self, cells: set[int]) -> None:
+        """`cells` stopped being members: relabel what is left of the regions they were in."""
+        labels = self._labels
+        if labels is None:
+            return
+        touched: set[int] = set()
+        for cell in cells:
+            label = labels.pop(cell, None)
+            if label is None:
+                continue
+            self._bordering.clear()
+            # A member with at most one neighbour in its region, which is not the region's label
+            # (its lowest cell), leaves the rest connected and labelled as it was.
+            linked = sum(1 for n in self.neighbours[cell] if labels.get(n) == label)
+            if linked > 1 or label == cell:
+                touched.add(label)
+        if not touched:
+            return
+        rest = {cell for cell, label in labels.items() if label in touched}
+        for cell in rest:
+            del labels[cell]
+        neighbours = self.neighbours
+        for start in sorted(rest):
+            if start in labels:
+                continue
+            labels[start] = start
+            stack = [start]
+            while stack:
+                for n in neighbours[stack.pop()]:
+                    if n in rest and n not in labels:
+                        labels[n] = start
+                        stack.append(n)
 
     def add_member(self, cell: int) -> None:
         """`cell` became a member: extend or merge the cached labels without a full recount."""
         labels = self._labels
         if labels is None:
             return
+        self._bordering.clear()
         around = {labels[n] for n in self.neighbours[cell] if n in labels}
         if not around:
             labels[cell] = cell
@@ -77,11 +132,12 @@ class Position:
                     labels[member] = target
 
     def bordering_regions(self, cell: int) -> set[int]:
-        labels = self.labels()
-        return {labels[n] for n in self.neighbours[cell] if n in labels}
-
-    def members(self, label: int) -> list[int]:
-        return [cell for cell, lab in self.labels().items() if lab == label]
+        """Labels of the regions orthogonally next to `cell` (do not change the set returned)."""
+        found = self._bordering.get(cell)
+        if found is None:
+            labels = self.labels()
+            found = self._bordering[cell] = {labels[n] for n in self.neighbours[cell] if n in labels}
+        return found
 
     # -- leaders -------------------------------------------------------------------------
 
@@ -96,28 +152,43 @@ class Position:
         found.sort()
         return found
 
-    def the_leader(self, label: int, kind: Kind) -> int | None:
-        """The leader of `kind` that acts for region `label` (R13, R19a).
+    def acting_leaders(self, label: int) -> dict[Kind, int]:
+        """For each kind, the leader that acts for region `label` (R13, R19a).
 
         While an internal conflict is pending, the region holds two leaders of that kind: the
-        incumbent (the defender) acts, the challenger does not.
+        incumbent (the defender) acts, the challenger does not. Otherwise the lowest id acts.
         """
-        found = self.leaders_in(label, kind)
-        if len(found) > 1:
-            challengers = {c.attacker for c in self.conflicts if c.internal}
-            found = [fid for fid in found if fid not in challengers] or found
-        return found[0] if found else None
-
-    def leaders_in_conflict(self) -> set[int]:
-        involved = set()
-        for c in self.conflicts:
-            involved.add(c.attacker)
-            involved.add(c.defender)
-        return involved
-
-    def region_has_conflict_leader(self, label: int) -> bool:
         labels = self.labels()
-        return any(labels.get(self.leader_at.get(fid)) == label for fid in self.leaders_in_conflict())
+        found: dict[Kind, list[int]] = {}
+        fleets = self.fleets
+        for fid, cell in self.leader_at.items():
+            if labels.get(cell) == label:
+                kind = fleets[fid].kind
+                assert kind is not None
+                found.setdefault(kind, []).append(fid)
+        acting: dict[Kind, int] = {}
+        for kind, fids in found.items():
+            if len(fids) > 1:
+                challengers = {c.attacker for c in self.conflicts if c.internal}
+                fids = [fid for fid in fids if fid not in challengers] or fids
+            acting[kind] = min(fids)
+        return acting
+
+    def the_leader(self, label: int, kind: Kind) -> int | None:
+        """The leader of `kind` that acts for region `label` (`acting_leaders`)."""
+        return self.acting_leaders(label).get(kind)
+
+    def conflict_leader_in(self, label: int) -> int | None:
+        """The lowest-id leader of region `label` that is in a pending conflict (R14, R17), if any."""
+        if not self.conflicts:
+            return None
+        labels = self.labels()
+        involved = sorted({fid for c in self.conflicts for fid in (c.attacker, c.defender)})
+        for fid in involved:
+            cell = self.leader_at.get(fid)
+            if cell is not None and labels.get(cell) == label:
+                return fid
+        return None
 
     def place_leader(self, fleet_id: int, cell: int) -> None:
         self.leader_at[fleet_id] = cell
@@ -128,26 +199,32 @@ class Position:
         cell = self.leader_at.pop(fleet_id, None)
         if cell is not None:
             del self.leader_on[cell]
-            self.invalidate()
+            self._remove_members({cell})
 
     def borders_scientist(self, cell: int) -> bool:
         colonies = self.colonies
         return any(colonies.get(n) is Kind.SCIENTIST for n in self.neighbours[cell])
 
-    def withdraw_unsupported_leaders(self) -> list[int]:
-        """R21: leaders with no orthogonally adjacent scientist colony return home."""
-        gone = [fid for fid, cell in self.leader_at.items() if not self.borders_scientist(cell)]
-        for fid in gone:
-            self.send_home(fid)
+    def withdraw_unsupported_leaders(self) -> list[tuple[int, int]]:
+        """R21: leaders with no orthogonally adjacent scientist colony return home.
+
+        Returns (leader, the cell it left) for each, in ascending leader id."""
+        gone = sorted((fid, cell) for fid, cell in self.leader_at.items() if not self.borders_scientist(cell))
+        for fid, cell in gone:
+            self.leader_at.pop(fid)
+            del self.leader_on[cell]
+        self._remove_members({cell for _, cell in gone})
         return gone
 
     # -- colonies and fleets -------------------------------------------------------------
 
-    def remove_colony(self, cell: int) -> None:
-        if self.colonies.pop(cell, None) is not None:
-            self.removed += 1
-        self.artifacts.discard(cell)
-        self.invalidate()
+    def remove_colonies(self, cells: list[int]) -> None:
+        """Colonies removed from the game (bombed, lost in a war); their systems become empty."""
+        for cell in cells:
+            if self.colonies.pop(cell, None) is not None:
+                self.removed += 1
+            self.artifacts.discard(cell)
+        self._remove_members(set(cells))
 
     def consume(self, fleet_id: int) -> None:
         del self.fleets[fleet_id]
@@ -158,17 +235,47 @@ class Position:
         self.next_object_id += 1
         return fleet
 
-    def hand_size(self, player_id: int) -> int:
-        return sum(1 for f in self.fleets.values() if f.owner == player_id and f.role is Role.COLONIST)
-
     def owner(self, fleet_id: int) -> int:
         return self.fleets[fleet_id].owner
 
+    # -- names, for messages ------------------------------------------------------------
+
+    def system(self, cell: int) -> Phrase:
+        return text.system(self.board, cell)
+
+    def player(self, player_id: int) -> Phrase:
+        found = self._players.get(player_id)
+        if found is None:
+            found = self._players[player_id] = text.player(player_id, self.names[player_id])
+        return found
+
+    def changer(self, cell: int) -> Phrase | None:
+        """Who changed `cell` earlier this turn: "bo" (a colony) or "bo's Bomber"; None if nobody."""
+        change = self.changed_by.get(cell)
+        if change is None:
+            return None
+        player_id, fleet_id, fleet_name = change
+        if fleet_id is None:
+            return self.player(player_id)
+        return text.piece(fleet_id, fleet_name, player_id, self.names[player_id])
+
+    def piece(self, fleet_id: int, viewer: int | None = None) -> Phrase:
+        """A fleet with its owner: "bo's Mining Leader" ("your Mining Leader" for `viewer`)."""
+        fleet = self.fleets[fleet_id]
+        return text.piece(fleet_id, fleet.name, fleet.owner, self.names[fleet.owner], viewer)
+
     # -- freezing ------------------------------------------------------------------------
 
-    def freeze(self, *, turn: int, rotation: int, phase: Phase, result=None) -> GameState:
+    def freeze(
+        self, *, turn: int, rotation: int, phase: Phase, result: FinalResult | None = None
+    ) -> GameState:
         base = self.base
-        players = tuple(replace(p, scores=tuple(self.scores[p.id])) for p in base.players)
+        players = tuple(
+            Player(p.id, p.name, p.home_system, p.home_planet, _scores(self.scores[p.id]))
+            for p in base.players
+        )
+        conflicts = tuple(self.conflicts)
+        labels = self._labels
         return GameState(
             board=base.board,
             seed=base.seed,
@@ -181,9 +288,14 @@ class Position:
             colonies=self.colonies,
             artifacts=frozenset(self.artifacts),
             destroyed=frozenset(self.destroyed),
-            pool=tuple(self.pool),
-            conflicts=tuple(self.conflicts),
+            pool=(self.pool[0], self.pool[1], self.pool[2], self.pool[3]),
+            conflicts=conflicts,
             removed=self.removed,
             next_object_id=self.next_object_id,
             result=result,
+            region_cache=None if labels is None else (self.colonies, self.leader_at, conflicts, labels),
         )
+
+
+def _scores(values: list[int]) -> tuple[int, int, int, int, int]:
+    return values[0], values[1], values[2], values[3], values[4]

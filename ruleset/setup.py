@@ -30,7 +30,7 @@ def new_game(board: Board = DEFAULT_BOARD, seed: int = 0, pool: Sequence[int] = 
         seed=seed,
         colonies={cell: Kind.SCIENTIST for cell in artifacts},
         artifacts=frozenset(artifacts),
-        pool=tuple(pool),
+        pool=(pool[0], pool[1], pool[2], pool[3]),
         next_object_id=board.first_free_id,
     )
 
@@ -66,14 +66,16 @@ def add_player(
     if hand is None:
         if rng is None:
             raise SetupError("drawing a hand needs a random stream")
-        drawn = []
+        drawn: list[Kind] = []
         for _ in range(HAND_SIZE):
             kind = draw(pool, rng)
             if kind is None:
                 raise SetupError("the pool is too small to deal a hand")
             drawn.append(kind)
         hand = drawn
-    player = Player(player_id, name, next_id, next_id + 1, tuple(scores))
+    player = Player(
+        player_id, name, next_id, next_id + 1, (scores[0], scores[1], scores[2], scores[3], scores[4])
+    )
     next_id += 2
     fleets = dict(state.fleets)
     for kind in hand:
@@ -89,11 +91,10 @@ def add_player(
         state,
         players=state.players + (player,),
         fleets=fleets,
-        pool=tuple(pool),
+        pool=(pool[0], pool[1], pool[2], pool[3]),
         next_object_id=next_id,
     )
-    posted = [Message(player_id, state.turn, text.WELCOME, text.welcome(server_name))]
-    posted.extend(
-        Message(other.id, state.turn, text.NEW_PLAYER, text.new_player(name)) for other in state.players
-    )
+    posted = [text.message(player_id, state.turn, text.WELCOME, text.welcome(server_name))]
+    joined = text.new_player(text.player(player_id, name))
+    posted.extend(text.message(other.id, state.turn, text.NEW_PLAYER, joined) for other in state.players)
     return new_state, tuple(posted)

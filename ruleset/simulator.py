@@ -5,9 +5,9 @@ The property tests, the benchmarks and later bots use it. A *strategy* is any ca
 `check_order` always accepts in sequence. Like the rest of the ruleset it is pure: no clock, no
 I/O, and every choice comes from a `random.Random` it is handed (`game_rng(seed, turn, purpose)`).
 
-Not every position can reach the end of the game (R12(3), R24): when no colonist can ever be
-placed again and no artifact can be collected, the pool never drains. `play_game` recognises that
-case (`GameDidNotEnd`, reason "deadlock") instead of looping until `max_turns`.
+Every game of random players ends: a colonization drains the pool, and a position where no
+colonist can be placed ends at once (R24a). Strategies that never act can still stall a game;
+`play_game` reports that (`GameDidNotEnd`, reason "stalled") instead of looping until `max_turns`.
 """
 
 from __future__ import annotations
@@ -18,29 +18,30 @@ from dataclasses import dataclass
 
 from .board import DEFAULT_BOARD, HABITABLE, UNINHABITABLE, Board
 from .kinds import Kind, Role
-from .orders import Order, OrderType, check_order
+from .orders import Order, OrderType, acting_players, check_order
 from .randomness import game_rng, join_rng
 from .regions import label_regions
 from .setup import add_player, new_game
 from .state import Fleet, GameState, Phase
-from .turn import TurnOutcome, resolve_turn
+from .turn import resolve_turn
+from .turn_log import TurnOutcome
 
 Strategy = Callable[[GameState, int, random.Random], list[Order]]
 Resolver = Callable[[GameState, list[Order], random.Random], TurnOutcome]
 Observer = Callable[[GameState, list[Order], TurnOutcome], None]
+Strategies = Strategy | Sequence[Strategy] | Mapping[int | None, Strategy] | None
 
 DEFAULT_MAX_TURNS = 1000
 # Normal turns in a row without progress (no colonist left the pool, no artifact collected)
-# after which a game is declared stalled. Random players on a live board progress every few turns.
+# after which a game is declared stalled. Random players progress every few turns.
 DEFAULT_STALL_TURNS = 150
 
 
 class GameDidNotEnd(RuntimeError):
-    """A simulated game that cannot or did not reach Phase.OVER.
+    """A simulated game that did not reach Phase.OVER.
 
-    `reason` is "deadlock" (proved: no colonist can ever be placed again and no artifact be
-    collected, so neither end condition of R12(3)/R24 can be reached), "stalled" (no progress for
-    `stall_turns` normal turns) or "max_turns". `record` is the game so far.
+    `reason` is "stalled" (no progress for `stall_turns` normal turns, e.g. players that never
+    act) or "max_turns". `record` is the game so far.
     """
 
     def __init__(self, reason: str, detail: str, record: GameRecord):
@@ -113,7 +114,7 @@ class TurnCandidates:
         self.mining = [c for c in cells.mining if c not in colonies and c not in destroyed and c not in taken]
         neighbours = state.board.neighbours
         scientist = Kind.SCIENTIST
-        near_science = set()
+        near_science: set[int] = set()
         for cell, kind in colonies.items():
             if kind is scientist:
                 near_science.update(neighbours[cell])
@@ -141,8 +142,10 @@ class TurnCandidates:
         exactly one region, which holds ≥ 2 artifacts and no merchant leader."""
         if self._collect is None:
             state = self.state
-            members = (set(state.colonies) | set(state.leader_at.values())) - state.unification_cells
-            labels = label_regions(state.board, members)
+            labels = state.cached_region_labels()
+            if labels is None:
+                members = (set(state.colonies) | set(state.leader_at.values())) - state.unification_cells
+                labels = label_regions(state.board, members)
             count: dict[int, int] = {}
             for cell in state.artifacts:
                 if cell in labels:
@@ -206,9 +209,8 @@ class RandomPlayer:
         return self.normal_orders(state, player_id, rng)
 
     def reinforcements(self, state: GameState, player_id: int, rng: random.Random) -> list[Order]:
-        conflict = state.conflicts[0]
-        fleets = state.fleets
-        if player_id not in (fleets[conflict.attacker].owner, fleets[conflict.defender].owner):
+        conflict = state.active_conflict
+        if conflict is None or player_id not in acting_players(state):
             return []
         kind = conflict.reinforcement_kind
         eligible = [
@@ -222,7 +224,10 @@ class RandomPlayer:
 
     def normal_orders(self, state: GameState, player_id: int, rng: random.Random) -> list[Order]:
         cands = self.candidates(state)
-        miners, others, leaders, bombers = [], [], [], []
+        miners: list[int] = []
+        others: list[int] = []
+        leaders: list[int] = []
+        bombers: list[int] = []
         for fleet in cands.fleets_by_owner[player_id]:
             if fleet.role is Role.COLONIST:
                 (miners if fleet.kind is Kind.MINING else others).append(fleet.id)
@@ -238,7 +243,9 @@ class RandomPlayer:
                 break
             if check_order(state, order, orders) is None:
                 orders.append(order)
-                used.add(state.board.cell_of_object(order.target))
+                cell = state.board.cell_of_object(order.target)
+                assert cell is not None  # every candidate is a board system
+                used.add(cell)
         return orders
 
     def _one_order(
@@ -284,8 +291,17 @@ class RandomPlayer:
         free = [c for c in cells if c not in used]
         return free[rng.randrange(len(free))] if free else None
 
-    def _colonize(self, state, player_id, rng, cands, miners, others, used) -> Order | None:
-        groups = [
+    def _colonize(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        miners: list[int],
+        others: list[int],
+        used: set[int],
+    ) -> Order | None:
+        groups: list[tuple[list[int], list[int], OrderType]] = [
             (others, cands.habitable, OrderType.COLONIZE),
             (miners, cands.mining, OrderType.COLONIZE_MINING),
         ]
@@ -302,14 +318,30 @@ class RandomPlayer:
             return Order(player_id, fleet, order_type, state.board.system_id(cell))
         return None
 
-    def _move(self, state, player_id, rng, cands, leaders, used) -> Order | None:
+    def _move(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        leaders: list[int],
+        used: set[int],
+    ) -> Order | None:
         cell = self._pick(rng, cands.leader_targets, used)
         if cell is None:
             return None
         fleet = leaders.pop(rng.randrange(len(leaders)))
         return Order(player_id, fleet, OrderType.MOVE, state.board.system_id(cell))
 
-    def _collect(self, state, player_id, rng, cands, leaders, used) -> Order | None:
+    def _collect(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        leaders: list[int],
+        used: set[int],
+    ) -> Order | None:
         merchant = next((fid for fid in leaders if state.fleets[fid].kind is Kind.MERCHANT), None)
         if merchant is None:
             return None
@@ -319,7 +351,15 @@ class RandomPlayer:
         leaders.remove(merchant)
         return Order(player_id, merchant, OrderType.MOVE, state.board.system_id(cell))
 
-    def _attack(self, state, player_id, rng, cands, bombers, used) -> Order | None:
+    def _attack(
+        self,
+        state: GameState,
+        player_id: int,
+        rng: random.Random,
+        cands: TurnCandidates,
+        bombers: list[int],
+        used: set[int],
+    ) -> Order | None:
         cell = self._pick(rng, cands.attack_targets(), used)
         if cell is None:
             return None
@@ -340,7 +380,7 @@ def set_up(players: int = 4, board: Board = DEFAULT_BOARD, seed: int = 0) -> Gam
     return state
 
 
-def _strategy_table(strategies, players: int) -> dict[int, Strategy]:
+def _strategy_table(strategies: Strategies, players: int) -> dict[int, Strategy]:
     if strategies is None:
         shared = RandomPlayer()
         return {pid: shared for pid in range(1, players + 1)}
@@ -349,102 +389,20 @@ def _strategy_table(strategies, players: int) -> dict[int, Strategy]:
     if isinstance(strategies, Mapping):
         default = strategies.get(None) or RandomPlayer()
         return {pid: strategies.get(pid, default) for pid in range(1, players + 1)}
-    strategies = list(strategies)
-    if len(strategies) != players:
-        raise ValueError(f"{len(strategies)} strategies for {players} players")
-    return {pid: s for pid, s in enumerate(strategies, start=1)}
-
-
-def deadlock(state: GameState) -> str | None:
-    """Why no colonist can ever leave the pool again and no artifact be collected, or None.
-
-    Sufficient, cheap conditions on a normal-phase state (a combat turn always changes something):
-
-    * no empty, undestroyed system of a terrain that the colonists players hold can use: a system
-      becomes empty again only when a leader leaves it or a war removes a colony, and a war needs
-      a colonization;
-    * no bombing can send a leader home (R21) and so free a habitable system for the non-miners;
-    * no merchant leader can ever become the only one in a region with two artifacts (see
-      `_artifacts_collectable`).
-    """
-    if state.phase is not Phase.NORMAL or state.conflicts:
-        return None
-    board = state.board
-    terrain = board.terrain
-    held = {f.kind for f in state.fleets.values() if f.role is Role.COLONIST}
-    bombers = sum(1 for f in state.fleets.values() if f.role is Role.BOMBER)
-    occupied = set(state.colonies) | state.destroyed | set(state.leader_at.values())
-    empty = [c for c in range(board.size) if c not in occupied]
-    empty_habitable = sum(1 for c in empty if terrain[c] == HABITABLE)
-    empty_mining = sum(1 for c in empty if terrain[c] == UNINHABITABLE)
-    non_miners = bool(held - {Kind.MINING})
-    if non_miners and empty_habitable:
-        return None
-    if Kind.MINING in held and empty_mining:
-        return None
-    if non_miners and bombers:
-        protected = state.artifacts | state.unification_cells
-        for cell in state.leader_at.values():
-            support = [n for n in board.neighbours[cell] if state.colonies.get(n) is Kind.SCIENTIST]
-            if len(support) <= bombers and not protected.intersection(support):
-                return None
-    if empty_habitable and _artifacts_collectable(state, bombers):
-        return None
-    kinds = ", ".join(sorted(k.label for k in held)) or "none"
-    return (
-        f"no colonist can be placed: colonists held {{{kinds}}}, "
-        f"{empty_habitable} empty habitable and {empty_mining} empty uninhabitable "
-        f"systems, pool {sum(state.pool)}, {len(state.artifacts)} artifacts on the board, "
-        f"{bombers} bombers left"
-    )
-
-
-def _artifacts_collectable(state: GameState, bombers: int) -> bool:
-    """Whether artifacts might still be collected in a position where no colonist can be placed.
-
-    An over-approximation, so that "False" is a proof. Without colonization no region merges (a
-    leader may not border two regions, R9), so only a region that has ≥ 2 artifacts now can
-    collect, and it has no merchant leader (else it would have collected this turn). A merchant
-    must move onto a habitable, undestroyed system that is not a colony, borders a scientist colony
-    and a member of that region, and borders no member of another region. Leaders can leave, so
-    only other regions' *colonies* rule a system out for good; bombs could remove those too.
-    """
-    board = state.board
-    colonies = state.colonies
-    members = (set(colonies) | set(state.leader_at.values())) - state.unification_cells
-    labels = label_regions(board, members)
-    per_region: dict[int, int] = {}
-    for cell in state.artifacts:
-        if cell in labels:
-            per_region[labels[cell]] = per_region.get(labels[cell], 0) + 1
-    rich = {label for label, n in per_region.items() if n >= 2}
-    if not rich:
-        return False
-    if bombers:
-        return True
-    terrain = board.terrain
-    for cell in range(board.size):
-        if terrain[cell] != HABITABLE or cell in colonies or cell in state.destroyed:
-            continue
-        around = board.neighbours[cell]
-        if not any(colonies.get(n) is Kind.SCIENTIST for n in around):
-            continue
-        touched = {labels[n] for n in around if n in labels}
-        for label in touched & rich:
-            if all(labels.get(n) == label or n not in colonies for n in around):
-                return True
-    return False
+    listed = list(strategies)
+    if len(listed) != players:
+        raise ValueError(f"{len(listed)} strategies for {players} players")
+    return {pid: s for pid, s in enumerate(listed, start=1)}
 
 
 def play_game(
     players: int = 4,
     board: Board = DEFAULT_BOARD,
     seed: int = 0,
-    strategies: Strategy | Sequence[Strategy] | Mapping[int | None, Strategy] | None = None,
+    strategies: Strategies = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     *,
     stall_turns: int = DEFAULT_STALL_TURNS,
-    detect_deadlock: bool = True,
     observer: Observer | None = None,
     resolver: Resolver = resolve_turn,
     state: GameState | None = None,
@@ -458,42 +416,42 @@ def play_game(
       `resolve_turn` (the benchmark times it that way); `state` starts from a prepared game
       instead of `set_up(players, board, seed)`.
 
-    Raises `GameDidNotEnd` on a deadlock (`detect_deadlock`), after `stall_turns` normal turns without
-    progress, or after `max_turns` turns.
+    Raises `GameDidNotEnd` after `stall_turns` normal turns without progress, or after `max_turns`
+    turns.
     """
     if state is None:
-        state = set_up(players, board, seed)
+        current = set_up(players, board, seed)
     else:
-        players = len(state.players)
-        seed = state.seed
+        current = state
+        players = len(current.players)
+        seed = current.seed
     table = _strategy_table(strategies, players)
-    ids = [p.id for p in state.players]
     log: list[tuple[Order, ...]] = []
     combat_turns = 0
-    progress_mark = (sum(state.pool), len(state.artifacts))
+    progress_mark = (sum(current.pool), len(current.artifacts))
     idle = 0
 
     def record() -> GameRecord:
-        return GameRecord(state, seed, players, state.turn, combat_turns, tuple(log))
+        return GameRecord(current, seed, players, current.turn, combat_turns, tuple(log))
 
-    while state.phase is not Phase.OVER:
-        if state.turn >= max_turns:
-            raise GameDidNotEnd("max_turns", f"still {state.phase.value} after {max_turns} turns", record())
-        turn = state.turn + 1
+    while current.phase is not Phase.OVER:
+        if current.turn >= max_turns:
+            raise GameDidNotEnd("max_turns", f"still {current.phase.value} after {max_turns} turns", record())
+        turn = current.turn + 1
         orders: list[Order] = []
-        for pid in ids:
-            orders.extend(table[pid](state, pid, game_rng(seed, turn, f"player {pid}")))
-        combat = state.phase is Phase.COMBAT
-        outcome = resolver(state, orders, game_rng(seed, turn))
+        for pid in acting_players(current):
+            orders.extend(table[pid](current, pid, game_rng(seed, turn, f"player {pid}")))
+        combat = current.phase is Phase.COMBAT
+        outcome = resolver(current, orders, game_rng(seed, turn))
         if observer is not None:
-            observer(state, orders, outcome)
-        state = outcome.state
+            observer(current, orders, outcome)
+        current = outcome.state
         log.append(tuple(orders))
         if combat:
             combat_turns += 1
-        if state.phase is Phase.OVER:
+        if current.phase is Phase.OVER:
             break
-        mark = (sum(state.pool), len(state.artifacts))
+        mark = (sum(current.pool), len(current.artifacts))
         if mark != progress_mark:
             progress_mark = mark
             idle = 0
@@ -501,9 +459,6 @@ def play_game(
         if combat:
             continue
         idle += 1
-        why = deadlock(state) if detect_deadlock else None
-        if why is not None:
-            raise GameDidNotEnd("deadlock", why, record())
         if idle >= stall_turns:
             raise GameDidNotEnd(
                 "stalled", f"no colonist placed and no artifact collected in {idle} normal turns", record()

@@ -23,6 +23,8 @@ from .kinds import (
     Role,
 )
 
+_NO_CELLS: frozenset[int] = frozenset()
+
 
 class Phase(str, Enum):
     """What the next turn is."""
@@ -43,19 +45,26 @@ class Fleet:
 
     @property
     def name(self) -> str:
+        if self.kind is None:
+            return BOMBER_NAME
         if self.role is Role.COLONIST:
             return COLONIST_FLEET_NAME
-        if self.role is Role.LEADER:
-            return LEADER_FLEET_NAMES[self.kind]
-        return BOMBER_NAME
+        return LEADER_FLEET_NAMES[self.kind]
 
     @property
     def design_name(self) -> str:
+        if self.kind is None:
+            return BOMBER_DESIGN_NAME
         if self.role is Role.COLONIST:
             return COLONIST_DESIGN_NAMES[self.kind]
-        if self.role is Role.LEADER:
-            return LEADER_DESIGN_NAMES[self.kind]
-        return BOMBER_DESIGN_NAME
+        return LEADER_DESIGN_NAMES[self.kind]
+
+    @property
+    def colonist_kind(self) -> Kind:
+        """The kind of a colonist or leader (bombers have none: ValueError)."""
+        if self.kind is None:
+            raise ValueError(f"fleet {self.id} is a bomber, which has no kind")
+        return self.kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +103,23 @@ class Conflict:
         return self.attacker_strength is not None
 
 
+class EndReason(str, Enum):
+    """Why a game ended."""
+
+    ARTIFACTS = "artifacts"  # at most two artifacts left on the board (R12(3))
+    POOL = "pool"  # a refill needed a colonist from an empty pool (R24)
+    STALEMATE = "stalemate"  # no colonist fleet had a valid target (R24a)
+    OPERATOR = "operator"  # the operator ended the game (`ruleset.end_game`)
+
+
 @dataclass(frozen=True, slots=True)
 class FinalResult:
-    """Final scores after wildcard artifacts (R25) and the winner(s), by player id."""
+    """Final scores after wildcard artifacts (R25), the winner(s), by player id, and why the game ended."""
 
     final: Mapping[int, int]
     distributed: Mapping[int, tuple[int, int, int, int]]
     winners: tuple[int, ...]
+    reason: EndReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +134,8 @@ class GameState:
     * `colonies`: cell -> kind. Artifact systems are scientist colonies.
     * `artifacts`: cells still carrying an artifact.
     * `conflicts`: queued conflicts, first to be fought first; when `phase` is COMBAT the first
-      one has started and is fought in the next turn.
+      one has started and is fought in the next turn. When the game is over, the conflicts left
+      unfought (R25a): their unification systems stay out of the regions.
     * `removed`: colonists gone from the game (lost wars, bombed colonies, reinforcements).
     """
 
@@ -135,8 +155,27 @@ class GameState:
     removed: int = 0
     next_object_id: int = 0
     result: FinalResult | None = None
+    # The region labels (R5) turn resolution had computed for exactly these colonies, leaders
+    # and conflicts (by identity), so that the next turn need not flood-fill the board again. A
+    # cache, not part of the value: not compared, not stored; `replace()` with other pieces
+    # makes it stale, and `cached_region_labels` then ignores it.
+    region_cache: (
+        tuple[Mapping[int, Kind], Mapping[int, int], tuple[Conflict, ...], Mapping[int, int]] | None
+    ) = field(default=None, compare=False, repr=False)
 
     # -- lookups --------------------------------------------------------------------------
+
+    def cached_region_labels(self) -> Mapping[int, int] | None:
+        """Cell -> region label of every region member, if turn resolution left them for this state."""
+        cache = self.region_cache
+        if (
+            cache is not None
+            and cache[0] is self.colonies
+            and cache[1] is self.leader_at
+            and cache[2] is self.conflicts
+        ):
+            return cache[3]
+        return None
 
     def player(self, player_id: int) -> Player:
         return self.players[player_id - 1]
@@ -163,12 +202,6 @@ class GameState:
                 return f
         return None
 
-    def leader_on(self, cell: int) -> int | None:
-        for fleet_id, at in self.leader_at.items():
-            if at == cell:
-                return fleet_id
-        return None
-
     def rotation_order(self) -> tuple[int, ...]:
         """Player ids in the order their orders run in the next normal turn."""
         ids = [p.id for p in self.players]
@@ -180,6 +213,8 @@ class GameState:
     @property
     def unification_cells(self) -> frozenset[int]:
         """Pending unification systems: cells of queued external conflicts (R16)."""
+        if not self.conflicts:
+            return _NO_CELLS
         return frozenset(c.unification for c in self.conflicts if c.unification is not None)
 
     @property
@@ -188,11 +223,3 @@ class GameState:
         if self.phase is Phase.COMBAT and self.conflicts:
             return self.conflicts[0]
         return None
-
-    def object_exists(self, object_id: int) -> bool:
-        """Whether an object id names something in the game (universe, galaxy, board, homes, fleets)."""
-        if object_id in (0, 1) or self.board.cell_of_object(object_id) is not None:
-            return True
-        if object_id in self.fleets:
-            return True
-        return any(object_id in (p.home_system, p.home_planet) for p in self.players)

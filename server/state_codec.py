@@ -8,7 +8,10 @@ the key type nor the order depends on the JSON layer (PostgreSQL's jsonb, for on
 
 Only lists, strings, ints, bools and None are produced, so `json.loads(json.dumps(x)) == x` and
 a stored value can be compared with a freshly encoded one. A state carries `"v": STATE_VERSION`;
-a later format bumps it and keeps a decoder for the old one.
+a later format bumps it and keeps a decoder for the old one. Fields added within a version are
+optional when decoding, so rows written before them still decode: a final result without its
+end reason (stored before R24a and the operator's end existed) ended by artifacts when at most two
+were left on the board and by the empty pool otherwise; a message without mentions has none.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from ruleset import DEFAULT_BOARD, Board, Event, GameState, Message
+from ruleset import DEFAULT_BOARD, Board, EndReason, Event, GameState, Mention, MentionKind, Message
 from ruleset.kinds import Kind, Role
 from ruleset.state import Conflict, FinalResult, Fleet, Phase, Player
+from ruleset.turn import GAME_ENDING_ARTIFACTS
 
 from .store import GameSetup
 from .turn_timer import TimerSettings
@@ -38,7 +42,9 @@ class CodecError(ValueError):
 # and a state holds a few hundred of them.
 _KIND = {int(k): k for k in Kind}
 _ROLE = {int(r): r for r in Role}
-_KIND_OR_NONE = {**_KIND, None: None}
+_KIND_OR_NONE: dict[int | None, Kind | None] = {int(k): k for k in Kind}
+_KIND_OR_NONE[None] = None
+_MENTION_KIND = {int(k): k for k in MentionKind}
 
 # -- boards --------------------------------------------------------------------------------
 
@@ -94,6 +100,7 @@ def encode_state(state: GameState) -> dict[str, JSON]:
             "final": [[pid, score] for pid, score in result.final.items()],
             "distributed": [[pid, list(values)] for pid, values in result.distributed.items()],
             "winners": list(result.winners),
+            "reason": result.reason.value,
         },
     }
 
@@ -106,6 +113,7 @@ def decode_state(data: dict[str, JSON]) -> GameState:
             raise CodecError(
                 f"game state format {version!r} is not supported (this server reads format {STATE_VERSION})"
             )
+        artifacts = frozenset(data["artifacts"])
         return GameState(
             board=_board(tuple(data["board"])),
             seed=data["seed"],
@@ -122,7 +130,7 @@ def decode_state(data: dict[str, JSON]) -> GameState:
             },
             leader_at={fleet: cell for fleet, cell in data["leader_at"]},
             colonies={cell: _KIND[kind] for cell, kind in data["colonies"]},
-            artifacts=frozenset(data["artifacts"]),
+            artifacts=artifacts,
             destroyed=frozenset(data["destroyed"]),
             pool=tuple(data["pool"]),
             conflicts=tuple(
@@ -133,7 +141,7 @@ def decode_state(data: dict[str, JSON]) -> GameState:
             ),
             removed=data["removed"],
             next_object_id=data["next_object_id"],
-            result=_decode_result(data["result"]),
+            result=_decode_result(data["result"], len(artifacts)),
         )
     except CodecError:
         raise
@@ -141,13 +149,18 @@ def decode_state(data: dict[str, JSON]) -> GameState:
         raise CodecError(f"stored game state does not decode: {exc!r}") from exc
 
 
-def _decode_result(data: dict[str, JSON] | None) -> FinalResult | None:
+def _decode_result(data: dict[str, JSON] | None, artifacts_left: int) -> FinalResult | None:
     if data is None:
         return None
+    if "reason" in data:
+        reason = EndReason(data["reason"])
+    else:  # stored before the reason was: only these two ends existed
+        reason = EndReason.ARTIFACTS if artifacts_left <= GAME_ENDING_ARTIFACTS else EndReason.POOL
     return FinalResult(
         final={pid: score for pid, score in data["final"]},
         distributed={pid: tuple(values) for pid, values in data["distributed"]},
         winners=tuple(data["winners"]),
+        reason=reason,
     )
 
 
@@ -155,15 +168,23 @@ def _decode_result(data: dict[str, JSON] | None) -> FinalResult | None:
 
 
 def encode_message(message: Message) -> list[JSON]:
-    return [message.player, message.turn, message.subject, message.body]
+    """[player, turn, subject, body, [[mention kind, id], ...]]."""
+    mentions = [[int(m.kind), m.id] for m in message.mentions]
+    return [message.player, message.turn, message.subject, message.body, mentions]
 
 
 def decode_message(data: list[JSON]) -> Message:
+    """A stored message; rows written before messages had mentions have four fields."""
     try:
-        player, turn, subject, body = data
-    except (TypeError, ValueError) as exc:
+        if isinstance(data, list) and len(data) == 4:
+            player, turn, subject, body = data
+            return Message(player, turn, subject, body)
+        player, turn, subject, body, mentions = data
+        return Message(
+            player, turn, subject, body, tuple(Mention(_MENTION_KIND[kind], ref) for kind, ref in mentions)
+        )
+    except (TypeError, ValueError, KeyError) as exc:
         raise CodecError(f"stored message does not decode: {data!r}") from exc
-    return Message(player, turn, subject, body)
 
 
 def encode_messages(messages: Iterable[Message]) -> list[JSON]:

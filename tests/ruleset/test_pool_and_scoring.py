@@ -1,11 +1,10 @@
-"""R3 (draws in proportion to the pool), R25 (final scoring), R26 texts, R27 visibility."""
+"""R3 (draws in proportion to the pool), R25 (final scoring and the ranking), R27 visibility."""
 
 import random
 from collections import Counter
 
-from ruleset import Kind, add_player, new_game, visible_to
-from ruleset.final_scoring import distribute_artifacts, final_result
-from ruleset.messages import game_over, score_report, turn_order
+from ruleset import EndReason, Kind, add_player, new_game, visible_to
+from ruleset.final_scoring import distribute_artifacts, final_result, ranking
 from ruleset.pool import draw
 from ruleset.state import Player
 
@@ -35,26 +34,24 @@ def players(*scores):
 
 
 def test_winner_is_the_best_weakest_category_then_second_lowest_and_so_on():
-    result = final_result(players((2, 2, 9, 9, 0), (2, 3, 3, 3, 0), (1, 9, 9, 9, 0)))
+    result = final_result(players((2, 2, 9, 9, 0), (2, 3, 3, 3, 0), (1, 9, 9, 9, 0)), EndReason.POOL)
     assert result.final == {1: 2, 2: 2, 3: 1}
     assert result.winners == (2,)  # (2,3,3,3) beats (2,2,9,9) on the second-lowest value
+    assert result.reason is EndReason.POOL
+    assert ranking(result) == [(1, 2), (2, 1), (3, 3)]
 
 
 def test_players_equal_in_every_category_share_the_win():
-    result = final_result(players((2, 3, 4, 5, 0), (5, 4, 3, 2, 0), (1, 1, 1, 1, 0)))
-    assert result.winners == (1, 2)
+    result = final_result(players((1, 1, 1, 1, 0), (2, 3, 4, 5, 0), (5, 4, 3, 2, 0)), EndReason.STALEMATE)
+    assert result.winners == (2, 3)
+    assert ranking(result) == [(1, 2), (1, 3), (3, 1)]  # equal profiles share a rank
 
 
-def test_message_texts():
-    assert score_report((1, 2, 3, 4, 5)) == (
-        "Your Current Score: \nMoney: 1\nTechnology: 2\nPeople: 3\nRaw Materials: 4\nAlien Artifacts: 5"
-    )
-    assert turn_order(["b", "c", "a"]) == "The order for the next turn is: b c a "
-    assert game_over(["a"], 3, 2) == (
-        "a has won the game with a score of 3!  Your final score after distributing your alien "
-        "artifacts was: 2"
-    )
-    assert game_over(["a", "b"], 3, 3).startswith("a and b have won the game with a score of 3!")
+def test_artifacts_count_in_the_ranking():
+    result = final_result(players((3, 3, 3, 3, 0), (0, 3, 3, 3, 3), (3, 3, 3, 3, 1)), EndReason.ARTIFACTS)
+    assert result.distributed == {1: (3, 3, 3, 3), 2: (3, 3, 3, 3), 3: (4, 3, 3, 3)}
+    assert result.winners == (3,)
+    assert ranking(result) == [(1, 3), (2, 1), (2, 2)]
 
 
 def test_opponents_colonist_kinds_and_scores_are_hidden():

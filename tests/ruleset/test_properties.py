@@ -2,7 +2,7 @@
 
 * Whole games (`ruleset.simulator`: random seeds, 2–6 players, the default map, generated grid maps
   and small random, even ragged, maps) with invariants checked after every turn: conservation,
-  regions, scores, hands, visibility, determinism, and that every game ends or is truly stuck.
+  regions, scores, hands, visibility, determinism, and that every game ends.
 * Single orders and combat turns from states of such games, against an independent model of
   R9, R10, R13–R18, R20 and R21 written in this file from the spec.
 
@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from ruleset import (
     DEFAULT_BOARD,
     Kind,
+    MentionKind,
     Order,
     OrderType,
     Phase,
@@ -31,8 +32,11 @@ from ruleset import (
     visible_to,
 )
 from ruleset.board import ARTIFACT, HABITABLE, UNINHABITABLE, grid_map_text
+from ruleset.execution import execute
 from ruleset.kinds import FULL_POOL, HAND_SIZE, STARTING_BOMBERS
-from ruleset.simulator import GameDidNotEnd, RandomPlayer, play_game, replay, set_up
+from ruleset.position import Position
+from ruleset.simulator import play_game, replay, set_up
+from ruleset.turn_log import TurnLog
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 player_counts = st.integers(min_value=2, max_value=6)
@@ -182,6 +186,8 @@ def check_state(state) -> None:
     if state.phase is Phase.COMBAT:
         assert state.conflicts and state.conflicts[0].started
         assert not any(c.started for c in state.conflicts[1:])
+    if state.phase is Phase.OVER:  # R25a: what is left is unfought
+        assert not any(c.started for c in state.conflicts)
     for conflict in state.conflicts:
         attacker, defender = state.fleets[conflict.attacker], state.fleets[conflict.defender]
         assert attacker.role is defender.role is Role.LEADER
@@ -260,12 +266,31 @@ def check_turn(before, orders, outcome) -> None:
         assert sum(sum(g[:4]) for g in gained.values()) == events["scored"] <= events["colonized"]
         collected = sum(int(e.detail) for e in outcome.events if e.kind == "artifacts collected")
         assert sum(g[4] for g in gained.values()) == collected
+    # R25a: the end freezes the queue; a combat turn fought its first conflict.
+    if after.phase is Phase.OVER:
+        kept = before.conflicts[1:] if combat else before.conflicts
+        assert after.conflicts[: len(kept)] == kept and (combat or len(after.conflicts) >= len(kept))
+        if combat:
+            assert after.conflicts == kept
     # Refill (R24): exactly 6 colonists each unless the game ended.
     if after.phase is not Phase.OVER:
         assert all(hands(after)[p.id] == HAND_SIZE for p in after.players)
     # Messages: all for this turn, for real players; the usual turn-end messages.
     ids = {p.id for p in after.players}
     assert all(m.turn == after.turn and m.player in ids for m in outcome.messages)
+    # R26a: references name each thing once, and only real systems, players and fleets.
+    for m in outcome.messages:
+        assert len(set(m.mentions)) == len(m.mentions), m
+        for mention in m.mentions:
+            if mention.kind is MentionKind.SYSTEM:
+                cell = after.board.cell_of_object(mention.id)
+                assert cell is not None and after.board.system_id(cell) == mention.id
+                assert after.board.system_name(cell) in m.body
+            elif mention.kind is MentionKind.PLAYER:
+                assert mention.id in ids
+            else:
+                assert mention.kind is MentionKind.FLEET
+                assert mention.id in before.fleets or mention.id in after.fleets
     subjects = Counter((m.player, m.subject) for m in outcome.messages)
     for pid in ids:
         if after.phase is Phase.OVER:
@@ -297,15 +322,10 @@ class Checker:
 
 
 def play_checked(players, board, seed):
-    """Play a game checking every turn; a deadlock is allowed only on boards other than the default."""
+    """Play a game checking every turn; every game of random players ends (R24a)."""
     checker = Checker()
     check_state(set_up(players, board, seed))
-    try:
-        record = play_game(players, board, seed, observer=checker)
-    except GameDidNotEnd as stuck:
-        assert board != DEFAULT_BOARD, str(stuck)
-        assert stuck.reason == "deadlock", str(stuck)
-        return stuck.record, checker
+    record = play_game(players, board, seed, observer=checker)
     assert record.turns == checker.turns
     return record, checker
 
@@ -316,7 +336,7 @@ def play_checked(players, board, seed):
 def _label(board, record) -> str:
     return (
         f"{'default' if board == DEFAULT_BOARD else 'other'} map, "
-        f"{'ended' if record.ended else 'deadlock'}, {min(record.turns // 10 * 10, 50)}+ turns, "
+        f"ended by {record.state.result.reason.value}, {min(record.turns // 10 * 10, 50)}+ turns, "
         f"{'with' if record.combat_turns else 'no'} combat"
     )
 
@@ -345,44 +365,13 @@ def test_every_game_on_the_default_map_ends(seed, players):
     assert record.winners and set(record.winners) <= {p.name for p in record.state.players}
 
 
-@settings(max_examples=80, deadline=None)
-@given(seed=seeds, players=player_counts, board=other_boards)
-def test_a_game_ends_unless_it_is_truly_deadlocked(seed, players, board):
-    """On small maps the rules can deadlock (no end condition reachable); the simulator says so, and
-    no amount of further play, even with eager bombers and leaders, makes progress."""
-    try:
-        record = play_game(players, board, seed)
-    except GameDidNotEnd as stuck:
-        assert stuck.reason == "deadlock", str(stuck)
-        state = stuck.record.state
-        mark = (state.pool, state.artifacts, len(state.colonies))
-        for strategy in (RandomPlayer(), RandomPlayer(move_chance=0.7, attack_chance=0.3)):
-            try:
-                play_game(state=state, strategies=strategy, detect_deadlock=False, stall_turns=30)
-            except GameDidNotEnd as still:
-                assert still.reason == "stalled"
-                end = still.record.state
-                assert (end.pool, end.artifacts) == mark[:2]
-                assert len(end.colonies) <= mark[2]
-            else:
-                raise AssertionError(f"a declared deadlock ended: {stuck}")
-    else:
-        assert record.state.phase is Phase.OVER and record.winners
-
-
 @settings(max_examples=30, deadline=None)
 @given(seed=seeds, players=player_counts, board=boards)
 def test_same_seed_same_game(seed, players, board):
     """Determinism: the same seed gives the same orders, states and messages; replaying the
     recorded orders reproduces every state and message."""
     first, second = Checker(), Checker()
-    results = []
-    for checker in (first, second):
-        try:
-            results.append(play_game(players, board, seed, observer=checker))
-        except GameDidNotEnd as stuck:
-            results.append(stuck.record)
-    a, b = results
+    a, b = (play_game(players, board, seed, observer=checker) for checker in (first, second))
     assert a.state == b.state and a.orders == b.orders and a.turns == b.turns
     assert first.messages == second.messages
     outcomes = replay(a)
@@ -408,8 +397,11 @@ def test_resolving_the_same_turn_twice_gives_the_same_outcome(seed, players, dat
 @settings(max_examples=25, deadline=None)
 @given(seed=seeds, players=player_counts, data=st.data())
 def test_incremental_region_labels_match_a_recount(seed, players, data):
-    """The turn's cached labels (Position.add_member) agree with a full recount (R5)."""
+    """The turn's cached labels agree with a full recount (R5) after every change a turn makes:
+    colonies and leaders placed (Position.add_member), leaders sent home, colonies removed, the
+    R21 withdrawal, and conflicts queued and dropped (pending unification systems)."""
     from ruleset.position import Position
+    from ruleset.state import Conflict
 
     record = play_game(players, DEFAULT_BOARD, seed)
     turn = data.draw(st.integers(0, record.turns - 1))
@@ -418,17 +410,59 @@ def test_incremental_region_labels_match_a_recount(seed, players, data):
         state = resolve_turn(state, list(record.orders[t - 1]), game_rng(seed, t)).state
     position = Position(state)
     position.labels()
-    empty = [
-        c
-        for c in range(state.board.size)
-        if c not in state.colonies and c not in state.destroyed and c not in state.leader_at.values()
-    ]
-    for cell in data.draw(st.lists(st.sampled_from(empty), max_size=12, unique=True)) if empty else []:
-        position.colonies[cell] = Kind.SCIENTIST
-        position.add_member(cell)
+
+    def recount():
         members = set(position.colonies) | set(position.leader_on)
-        members -= position.unification()
-        assert position.labels() == label_regions(state.board, members)
+        return label_regions(state.board, members - position.unification_cells)
+
+    assert position.labels() == recount()
+    changes = st.sampled_from(["colonize", "send home", "remove colonies", "withdraw", "queue", "drop"])
+    for change in data.draw(st.lists(changes, max_size=14)):
+        empty = [
+            c
+            for c in range(state.board.size)
+            if c not in position.colonies and c not in position.destroyed and c not in position.leader_on
+        ]
+        if change == "colonize" and empty:
+            cell = data.draw(st.sampled_from(empty))
+            position.colonies[cell] = Kind.SCIENTIST
+            position.add_member(cell)
+        elif change == "send home" and position.leader_at:
+            position.send_home(data.draw(st.sampled_from(sorted(position.leader_at))))
+        elif change == "remove colonies" and position.colonies:
+            cells = data.draw(st.lists(st.sampled_from(sorted(position.colonies)), max_size=4, unique=True))
+            position.remove_colonies(cells)
+        elif change == "withdraw":
+            position.withdraw_unsupported_leaders()
+        elif change == "queue" and position.colonies:
+            cell = data.draw(st.sampled_from(sorted(position.colonies)))
+            position.conflicts.append(Conflict(False, Kind.SETTLER, 0, 0, unification=cell))
+            position.conflicts_changed()
+        elif change == "drop" and position.conflicts:
+            position.conflicts.pop(data.draw(st.integers(0, len(position.conflicts) - 1)))
+            position.conflicts_changed()
+        assert position.labels() == recount(), change
+        event(change)
+    # the next turn starts from the labels this one ends with
+    frozen = position.freeze(turn=state.turn, rotation=state.rotation, phase=state.phase)
+    assert frozen.cached_region_labels() == recount()
+    assert Position(frozen).labels() == recount()
+
+
+def test_the_region_cache_is_ignored_once_the_pieces_change():
+    from dataclasses import replace
+
+    from ruleset.state import Conflict
+
+    state = set_up(3, DEFAULT_BOARD, 8)
+    after = resolve_turn(state, [], game_rng(8, 1)).state
+    assert after.cached_region_labels() is not None
+    assert replace(after, rotation=5).cached_region_labels() is not None  # same pieces
+    assert replace(after, colonies=dict(after.colonies)).cached_region_labels() is None
+    assert replace(after, leader_at={}).cached_region_labels() is None
+    unification = Conflict(False, Kind.SETTLER, 0, 0, unification=next(iter(after.colonies)))
+    assert replace(after, conflicts=(unification,)).cached_region_labels() is None
+    assert replace(after, region_cache=None) == after  # not part of the value
 
 
 # -- single orders against an independent model of R9, R10, R13–R17, R20, R21 ----------------
@@ -494,16 +528,28 @@ def game_states(players, board, seed, phase=Phase.NORMAL) -> list:
         def keep(before, orders, outcome):
             states.append(before)
 
-        try:
-            play_game(players, board, seed, observer=keep)
-        except GameDidNotEnd:
-            pass
+        play_game(players, board, seed, observer=keep)
         _STATES[key] = states
     return [s for s in _STATES[key] if s.phase is phase]
 
 
 def normal_states(players, board, seed) -> list:
     return game_states(players, board, seed, Phase.NORMAL)
+
+
+def executed_alone(state, order):
+    """Execute `order` on `state` as it stands, bypassing the submission checks: the condition it
+    fails, or None when it succeeds."""
+    return execute(Position(state), order, state.rotation_order(), TurnLog(state.turn + 1))
+
+
+def assert_refused_for_good(state, order, cell) -> None:
+    """R7a: refused with code 3 and a reason naming the system, and it would not have succeeded."""
+    problem = check_order(state, order)
+    assert problem is not None and problem.code == 3, problem
+    assert state.board.system_name(cell) in problem.message, problem
+    assert executed_alone(state, order) is not None
+    event("refused at submission (R7a)")
 
 
 def plausible_targets(state, model, mining: bool | None) -> list[int]:
@@ -559,10 +605,14 @@ def test_a_single_colonization_follows_r10_and_r13_to_r16(game, data):
     cell = data.draw(st.one_of(*choices))
     order_type = OrderType.COLONIZE_MINING if fleet.kind is Kind.MINING else OrderType.COLONIZE
     order = Order(player, fleet.id, order_type, board.system_id(cell))
+    terrain_ok = (board.terrain[cell] == UNINHABITABLE) == (fleet.kind is Kind.MINING)
+    fixed = cell in state.destroyed or cell in state.colonies or cell in state.unification_cells
+    if fixed or not terrain_ok:
+        assert_refused_for_good(state, order, cell)
+        return
     assert check_order(state, order) is None
     after = resolve_turn(state, [order], game_rng(seed, state.turn + 1)).state
 
-    terrain_ok = (board.terrain[cell] == UNINHABITABLE) == (fleet.kind is Kind.MINING)
     bordering = model.bordering(cell)
     with_leaders = [r for r in bordering if model.leaders(r)]
     valid = model.free(cell) and terrain_ok and not (len(bordering) >= 2 and len(with_leaders) >= 3)
@@ -624,6 +674,14 @@ def test_a_single_move_follows_r9_and_r17(game, data):
         else st.integers(0, board.size - 1)
     )
     order = Order(player, leader.id, OrderType.MOVE, board.system_id(cell))
+    if (
+        cell in state.destroyed
+        or cell in state.colonies
+        or cell in state.unification_cells
+        or board.terrain[cell] == UNINHABITABLE
+    ):
+        assert_refused_for_good(state, order, cell)
+        return
     assert check_order(state, order) is None
     after = resolve_turn(state, [order], game_rng(seed, state.turn + 1)).state
 
@@ -663,14 +721,15 @@ def test_a_single_bombing_follows_r20_and_r21(game, data):
     busy = sorted(set(state.colonies) | set(state.leader_at.values()))
     cell = data.draw(st.one_of(st.sampled_from(busy), st.integers(0, board.size - 1)))
     order = Order(bomber.owner, bomber.id, OrderType.ATTACK, board.system_id(cell))
-    after = resolve_turn(state, [order], game_rng(seed, state.turn + 1)).state
     valid = (
         cell not in state.destroyed and cell not in state.artifacts and cell not in state.unification_cells
     )
-    event("valid bombing" if valid else "invalid bombing")
-    if not valid:
-        assert bomber.id in after.fleets and after.destroyed == state.destroyed
+    if not valid:  # every condition of R20 is static (R7a)
+        assert_refused_for_good(state, order, cell)
         return
+    assert check_order(state, order) is None
+    event("valid bombing")
+    after = resolve_turn(state, [order], game_rng(seed, state.turn + 1)).state
     assert bomber.id not in after.fleets and after.destroyed == state.destroyed | {cell}
     colonies = {c: k for c, k in state.colonies.items() if c != cell}
     assert after.colonies == colonies

@@ -1,5 +1,5 @@
-"""The headless simulator: complete games, pluggable strategies, clear errors for games that
-cannot end, and orders the server would accept."""
+"""The headless simulator: complete games, pluggable strategies, clear errors for games whose
+players never act, and orders the server would accept."""
 
 from __future__ import annotations
 
@@ -7,17 +7,22 @@ from dataclasses import replace
 
 import pytest
 
-from ruleset import DEFAULT_BOARD, Kind, Order, OrderType, Phase, add_player, check_order, new_game, parse_map
-from ruleset.board import grid_map_text
-from ruleset.simulator import (
-    GameDidNotEnd,
-    GameRecord,
-    RandomPlayer,
-    deadlock,
-    play_game,
-    replay,
-    set_up,
+from ruleset import (
+    DEFAULT_BOARD,
+    EndReason,
+    Kind,
+    Order,
+    OrderType,
+    Phase,
+    add_player,
+    check_order,
+    new_game,
+    parse_map,
 )
+from ruleset.board import grid_map_text
+from ruleset.ending import stalemate
+from ruleset.position import Position
+from ruleset.simulator import GameDidNotEnd, GameRecord, RandomPlayer, play_game, replay, set_up
 
 # 12×7 systems: five artifacts in a ring form one region, so a merchant leader that moves next to
 # them collects four and the game ends (R22, R12(3)) long before the small board fills up.
@@ -160,39 +165,31 @@ def test_max_turns_is_a_clear_error():
     assert "after 3 turns" in str(stuck.value)
 
 
-def test_a_full_board_is_a_deadlock():
-    """Rules gap: three artifacts and nowhere to go. No colonist can be placed, no leader can move,
-    so neither end condition (≤ 2 artifacts, an empty pool) can ever be reached."""
+def test_a_full_board_ends_in_a_stalemate():
+    """R24a: three artifacts and nowhere to go. No colonist can be placed, so neither other end
+    condition (≤ 2 artifacts, an empty pool) could ever be reached: the game ends in turn 1."""
     board = parse_map("AAA\n")
-    with pytest.raises(GameDidNotEnd) as stuck:
-        play_game(2, board, seed=0)
-    assert stuck.value.reason == "deadlock" and stuck.value.record.turns == 1
-    assert "no colonist can be placed" in str(stuck.value)
+    record = play_game(2, board, seed=0)
+    assert record.ended and record.turns == 1
+    assert record.state.result.reason is EndReason.STALEMATE
 
 
-def test_only_miners_and_no_mining_systems_left_is_a_deadlock():
-    """Rules gap: every hand holds only mining colonists and every 'M' system is taken, while
-    habitable systems are still empty. Leaders can wander, but no region can ever hold two
-    artifacts, so neither end condition can be reached. (Random players reach such positions on
-    small maps, e.g. 2 players on grid_map_text(12, 10, 4).)"""
+def test_only_miners_and_no_mining_systems_left_is_a_stalemate():
+    """R24a: every hand holds only mining colonists and every 'M' system is taken, while habitable
+    systems are still empty. Leaders could wander for ever; the game ends in turn 1."""
     board = parse_map("A...A\n.....\nMM.A.\n")
     state = new_game(board, seed=3)
     for name in ("P1", "P2"):
         state, _ = add_player(state, name, hand=[Kind.MINING] * 6, bombers=0)
     mines = {board.cell_at(0, 0): Kind.MINING, board.cell_at(1, 0): Kind.MINING}
-    state = replace(state, colonies={**state.colonies, **mines}, pool=(30, 57, 30, 36 - 12 - 2))
-    with pytest.raises(GameDidNotEnd) as stuck:
-        play_game(state=state)
-    assert stuck.value.reason == "deadlock" and stuck.value.record.turns == 1
-    assert "colonists held {mining}" in stuck.value.detail
-    assert "0 empty uninhabitable" in stuck.value.detail
-    stuck_state = stuck.value.record.state
-    assert deadlock(stuck_state) is not None
-    with pytest.raises(GameDidNotEnd) as still:
-        play_game(state=stuck_state, detect_deadlock=False, stall_turns=20)
-    assert still.value.reason == "stalled" and still.value.record.state.pool == stuck_state.pool
+    state = replace(state, colonies={**state.colonies, **mines}, pool=(0, 0, 0, 36 - 12 - 2))
+    assert stalemate(Position(state))
+    record = play_game(state=state)
+    assert record.ended and record.turns == 1
+    assert record.state.result.reason is EndReason.STALEMATE
+    assert len(record.state.colonies) == len(state.colonies)
 
 
-def test_no_deadlock_while_colonists_can_be_placed():
-    assert deadlock(set_up(4)) is None
-    assert deadlock(set_up(2, parse_map("A.A\n.A.\n"))) is None
+def test_no_stalemate_while_colonists_can_be_placed():
+    assert not stalemate(Position(set_up(4)))
+    assert not stalemate(Position(set_up(2, parse_map("A.A\n.A.\n"))))

@@ -8,7 +8,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ruleset import DEFAULT_BOARD, GameState, Kind, Phase, game_rng, parse_map, resolve_turn
+from ruleset import (
+    DEFAULT_BOARD,
+    EndReason,
+    GameState,
+    Kind,
+    Mention,
+    MentionKind,
+    Message,
+    Order,
+    OrderType,
+    Phase,
+    add_player,
+    end_game,
+    game_rng,
+    new_game,
+    parse_map,
+    resolve_turn,
+)
 from ruleset.board import grid_map_text
 from ruleset.simulator import RandomPlayer, set_up
 from server import state_codec as codec
@@ -81,7 +98,62 @@ def test_finished_games_keep_their_result():
     for seed in range(3):
         final = played(DEFAULT_BOARD, 4, seed, 1000)[-1][0]
         assert final.phase is Phase.OVER and final.result is not None
-        assert_same_state(codec.state_from_json(codec.state_to_json(final)), final)
+        decoded = codec.state_from_json(codec.state_to_json(final))
+        assert_same_state(decoded, final)
+        assert decoded.result.reason is final.result.reason
+
+
+def test_messages_keep_their_mentions():
+    history = played(DEFAULT_BOARD, 3, 7, 40)
+    messages = [m for _, turn_messages, _ in history for m in turn_messages]
+    assert any(m.mentions for m in messages)
+    assert codec.decode_messages(through_json(codec.encode_messages(messages))) == tuple(messages)
+    one = Message(2, 5, "COMBAT!", "text", (Mention(MentionKind.PLAYER, 1), Mention(MentionKind.SYSTEM, 40)))
+    assert codec.encode_message(one) == [2, 5, "COMBAT!", "text", [[2, 1], [1, 40]]]
+
+
+def test_messages_stored_before_mentions_still_decode():
+    assert codec.decode_message([1, 3, "Turn complete", "Your Current Score: "]) == Message(
+        1, 3, "Turn complete", "Your Current Score: "
+    )
+
+
+def frozen_conflict_state():
+    """A game that ended (R24, empty pool) with an external conflict left unfought (R25a)."""
+    board = parse_map("A.A.A..\n.......\n.......\n")
+    c = board.cell_at
+    state = new_game(board, seed=0, pool=(0, 0, 0, 0))
+    state, _ = add_player(state, "ann", hand=[Kind.MERCHANT] + [Kind.SETTLER] * 5)
+    state, _ = add_player(state, "bob", hand=[Kind.SETTLER] * 6)
+    leaders = {state.leader(1, Kind.SETTLER).id: c(1, 1), state.leader(2, Kind.SETTLER).id: c(3, 1)}
+    colonies = {**state.colonies, c(1, 0): Kind.SCIENTIST, c(3, 0): Kind.SCIENTIST}
+    state = replace(state, colonies=colonies, leader_at=leaders)
+    order = Order(1, state.hand(1)[0].id, OrderType.COLONIZE, board.system_id(c(2, 1)))
+    return resolve_turn(state, [order], game_rng(0, 1)).state
+
+
+def test_frozen_conflicts_and_every_end_reason_are_kept():
+    ended = frozen_conflict_state()
+    assert ended.phase is Phase.OVER and ended.conflicts and ended.result.reason is EndReason.POOL
+    decoded = codec.state_from_json(codec.state_to_json(ended))
+    assert_same_state(decoded, ended)
+    assert decoded.unification_cells == ended.unification_cells
+    state = set_up(2, DEFAULT_BOARD, 3)
+    for reason in EndReason:
+        over = end_game(state, reason).state
+        assert codec.decode_state(through_json(codec.encode_state(over))).result.reason is reason
+
+
+def test_results_stored_before_the_end_reason_still_decode():
+    """Before R24a and end_game, a game ended by artifacts (at most 2 left) or by the empty pool."""
+    by_pool = codec.encode_state(frozen_conflict_state())
+    del by_pool["result"]["reason"]
+    assert codec.decode_state(by_pool).result.reason is EndReason.POOL
+    state = set_up(2, DEFAULT_BOARD, 3)
+    few = replace(state, artifacts=frozenset(sorted(state.artifacts)[:2]))
+    by_artifacts = codec.encode_state(end_game(few, EndReason.ARTIFACTS).state)
+    del by_artifacts["result"]["reason"]
+    assert codec.decode_state(by_artifacts).result.reason is EndReason.ARTIFACTS
 
 
 def test_order_of_mappings_is_kept_even_when_not_ascending():
@@ -153,6 +225,8 @@ def test_what_is_not_a_state_is_refused_with_a_codec_error(mangle):
 def test_broken_messages_events_and_setups_are_refused():
     with pytest.raises(codec.CodecError):
         codec.decode_message([1, 2, "subject"])
+    with pytest.raises(codec.CodecError):
+        codec.decode_message([1, 2, "subject", "body", [[99, 1]]])
     with pytest.raises(codec.CodecError):
         codec.decode_event(None)
     with pytest.raises(codec.CodecError):

@@ -1,0 +1,71 @@
+"""How a game ends: the stalemate test (R24a), the frozen final position and GAME OVER! (R25,
+R25a), and `end_game` for an operator who ends a game between turns."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import messages as text
+from .conditions import has_valid_target
+from .final_scoring import final_result, ranking
+from .kinds import Kind, Role
+from .messages import Phrase, Standing
+from .order_types import OrderType
+from .position import Position
+from .state import EndReason, GameState, Phase
+from .turn_log import TurnLog, TurnOutcome
+
+
+class GameOverError(ValueError):
+    """A turn (or an end) was asked of a game that has ended."""
+
+
+def stalemate(position: Position) -> bool:
+    """R24a: no player holds a colonist fleet that has a valid target (R10, R14) as the board stands."""
+    fleets = position.fleets.values()
+    other = next((f for f in fleets if f.role is Role.COLONIST and f.kind is not Kind.MINING), None)
+    if other is not None and has_valid_target(position, OrderType.COLONIZE, other):
+        return False
+    miner = next((f for f in fleets if f.role is Role.COLONIST and f.kind is Kind.MINING), None)
+    return miner is None or not has_valid_target(position, OrderType.COLONIZE_MINING, miner)
+
+
+def finish(position: Position, log: TurnLog, *, turn: int, rotation: int, reason: EndReason) -> GameState:
+    """R25, R25a: freeze the position as it stands (queued conflicts stay, unfought), score with
+    wildcards, and tell every player how the game ended."""
+    log.note("game over", detail=reason.value)
+    ended = position.freeze(turn=turn, rotation=rotation, phase=Phase.OVER)
+    result = final_result(ended.players, reason)
+    names = position.names
+    winners = [position.player(pid) for pid in result.winners]
+    best = result.final[result.winners[0]] if result.winners else 0
+    why = text.end_reason_line(reason, len(ended.artifacts))
+    standings = [
+        Standing(
+            rank,
+            position.player(pid),
+            result.final[pid],
+            result.distributed[pid],
+            ended.player(pid).scores[4],
+        )
+        for rank, pid in ranking(result)
+    ]
+    head = text.winners_line(winners, best)
+    ranking_text = text.final_ranking(why, standings)
+    # The winners are the first players ranked: every body names each player once, in ranking order.
+    mentions = text.unique_mentions(head.mentions + ranking_text.mentions)
+    for player_id in sorted(names):
+        body = text.game_over(head, result.final[player_id], ranking_text)
+        log.tell(player_id, text.GAME_OVER, Phrase(body.text, mentions), unique=True)
+    return replace(ended, result=result)
+
+
+def end_game(state: GameState, reason: EndReason = EndReason.OPERATOR) -> TurnOutcome:
+    """End a game between turns, as an operator decides: the position is frozen as it stands
+    (R25a), the final scores are computed (R25) and every player gets GAME OVER!. The turn
+    number does not advance; the messages carry the last turn played."""
+    if state.phase is Phase.OVER:
+        raise GameOverError("the game is over")
+    log = TurnLog(state.turn)
+    ended = finish(Position(state), log, turn=state.turn, rotation=state.rotation, reason=reason)
+    return log.outcome(ended)
