@@ -1,27 +1,23 @@
-"""Putting a server together: the store, the games, the listeners, logging and shutdown."""
+"""Putting a server together: the listeners, the store, the games, and shutdown."""
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Generator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from twisted.internet import defer
+from twisted.internet import protocol as twisted_protocol
 from twisted.internet.endpoints import serverFromString
-from twisted.logger import (
-    FilteringLogObserver,
-    Logger,
-    LogLevel,
-    LogLevelFilterPredicate,
-    globalLogBeginner,
-    jsonFileLogObserver,
-    textFileLogObserver,
-)
+from twisted.internet.error import CannotListenError
+from twisted.logger import Logger
 
-from .accounts import ThreadPoolHasher
+from .accounts import PasswordPolicy, ThreadPoolHasher
 from .config import ConfigError, ServerConfig
 from .directory import GameDirectory
 from .game_operations import OperationError
+from .login_guard import LoginGuard
 from .network import TPFactory
 from .store import GameStore
 
@@ -41,10 +37,11 @@ class Server:
     ports: list = field(default_factory=list)
     web_ports: list = field(default_factory=list)
     web: Any = None  # server.web.WebSite, when there is a web listener
-    desk: object | None = None  # server.operator_desk.OperatorDesk, with a database store
+    desk: Any = None  # server.operator_desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
+    guard: LoginGuard | None = None
     cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
-    advertiser: object | None = None  # server.discovery's, when the games are advertised
+    advertiser: Any = None  # server.discovery's, when the games are advertised
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -83,6 +80,8 @@ class Server:
                     game=game.setup.name,
                     turn=game.state.turn + 1,
                 )
+        if self.guard is not None:
+            self.guard.stop()
         if self.hasher is not None:
             self.hasher.stop()
         close = getattr(self.store, "close", None)
@@ -94,7 +93,7 @@ class Server:
 @defer.inlineCallbacks
 def load_games(
     config: ServerConfig, store: GameStore, reactor, desk=None, *, hasher=None, now: float | None = None
-) -> defer.Deferred:
+) -> Generator[Any, Any, GameDirectory]:
     """Every stored game as last committed; the configured open game is created on first start
     (at time `now`, the reactor's time by default).
 
@@ -117,7 +116,7 @@ def load_games(
 
 
 @defer.inlineCallbacks
-def open_database(url: str, reactor) -> defer.Deferred:
+def open_database(url: str, reactor) -> Generator[Any, Any, Any]:
     """The database store at `url`; an empty database gets the schema, an old one is refused."""
     from .database import DatabaseStore
     from .database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable, unusable
@@ -138,118 +137,249 @@ def open_database(url: str, reactor) -> defer.Deferred:
     return store
 
 
-@defer.inlineCallbacks
+def _endpoints(
+    descriptions: tuple[str, ...], reactor, setting: str, backlog: int = 0
+) -> list[tuple[str, Any]]:
+    """Every configured listener of `setting` as an endpoint, checked before anything is opened
+    (with `backlog` pending connections, when the endpoint names none)."""
+    endpoints = []
+    for description in descriptions:
+        try:
+            endpoints.append((description, serverFromString(reactor, with_backlog(description, backlog))))
+        except (ValueError, TypeError, KeyError) as error:
+            raise ConfigError(f"{setting}: {description!r} is not a usable endpoint ({error})") from None
+    return endpoints
+
+
+class _LateFactory(twisted_protocol.Factory):
+    """The factory of a listener bound before its site exists (the port is held meanwhile)."""
+
+    noisy = False
+
+    def __init__(self) -> None:
+        self.target: Any = None
+
+    def serve(self, target: Any) -> None:
+        self.target = target
+        target.doStart()
+
+    def doStop(self) -> None:
+        if self.target is not None:
+            self.target.doStop()
+
+    def buildProtocol(self, addr):
+        return self.target.buildProtocol(addr)
+
+
+def with_backlog(description: str, backlog: int) -> str:
+    """A tcp:, tcp6:, ssl: or unix: endpoint string with `backlog=` added (0: as it is)."""
+    kind = description.split(":", 1)[0]
+    if not backlog or kind not in ("tcp", "tcp6", "ssl", "unix") or "backlog=" in description:
+        return description
+    return f"{description}:backlog={backlog}"
+
+
+def _hold(port) -> None:
+    """Accept no connection on `port` yet (they wait in the backlog until `_release`)."""
+    stop = getattr(port, "stopReading", None)
+    if stop is not None:
+        stop()
+
+
+def _release(port) -> None:
+    start = getattr(port, "startReading", None)
+    if start is not None:
+        start()
+
+
+async def _bind(endpoints: list[tuple[str, Any]], factory, setting: str) -> list:
+    """Listen on every endpoint, each port held; on a failure the ports bound are closed."""
+    ports: list = []
+    try:
+        for description, endpoint in endpoints:
+            try:
+                port = await endpoint.listen(factory)
+            except CannotListenError as error:
+                reason = getattr(error.socketError, "strerror", None) or error.socketError
+                raise OperationError(f"{setting}: cannot listen on {description!r}: {reason}") from None
+            _hold(port)
+            ports.append(port)
+    except Exception:
+        await _close_ports(ports)
+        raise
+    return ports
+
+
+async def _close_ports(ports: list) -> None:
+    await defer.gatherResults([defer.maybeDeferred(p.stopListening) for p in ports], consumeErrors=True)
+
+
 def start_server(config: ServerConfig, reactor, store: GameStore | None = None) -> defer.Deferred:
-    """Load the games and listen on every configured endpoint; fires with the `Server`.
-    With `config.node` the server is a cluster node (`server.cluster`): it joins the others on
-    the PostgreSQL database and runs its share of the games, and its listeners serve them all."""
+    """Listen on every configured endpoint, then open the store and load the games; fires with
+    the `Server`, accepting connections from then on. With `config.node` the server is a
+    cluster node (`server.cluster`): it joins the others on the PostgreSQL database and runs its
+    share of the games, and its listeners serve them all.
+
+    The order makes a start that fails create and change nothing: the TP and web listeners are
+    checked and bound first (a bad endpoint, a port in use, a missing web secret), and only then
+    is the database opened, created or given a first game. A later failure (an admin listener)
+    stops the server and removes a SQLite database that this start created."""
+    return defer.ensureDeferred(_start_server(config, reactor, store))
+
+
+async def _start_server(config: ServerConfig, reactor, store: GameStore | None) -> Server:
+    limits = config.limits
+    tp_endpoints = _endpoints(config.listen, reactor, "listen", limits.listen_backlog)
+    web_endpoints = _endpoints(config.web, reactor, "web")
+    secret = _web_secret(config)
+    guard = LoginGuard(reactor, limits)
+    factory = TPFactory(GameDirectory(), limits=limits, guard=guard, clock=reactor)
+    web_factory = _LateFactory()
+    ports = await _bind(tp_endpoints, factory, "listen")
+    try:
+        web_ports = await _bind(web_endpoints, web_factory, "web")
+    except Exception:
+        await _close_ports(ports)
+        raise
+    created = _new_sqlite_file(config) if store is None else None
+    try:
+        server = await _open_and_load(config, reactor, store, factory)
+    except Exception:
+        await _close_ports(ports + web_ports)
+        _remove_created(created)
+        raise
+    server.ports.extend(ports)
+    server.web_ports.extend(web_ports)
+    server.guard = guard
+    try:
+        await _serve_web(config, server, reactor, secret, web_factory, web_ports)
+        await _start_admin(config, server, reactor)
+    except Exception:
+        await server.stop()
+        _remove_created(created)
+        raise
+    for port in ports + web_ports:
+        _release(port)
+    _advertise(config, server, reactor)
+    if server.desk is not None:
+        server.desk.start()
+    return server
+
+
+def _new_sqlite_file(config: ServerConfig) -> Path | None:
+    """The SQLite file the start is about to create (None: it exists, or it is no SQLite file)."""
+    from sqlalchemy.engine import make_url
+
+    from .database import DEFAULT_URL
+
+    if config.node is not None:
+        return None
+    try:
+        url = make_url(config.database or DEFAULT_URL)
+    except Exception:
+        return None
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    path = Path(str(url.database))
+    return None if path.exists() else path
+
+
+def _remove_created(path: Path | None) -> None:
+    if path is None:
+        return
+    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            log.warn("could not remove {path}: {error}", path=str(leftover), error=error)
+
+
+async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPFactory) -> Server:
     node = None
     if config.node is not None:
         from .cluster.start import open_node_store
 
-        store = yield open_node_store(config, reactor, store)
+        store = await open_node_store(config, reactor, store)
     elif store is None:
         from .database import DEFAULT_URL
 
-        store = yield open_database(config.database or DEFAULT_URL, reactor)
-    hasher = ThreadPoolHasher(reactor)
+        store = await open_database(config.database or DEFAULT_URL, reactor)
+    assert store is not None
+    limits = config.limits
+    hasher = ThreadPoolHasher(
+        reactor,
+        limits.hashing_threads,
+        policy=PasswordPolicy.with_cost(limits.password_min_length, limits.password_hash_cost),
+    )
     desk = None
     if config.node is not None:
         from .cluster.start import join_cluster
 
         try:
-            node = yield defer.ensureDeferred(join_cluster(config, store, reactor, hasher))
+            node = await join_cluster(config, store, reactor, hasher)
         except Exception:
             hasher.stop()
-            yield defer.maybeDeferred(store.close)  # type: ignore[attr-defined]
+            await defer.maybeDeferred(store.close)
             raise
         desk = node.desk
     elif hasattr(store, "pending_requests"):
         from .operator_desk import OperatorDesk
 
-        desk = OperatorDesk(store, None, reactor, hasher=hasher)
+        desk = OperatorDesk(store, GameDirectory(), reactor, hasher=hasher)  # its games come below
         try:
-            yield desk.take_lease()
+            await desk.take_lease()
         except Exception:
             hasher.stop()
-            yield defer.maybeDeferred(getattr(store, "close", lambda: None))
+            await defer.maybeDeferred(getattr(store, "close", lambda: None))
             raise
+    directory: GameDirectory
     try:
         directory = (
             node.directory
             if node is not None
-            else (yield load_games(config, store, reactor, desk, hasher=hasher))
+            else (await load_games(config, store, reactor, desk, hasher=hasher))
         )
     except Exception:
         hasher.stop()
         if desk is not None:
-            yield defer.ensureDeferred(desk.stop())
-        yield defer.maybeDeferred(getattr(store, "close", lambda: None))
+            await defer.ensureDeferred(desk.stop())
+        await defer.maybeDeferred(getattr(store, "close", lambda: None))
         raise
     server = Server(config, store, directory, desk=desk, hasher=hasher, cluster=node)
     if desk is not None:
         desk.directory = directory
-    factory = TPFactory(directory, session_factory=None if node is None else node.session_factory)
-    try:
-        for description in config.listen:
-            try:
-                endpoint = serverFromString(reactor, description)
-            except (ValueError, TypeError, KeyError) as error:
-                raise ConfigError(f"listen: {description!r} is not a usable endpoint ({error})") from None
-            port = yield endpoint.listen(factory)
-            server.ports.append(port)
-        yield defer.ensureDeferred(start_web(config, server, reactor))
-    except Exception:
-        yield server.stop()
-        raise
-    if config.discovery.enabled:
-        from .discovery import DiscoveryUnavailable, advertise, listeners_from
-
-        try:
-            server.advertiser, _ = advertise(
-                listeners_from(config.listen, server.ports),
-                directory,
-                reactor,
-                admin_email=config.discovery.admin_email,
-                comment=config.discovery.comment,
-            )
-        except DiscoveryUnavailable as error:
-            log.warn("{error}; the games are not advertised", error=error)
-    if config.admin.listen:
-        from .admin import LiveBackend
-        from .admin import listen as listen_admin
-
-        backend = LiveBackend(directory, store, reactor, config.game, desk=desk, hasher=hasher)
-        try:
-            server.ports.extend((yield listen_admin(reactor, config.admin, backend, hasher)))
-        except Exception:
-            yield server.stop()
-            raise
-    if desk is not None:
-        desk.start()
+    factory.directory = directory
+    if node is not None:
+        factory.session_factory = node.session_factory
     return server
 
 
-async def start_web(config: ServerConfig, server: Server, reactor: Any) -> None:
-    """The web listener (pages, JSON API) on every `web` endpoint, when there is one."""
+def _web_secret(config: ServerConfig):
+    """The web listener's secret, read before anything starts (None without a web listener)."""
     if not config.web:
-        return
-    from .web import make_site
+        return None
     from .web.secret import SecretError, load_secret
 
     try:
-        secret = load_secret(config.web_secret_file)
+        return load_secret(config.web_secret_file)
     except SecretError as error:
         raise ConfigError(str(error)) from None
+
+
+async def _serve_web(
+    config: ServerConfig, server: Server, reactor: Any, secret, factory: _LateFactory, ports: list
+) -> None:
+    """The web pages and JSON API on the web listeners bound at the start."""
+    if not config.web:
+        return
+    from .web import make_site
+
     site = make_site(server.directory, server.store, reactor, secret=secret)
     server.web = site.web  # type: ignore[attr-defined]
-    for description in config.web:
-        try:
-            endpoint = serverFromString(reactor, description)
-        except (ValueError, TypeError, KeyError) as error:
-            raise ConfigError(f"web: {description!r} is not a usable endpoint ({error})") from None
-        port = await endpoint.listen(site)
-        server.web_ports.append(port)
+    factory.serve(site)
+    for description, port in zip(config.web, ports, strict=True):
         address = port.getHost()
         scheme = "https" if description.startswith("ssl:") else "http"
         host = getattr(address, "host", "?")
@@ -262,13 +392,30 @@ async def start_web(config: ServerConfig, server: Server, reactor: Any) -> None:
         )
 
 
-def begin_logging(log_format: str, stream=None, level: LogLevel = LogLevel.info) -> None:
-    stream = stream or sys.stdout
-    # JSON lines: one object per line, without the RFC 7464 record separator Twisted puts first.
-    observer = (
-        jsonFileLogObserver(stream, recordSeparator="")
-        if log_format == "json"
-        else textFileLogObserver(stream)
+async def _start_admin(config: ServerConfig, server: Server, reactor: Any) -> None:
+    if not config.admin.listen:
+        return
+    from .admin import LiveBackend
+    from .admin import listen as listen_admin
+
+    backend = LiveBackend(
+        server.directory, server.store, reactor, config.game, desk=server.desk, hasher=server.hasher
     )
-    predicate = LogLevelFilterPredicate(defaultLogLevel=level)
-    globalLogBeginner.beginLoggingTo([FilteringLogObserver(observer, [predicate])], redirectStandardIO=False)
+    server.ports.extend(await listen_admin(reactor, config.admin, backend, server.hasher))
+
+
+def _advertise(config: ServerConfig, server: Server, reactor: Any) -> None:
+    if not config.discovery.enabled:
+        return
+    from .discovery import DiscoveryUnavailable, advertise, listeners_from
+
+    try:
+        server.advertiser, _ = advertise(
+            listeners_from(config.listen, server.ports),
+            server.directory,
+            reactor,
+            admin_email=config.discovery.admin_email,
+            comment=config.discovery.comment,
+        )
+    except DiscoveryUnavailable as error:
+        log.warn("{error}; the games are not advertised", error=error)

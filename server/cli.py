@@ -2,15 +2,18 @@
 
     tae-server serve [--listen ENDPOINT]... [--web ENDPOINT]... [--map FILE] [--seed N] [--turn-length S]
                      [--timer basic|playersfinished|threshold] [--log-format text|json]
+                     [--limit NAME=VALUE]...
     tae-server create-game NAME [--map FILE] [--seed N] [--max-players N] [--timer KIND]
                      [--turn-length S] [--players-min N] [--threshold P --over S --under S]
                      [--no-account-creation] [--auto-add] [--description TEXT]
     tae-server list-games [--json]
     tae-server status GAME [--json]
     tae-server add-player GAME NAME --password PW [--email E] [--comment C]
+    tae-server set-password GAME NAME [--password PW]
     tae-server remove-player GAME NAME
     tae-server end-turn GAME
     tae-server upgrade-db
+    tae-server backup FILE [--force]
     tae-server serve --node NAME --advertise HOST:PORT ...   (a cluster node, PostgreSQL)
     tae-server nodes [--json]
     tae-server move-game GAME NODE
@@ -59,10 +62,13 @@ def _config(
     log_format: str | None = None,
     database: str | None = None,
     web: tuple[str, ...] = (),
+    limits: tuple[str, ...] = (),
     **game,
 ) -> ServerConfig:
     config = load_config(config_path)
     changes: dict = {}
+    if limits:
+        changes["limits"] = _limits(config, limits)
     if web:
         changes["web"] = web
     if database:
@@ -73,6 +79,20 @@ def _config(
         changes["log_format"] = log_format
     config = replace(config, game=apply_game_settings(config.game, game), **changes)
     return validate(config)
+
+
+def _limits(config: ServerConfig, flags: tuple[str, ...]):
+    from .config import limits_from
+    from .limits import parse_limit_flag
+
+    values = {}
+    for flag in flags:
+        try:
+            name, value = parse_limit_flag(flag)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        values[name] = value
+    return limits_from(config.limits, values, "--limit ")
 
 
 def _database_url(config_path: str | None, database: str | None) -> str:
@@ -132,6 +152,13 @@ def _open(config_path, database, *, create=False):
 @click.option("--game-name", help="Name of the open game created on first start (default tae).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), help="Log as text or JSON lines.")
 @click.option("--database", metavar="URL", help="Database URL (default sqlite:///tae.db).")
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set one limit of the [limits] table, e.g. connections_per_address=100 (repeatable; 0 = off).",
+)
 @click.option("--node", metavar="NAME", help="Run as this cluster node (PostgreSQL; see docs/cluster.md).")
 @click.option("--advertise", metavar="HOST:PORT", help="Where the other nodes reach this node's TP listener.")
 @click.option(
@@ -154,6 +181,7 @@ def serve(
     node,
     advertise,
     admin,
+    limits,
 ) -> None:
     """Start the server and play (stop it with SIGTERM or Ctrl-C)."""
     config = _config(
@@ -161,7 +189,8 @@ def serve(
         listen,
         log_format,
         database,
-        web,
+        web=web,
+        limits=limits,
         map=map_path,
         seed=seed,
         turn_length=turn_length,
@@ -403,11 +432,46 @@ def add_player(game, name, password, email, comment, wait, config_path, database
     """Add a player to a game (also one closed to new accounts)."""
     from .operations import add_player as add
 
+    cost = _checked_password(config_path, password)
     db = _open(config_path, database)
     try:
-        click.echo(add(db, game, name, password, email, comment, wallclock=time.time, wait=wait).text)
+        outcome = add(db, game, name, password, email, comment, wallclock=time.time, wait=wait, cost=cost)
+        click.echo(outcome.text)
     finally:
         db.close()
+
+
+@cli.command("set-password")
+@click.argument("game")
+@click.argument("name")
+@click.option(
+    "--password", prompt="New password", hide_input=True, confirmation_prompt=True, help="The new password."
+)
+@wait_option
+@database_options
+def set_password(game, name, password, wait, config_path, database) -> None:
+    """Give a player a new password (the old one stops working at once)."""
+    from .operations import set_password as set_it
+
+    cost = _checked_password(config_path, password)
+    db = _open(config_path, database)
+    try:
+        click.echo(set_it(db, game, name, password, wallclock=time.time, wait=wait, cost=cost).text)
+    finally:
+        db.close()
+
+
+def _checked_password(config_path: str | None, password: str) -> int:
+    """The scrypt N for a new hash, once `password` is one the server's policy accepts
+    (a usage error otherwise)."""
+    from .accounts import PasswordPolicy
+
+    limits = load_config(config_path).limits
+    policy = PasswordPolicy.with_cost(limits.password_min_length, limits.password_hash_cost)
+    problem = policy.problem(password)
+    if problem is not None:
+        raise click.BadParameter(problem.message, param_hint="'--password'")
+    return policy.cost
 
 
 @cli.command("remove-player")
@@ -524,6 +588,20 @@ def upgrade_db(config_path, database) -> None:
 cli.add_command(admin_user)
 
 
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+@database_options
+def backup(file, force, config_path, database) -> None:
+    """Copy a SQLite database consistently, also while the server runs (PostgreSQL: pg_dump)."""
+    from .backup import backup as copy
+
+    url = _database_url(config_path, database)
+    from .database.opening import shown_url
+
+    click.echo(copy(url, file, force=force).describe(shown_url(url)))
+
+
 # -- entry point ------------------------------------------------------------------------------
 
 
@@ -534,6 +612,7 @@ def _fail(message: str, code: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     from .game_operations import OperationError
+    from .store import StoreError
 
     try:
         cli.main(args=argv, prog_name="tae-server", standalone_mode=False)
@@ -547,6 +626,8 @@ def main(argv: list[str] | None = None) -> None:
         _fail(str(error), EXIT_USAGE)
     except OperationError as error:
         _fail(str(error), EXIT_FAILURE)
+    except StoreError as error:  # the database refused or could not do the change
+        _fail(f"database: {error}", EXIT_FAILURE)
     except KeyboardInterrupt:
         _fail("interrupted", EXIT_FAILURE)
     except click.ClickException as error:

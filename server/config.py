@@ -28,6 +28,10 @@
     advertise = "10.0.0.5:6923"      # where the other nodes reach its TP listener (--advertise)
     poll_interval = 1.0              # the other settings: server.cluster.settings
 
+    [limits]                         # what one client may take (server.limits lists them all)
+    connections_per_address = 10000  # 0 = no limit, for every limit
+    password_min_length = 6
+
 The file is read against one typed schema (`ConfigFile`, with msgspec): an unknown key or a
 value of the wrong type is refused. Every problem is a `ConfigError` with a one-line message
 naming the setting.
@@ -47,6 +51,7 @@ import ruleset
 from .admin.settings import AdminSettings, AdminTable, admin_settings
 from .cluster.settings import ClusterSettings, ClusterSettingsError
 from .discovery import DiscoverySettings
+from .limits import Limits, LimitsTable, apply_limits
 from .schema_errors import describe_validation_error
 from .store import GameSetup
 from .turn_timer import TimerSettings, TimerSettingsError
@@ -103,6 +108,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     log_format: str | None = None
     database: str | None = None
     game: GameTable | None = None
+    limits: LimitsTable | None = None
     cluster: ClusterTable | None = None
     admin: AdminTable | None = None
     discovery: DiscoverySettings | None = None
@@ -158,6 +164,7 @@ class ServerConfig:
     log_format: str = "text"
     database: str | None = None
     game: GameConfig = field(default_factory=GameConfig)
+    limits: Limits = field(default_factory=Limits)
     # A cluster node's settings; a node only when `node` is set (the file, or `serve --node`).
     cluster: ClusterSettings | None = None
 
@@ -209,6 +216,8 @@ def load_config(path: str | None) -> ServerConfig:
         config = replace(
             config, game=apply_game_settings(config.game, msgspec.structs.asdict(data.game), "game.")
         )
+    if data.limits is not None:
+        config = replace(config, limits=limits_from(config.limits, msgspec.structs.asdict(data.limits)))
     if data.cluster is not None:
         given = {k: v for k, v in msgspec.structs.asdict(data.cluster).items() if v is not None}
         config = replace(config, cluster=ClusterSettings(**{"node": "", "advertise": "", **given}))
@@ -217,6 +226,14 @@ def load_config(path: str | None) -> ServerConfig:
     if data.discovery is not None:
         config = replace(config, discovery=data.discovery)
     return validate(config)
+
+
+def limits_from(limits: Limits, values: dict[str, Any], prefix: str = "limits.") -> Limits:
+    """Override limits from a mapping (the TOML table or `--limit` flags); None = unset."""
+    try:
+        return apply_limits(limits, values)
+    except ValueError as error:
+        raise ConfigError(f"{prefix}{error}") from None
 
 
 def apply_game_settings(game: GameConfig, values: dict[str, Any], prefix: str = "") -> GameConfig:

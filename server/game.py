@@ -38,10 +38,11 @@ from .refusals import (
     NO_SUCH_MESSAGE,
     NO_SUCH_PLAYER,
     REMOVED,
+    TURN_NOT_STORED,
     Refused,
 )
 from .snapshot import Announcement, BoardMessage, GameSnapshot, QueuedOrder
-from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, TurnRecord
+from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, StoreUnavailable, TurnRecord
 from .turn_timer import TurnTimer
 from .views.modtimes import ModTimes, all_fingerprints, object_fingerprint, queue_fingerprint
 
@@ -86,6 +87,8 @@ class Game:
         self._subscribers: list[Callable[[GameSnapshot], None]] = []
         self._ready: defer.Deferred | None = None
         self._waiters: list[defer.Deferred] = []
+        self._refusable: list[defer.Deferred] = []  # players' requests waiting for a turn's end
+        self._store_trouble: Exception | None = None  # why the ending turn is not stored yet
         # Every change to the game (accounts, orders, removals, the end of a turn) runs under
         # this lock: each one is checked against, stored with and applied to the state it saw.
         self._lock = defer.DeferredLock()
@@ -257,8 +260,18 @@ class Game:
         return self.snapshot.removed_players
 
     def player_id(self, username: str) -> int | None:
-        account = self._accounts.get(username)
+        account = self._account_named(username)
         return None if account is None else account.player_id
+
+    def _account_named(self, username: str) -> Account | None:
+        """The account of that name; names are compared without regard to case (an exact match
+        first: a database from before that rule may hold names that differ only in case)."""
+        account = self._accounts.get(username)
+        if account is None:
+            key = username.casefold()
+            matches = [a for name, a in self._accounts.items() if name.casefold() == key]
+            account = matches[0] if len(matches) == 1 else None
+        return account
 
     def queue(self, object_id: int) -> list[QueuedOrder]:
         """The orders in an object's queue, in slot order."""
@@ -289,12 +302,26 @@ class Game:
     def busy(self) -> bool:
         return self._ready is not None
 
+    def ready_or_refused(self) -> defer.Deferred:
+        """What a player's request waits for: `ready()`, but while the store cannot keep the
+        ending turn (the database is away; the turn is stored again every COMMIT_RETRY_S) it
+        fails at once with Refused(TURN_NOT_STORED), so that the player gets a prompt "try
+        again"."""
+        if self._ready is None:
+            return defer.succeed(None)
+        if self._store_trouble is not None:
+            return _refuse(TURN_NOT_STORED)
+        waiter: defer.Deferred = defer.Deferred()
+        self._refusable.append(waiter)
+        return waiter
+
     # -- players and accounts ------------------------------------------------------------
 
     def authenticate(self, username: str, password: str) -> defer.Deferred:
         """The player id of a correct login; fails with Refused(BAD_LOGIN) otherwise, taking the
-        same time whether or not the name exists, or Refused(REMOVED) for a removed player."""
-        account = self._accounts.get(username)
+        same time whether or not the name exists, or Refused(REMOVED) for a removed player.
+        A correct password whose stored hash is weaker than the policy's is hashed again."""
+        account = self._account_named(username)
         d = self.hasher.verify(password, None if account is None else account.password_hash)
 
         def checked(ok: bool) -> int:
@@ -302,9 +329,83 @@ class Game:
                 raise Refused(BAD_LOGIN)
             if account.player_id in self._removed:
                 raise Refused(REMOVED)
+            if self.hasher.policy.needs_upgrade(account.password_hash):
+                self._upgrade_hash(account, password)
             return account.player_id
 
         return d.addCallback(checked)
+
+    def _upgrade_hash(self, account: Account, password: str) -> None:
+        """Store a hash of the policy's strength for a password just verified (in the background:
+        the login is answered at once; a failure only leaves the old hash in place)."""
+        d = self.hasher.hash(password)
+        d.addCallback(lambda digest: self._lock.run(self._replace_hash, account.username, digest, account))
+        d.addCallbacks(
+            lambda _: log.info(
+                "game {game}: the password hash of player {player} was upgraded",
+                game=self.setup.name,
+                player=account.player_id,
+            ),
+            lambda failure: log.failure(
+                "game {game}: upgrading the password hash of player {player} failed",
+                failure,
+                game=self.setup.name,
+                player=account.player_id,
+            ),
+        )
+
+    def change_password(self, username: str, old_password: str, new_password: str) -> defer.Deferred:
+        """A player changes their password (the web API's password change): fails with
+        Refused(BAD_LOGIN) for a wrong name or old password (as a login would), or with the
+        policy's Refused for a new password that cannot be one. Fires with the player id."""
+        problem = self.hasher.policy.problem(new_password)
+        if problem is not None:
+            return _refuse(problem)
+        d = self.authenticate(username, old_password)
+
+        def hash_new(player: int) -> defer.Deferred:
+            account = self._account_named(username)
+            assert account is not None
+            return self.hasher.hash(new_password).addCallback(
+                lambda digest: self._lock.run(self._replace_hash, account.username, digest, None)
+            )
+
+        return d.addCallback(hash_new)
+
+    def set_password(
+        self, username: str, password: str | None = None, *, password_hash: str | None = None
+    ) -> defer.Deferred:
+        """An operator sets a player's password (`tae-server set-password`): a password (checked
+        against the policy) or a hash made by `server.accounts.hash_password`. Fires with the
+        player id; Refused(NO_SUCH_PLAYER) or the policy's Refused."""
+        if password_hash is None:
+            problem = self.hasher.policy.problem(password or "")
+            if problem is not None:
+                return _refuse(problem)
+        account = self._account_named(username)
+        if account is None:
+            return _refuse(NO_SUCH_PLAYER)
+        hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password or "")
+        return hashed.addCallback(
+            lambda digest: self._lock.run(self._replace_hash, account.username, digest, None)
+        )
+
+    def _replace_hash(self, username: str, digest: str, expected: Account | None) -> defer.Deferred:
+        """Store and apply a new password hash (only over `expected`'s, when given: an upgrade
+        never undoes a change made meanwhile)."""
+        account = self._accounts.get(username)
+        if account is None:
+            return _refuse(NO_SUCH_PLAYER)
+        if expected is not None and account.password_hash != expected.password_hash:
+            return defer.succeed(account.player_id)
+        store = getattr(self.store, "set_password_hash", None)
+        d = defer.maybeDeferred(store, self.id, account.player_id, digest) if store else defer.succeed(None)
+
+        def stored(_: object) -> int:
+            self._accounts[username] = replace(account, password_hash=digest)
+            return account.player_id
+
+        return d.addCallback(stored)
 
     def create_account(
         self,
@@ -321,6 +422,8 @@ class Game:
         Operators hand over `password_hash` (made by `server.accounts.hash_password`) instead
         of a password."""
         problem = self._account_problem(username, creation_setting_applies)
+        if problem is None and not password_hash:
+            problem = self.hasher.policy.problem(password)
         if problem is not None:
             return _refuse(problem)
         hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password)
@@ -355,9 +458,19 @@ class Game:
     def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
         if creation_setting_applies and not self.setup.account_creation:
             return CREATION_DISABLED
-        if not username or len(username) > MAX_NAME or "@" in username or username.strip() != username:
+        if (
+            not username
+            or len(username) > MAX_NAME
+            or "@" in username
+            or username.strip() != username
+            or not username.isprintable()
+        ):
             return BAD_NAME
-        if username in self._accounts or self._state.player_by_name(username) is not None:
+        key = username.casefold()
+        if (
+            any(name.casefold() == key for name in self._accounts)
+            or self._state.player_by_name(username) is not None
+        ):
             return ACCOUNT_EXISTS
         if self._state.phase is Phase.OVER:
             return GAME_ENDED
@@ -488,40 +601,54 @@ class Game:
     # -- turns ---------------------------------------------------------------------------
 
     def finish_turn(self, player: int) -> defer.Deferred:
-        """The player has finished the turn. Fires once that is stored (and, when it ended the
-        turn, once the new turn is ready), so the player's Okay is never ahead of the store."""
+        """The player has finished the turn: stored, then applied (and when that ends the turn,
+        answered once the new turn is ready), so the player's Okay is never ahead of the store.
+        A flag the store cannot keep is not applied: the request fails with the store's error."""
         if self._state.phase is Phase.OVER or self.busy or player in self._removed:
             return self.ready()
-        stored = defer.succeed(None)
-        if player not in self._finished:
-            self._finished.add(player)
-            self._publish(touched=())  # finished flags are in no TP cache item
-            stored = self._store_finished(player)
-        self._check_turn_end()
-        return stored.addCallback(lambda _: self.ready())
+        if player in self._finished:
+            self._check_turn_end()
+            return self.ready_or_refused().addErrback(lambda _: None)
+        turn = self._state.turn + 1
+
+        def stored(_: object) -> defer.Deferred:
+            if (
+                self._state.turn + 1 == turn
+                and not self.busy
+                and player not in self._removed | self._finished
+            ):
+                self._finished.add(player)
+                self._publish(touched=())  # finished flags are in no TP cache item
+                self._check_turn_end()
+            # The flag is stored, so the finish is durable (a restart ends the turn again): the
+            # answer need not wait for a turn whose storing fails.
+            return self.ready_or_refused().addErrback(lambda _: None)
+
+        return self._store_finished(player, turn).addCallback(stored)
 
     def _check_turn_end(self) -> None:
         acting = self.snapshot.acting_players()
         done = sum(1 for pid in acting if pid in self._finished)
         self.timer.player_finished(done, len(acting), len(self._state.players))
 
-    def _store_finished(self, player: int) -> defer.Deferred:
+    def _store_finished(self, player: int, turn: int) -> defer.Deferred:
         """Remember durably that the player finished, so that a turn whose end a crash cut short
-        ends again at restart. A failure is logged, not fatal: losing the flag only means that
-        the player must finish again."""
+        ends again at restart (a store without finished flags keeps nothing)."""
         record = getattr(self.store, "record_finished", None)
         if record is None:
             return defer.succeed(None)
-        d = defer.maybeDeferred(record, self.id, self._state.turn + 1, player)
-        d.addErrback(
-            lambda failure: log.failure(
-                "game {game}: storing that player {player} finished failed",
-                failure,
+        d = defer.maybeDeferred(record, self.id, turn, player)
+
+        def not_stored(failure):
+            log.warn(
+                "game {game}: storing that player {player} finished failed: {error}",
                 game=self.setup.name,
                 player=player,
+                error=failure.getErrorMessage(),
             )
-        )
-        return d
+            return failure
+
+        return d.addErrback(not_stored)
 
     def resume(self, deadline: tuple[int, float] | None = None) -> None:
         """Start a restored game: its timer, the stored deadline of the current turn (a restart
@@ -607,6 +734,9 @@ class Game:
             turn=outcome.state.turn,
             phase=outcome.state.phase.value,
         )
+        if self._store_trouble is not None:
+            log.info("game {game}: the store keeps turns again", game=self.setup.name)
+            self._store_trouble = None
         self._lock.release()
         self._ready = None
         if self._state.phase is Phase.OVER:
@@ -623,13 +753,27 @@ class Game:
         """The store could not keep the turn. Nothing was told yet: keep the sessions waiting
         and store the very same turn again (if the first attempt did commit and only its answer
         was lost, storing the identical turn again succeeds)."""
-        log.failure(
-            "game {game}: storing turn {turn} failed; retrying in {delay} s",
-            failure,
-            game=self.setup.name,
-            turn=record.turn,
-            delay=COMMIT_RETRY_S,
-        )
+        if failure.check(StoreUnavailable):
+            if self._store_trouble is None:  # one line per outage, not a traceback every 5 s
+                log.warn(
+                    "game {game}: storing turn {turn} failed ({error}); retrying every {delay} s",
+                    game=self.setup.name,
+                    turn=record.turn,
+                    error=failure.getErrorMessage(),
+                    delay=COMMIT_RETRY_S,
+                )
+        else:
+            log.failure(
+                "game {game}: storing turn {turn} failed; retrying in {delay} s",
+                failure,
+                game=self.setup.name,
+                turn=record.turn,
+                delay=COMMIT_RETRY_S,
+            )
+        self._store_trouble = failure.value
+        waiting, self._refusable = self._refusable, []
+        for waiter in waiting:
+            waiter.errback(Refused(TURN_NOT_STORED))
         if not self._closed:
             self._retry = self.clock.callLater(COMMIT_RETRY_S, self._commit, record, outcome)
 
@@ -645,7 +789,8 @@ class Game:
 
     def _release(self) -> None:
         self._ready = None
-        waiters, self._waiters = self._waiters, []
+        waiters, self._waiters = self._waiters + self._refusable, []
+        self._refusable = []
         for waiter in waiters:
             waiter.callback(None)
 

@@ -14,7 +14,7 @@ from typing import Any
 from ruleset import Phase
 
 from .game import Game
-from .refusals import Refused
+from .refusals import Refused, clipped
 
 
 class OperationError(Exception):
@@ -45,6 +45,19 @@ async def add_player_to(game: Game, payload: dict[str, Any]) -> str:
             f"cannot add {username!r} to game {game.setup.name!r}: {refused.message}"
         ) from None
     return f"player {username!r} added to game {game.setup.name!r} as player {player}"
+
+
+async def set_password_of(game: Game, payload: dict[str, Any]) -> str:
+    """Give a player a new password (its hash, made by the operator's command); doing it twice
+    sets the same hash again."""
+    username = payload["username"]
+    await game.ready()
+    try:
+        player = await game.set_password(username, password_hash=payload["password_hash"])
+    except Refused:
+        raise OperationError(f"game {game.setup.name!r} has no player named {clipped(username)}") from None
+    name = game.snapshot.usernames.get(player, username)
+    return f"password of player {name!r} (player {player}) of game {game.setup.name!r} changed"
 
 
 async def remove_player_from(game: Game, username: str) -> str:

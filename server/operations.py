@@ -1,13 +1,13 @@
 """Operating games from the command line: what `tae-server` does to them.
 
 Plain functions over a `SyncDatabase`: create and list games, a game's status, add or remove
-players, end a turn. They work with or without a running server on the same database. Edits
-that are safe without a server (creating a game, adding or removing a player) are made directly
-when no server is running, in one transaction with the check of the server lease
-(`server.database.lease`), so a server starting at the same moment either sees the edit or is
-the one asked to make it. With a server running, every edit goes through the operator request
-queue (`server.database.operator_requests`) and the command waits briefly for the server's
-answer (its side is `server.operator_desk`).
+players, set a player's password, end a turn. They work with or without a running server on the
+same database. Edits that are safe without a server (creating a game, adding or removing a
+player, setting a password) are made directly when no server is running, in one transaction
+with the check of the server lease (`server.database.lease`), so a server starting at the same
+moment either sees the edit or is the one asked to make it. With a server running, every edit
+goes through the operator request queue (`server.database.operator_requests`) and the command
+waits briefly for the server's answer (its side is `server.operator_desk`).
 
 Every function takes the time it works at (`now`, Unix seconds) from its caller: the command
 line reads the clock, nothing here does. Every failure the operator should read is an
@@ -27,10 +27,10 @@ from twisted.internet.task import Clock
 
 from ruleset import Phase
 
-from .accounts import hash_password
+from .accounts import SCRYPT_N, hash_password
 from .database.opening import DatabaseProblem, one_line, shown_url
 from .game import Game
-from .game_operations import OperationError, add_player_to, remove_player_from
+from .game_operations import OperationError, add_player_to, remove_player_from, set_password_of
 from .store import GameSetup
 
 DEFAULT_WAIT_S = 10.0
@@ -50,10 +50,12 @@ class Outcome:
 
 def open_database(url: str, *, create: bool = False):
     """A SyncDatabase at `url` with the current schema. An empty database gets the schema when
-    `create` is set; otherwise an empty, old or unreachable database is an OperationError."""
+    `create` is set; otherwise an empty, old or unreachable database is an OperationError. A
+    SQLite file this process cannot write is opened read-only (reading commands work)."""
     from sqlalchemy.engine import make_url
 
     from .database import SyncDatabase
+    from .database.engine import readable_url
     from .database.opening import needs_schema, unreachable, unusable
 
     try:
@@ -70,7 +72,7 @@ def open_database(url: str, *, create: bool = False):
             f"database {shown_url(url)}: no such file (start the server or create a game first)"
         )
     try:
-        db = SyncDatabase(url)
+        db = SyncDatabase(url if create else readable_url(url))
     except Exception as error:
         raise OperationError(str(unusable(url, error))) from None
     try:
@@ -285,11 +287,13 @@ def add_player(
     *,
     wallclock: Callable[[], float],
     wait: float = DEFAULT_WAIT_S,
+    cost: int = SCRYPT_N,
 ) -> Outcome:
-    """Add a player to a game (also when it takes no new accounts, but not beyond its size)."""
+    """Add a player to a game (also when it takes no new accounts, but not beyond its size).
+    The caller has checked the password against the policy; `cost` is scrypt's N."""
     payload = {
         "username": username,
-        "password_hash": hash_password(password),
+        "password_hash": hash_password(password, n=cost),
         "email": email,
         "comment": comment,
     }
@@ -299,6 +303,27 @@ def add_player(
     if request is None:
         return Outcome(text)
     return _ask_server(db, request, wait, "the player is added when the server starts", wallclock)
+
+
+def set_password(
+    db,
+    name: str,
+    username: str,
+    password: str,
+    *,
+    wallclock: Callable[[], float],
+    wait: float = DEFAULT_WAIT_S,
+    cost: int = SCRYPT_N,
+) -> Outcome:
+    """Give a player a new password (checked against the policy by the caller); `cost` is
+    scrypt's N. Like add-player, it works with or without a running server."""
+    payload = {"username": username, "password_hash": hash_password(password, n=cost)}
+    request, text = _edit(
+        db, name, "set_password", payload, lambda game: set_password_of(game, payload), wallclock
+    )
+    if request is None:
+        return Outcome(text)
+    return _ask_server(db, request, wait, "the password is changed when the server starts", wallclock)
 
 
 def remove_player(

@@ -25,7 +25,7 @@ from twisted.logger import Logger
 
 from .directory import GameDirectory
 from .game import Game
-from .game_operations import OperationError, add_player_to, end_turn_of, remove_player_from
+from .game_operations import OperationError, add_player_to, end_turn_of, remove_player_from, set_password_of
 from .snapshot import GameSnapshot
 
 log = Logger()
@@ -70,6 +70,7 @@ class OperatorDesk:
         self._last_beat = 0.0
         self._deadlines: dict[int, tuple[int, float]] = {}
         self._stopped = False
+        self._unreachable = False  # the last poll could not reach the database
         self.cluster = cluster  # server.cluster.node.ClusterNode: no lease, only its games' requests
 
     # -- the lease ----------------------------------------------------------------------
@@ -116,9 +117,25 @@ class OperatorDesk:
         """Refresh the heartbeat when due, then carry out the pending requests in order.
         Never fails (a failure would stop the loop): problems are logged."""
         d = defer.ensureDeferred(self._poll())
-        d.addErrback(lambda failure: log.failure("operator requests: polling failed", failure))
+        d.addCallbacks(self._polled, self._poll_failed)
         self._polling = d
         return d
+
+    def _polled(self, _: object) -> None:
+        if self._unreachable:
+            self._unreachable = False
+            log.info("operator requests: the database is reachable again")
+
+    def _poll_failed(self, failure) -> None:
+        from .store import StoreUnavailable
+
+        if not failure.check(StoreUnavailable):
+            log.failure("operator requests: polling failed", failure)
+        elif not self._unreachable:  # one line per outage, not one a second
+            self._unreachable = True
+            log.warn(
+                "operator requests: the database is unreachable: {error}", error=failure.getErrorMessage()
+            )
 
     async def _poll(self) -> None:
         from .database.lease import HEARTBEAT_INTERVAL_S
@@ -217,6 +234,12 @@ class OperatorDesk:
     async def _apply_remove_player(self, request) -> str:
         game = self._game(request.game_id)
         return await remove_player_from(game, request.payload["username"])
+
+    async def _apply_set_password(self, request) -> str:
+        game = self._game(request.game_id)
+        if game is None:
+            raise OperationError(f"no game with id {request.game_id}")
+        return await set_password_of(game, request.payload)
 
     async def _apply_move_game(self, request) -> str:
         if self.cluster is None:

@@ -29,14 +29,43 @@ class Refused(Exception):
 
 
 MAX_NAME = 64
+MAX_PASSWORD = 1024
 
 ACCOUNT_EXISTS = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "An account with that name already exists.")
 GAME_FULL = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game has no room for more players.")
 GAME_ENDED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
 CREATION_DISABLED = Problem(ProblemCode.PERMISSION_DENIED, "Account creation Disabled")  # tpserver-cpp
-BAD_NAME = Problem(ProblemCode.FRAME, f"A user name must be 1 to {MAX_NAME} characters, without '@'.")
+BAD_NAME = Problem(
+    ProblemCode.FRAME,
+    f"A user name must be 1 to {MAX_NAME} printable characters, without '@' and without spaces at "
+    "either end.",
+)
 BAD_LOGIN = Problem(ProblemCode.FRAME, "Login Error - bad username or password")
 BAD_SLOT = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "No such slot in that order queue.")
 REMOVED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You have been removed from this game.")
 NO_SUCH_PLAYER = Problem(ProblemCode.NO_SUCH_THING, "No player of that name in this game.")
 NO_SUCH_MESSAGE = Problem(ProblemCode.NO_SUCH_THING, "No such message")
+
+EMPTY_PASSWORD = Problem(ProblemCode.FRAME, "A password is needed.")
+LONG_PASSWORD = Problem(ProblemCode.FRAME, f"A password can have at most {MAX_PASSWORD} characters.")
+TOO_MANY_FAILED_LOGINS = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "Too many failed logins from your address; wait a minute, then log in on a new connection.",
+)
+
+
+# While the store cannot keep the turn that ended (the game retries every few seconds).
+TURN_NOT_STORED = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "The game's database is unavailable right now, so the turn that has ended cannot be stored "
+    "yet; the next turn begins as soon as it is back. Try again shortly.",
+)
+
+
+def short_password(min_length: int) -> Problem:
+    return Problem(ProblemCode.FRAME, f"A password must have at least {min_length} characters.")
+
+
+def clipped(text: str, limit: int = 40) -> str:
+    """Player text as a refusal may quote it: at most `limit` characters (then "…"), as a repr."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")

@@ -35,7 +35,7 @@ from . import catalogue
 from .accounts import split_login
 from .directory import GameDirectory
 from .game import Game
-from .refusals import Refused
+from .refusals import Refused, clipped
 from .snapshot import GameSnapshot
 from .tp_errors import TPRefusal, fail, fail_for, internal_error
 from .views import tp_frames
@@ -120,13 +120,17 @@ class Session:
                 fail(FailCode.FRAME, "Wrong type of frame in this state, please login first"), sequence
             )
         game = self.game if self.state is State.PLAYING else None
-        if game is not None and game.busy:
-            d = game.ready()
+        if game is not None and game.busy and not isinstance(message, tp.Ping):
+            # Wait for the new turn; while the store cannot keep it, answer "try again" at once.
+            d = game.ready_or_refused()
             if isinstance(message, tp.FinishedTurn):
                 # Sent while the turn was ending: it was meant for that turn, not the next one.
                 d.addCallback(lambda _: self._encode(tp.Okay("Turn finished"), sequence))
             else:
                 d.addCallback(lambda _: self._run(command, message, sequence))
+            d.addErrback(
+                lambda failure: self._encode(self._failure(failure.value, command, message), sequence)
+            )
             return d
         return self._run(command, message, sequence)
 
@@ -272,7 +276,7 @@ class Session:
         username, game_name = split_login(message.username)
         game = self.directory.find(game_name)
         if game is None:
-            raise TPRefusal(FailCode.NO_SUCH_THING, f"No such game: {game_name}")
+            raise TPRefusal(FailCode.NO_SUCH_THING, f"No such game: {_game_named(game_name)}")
         d = game.create_account(username, message.password, message.email, message.comment)
 
         def created(player: int) -> tp.Message:
@@ -292,7 +296,7 @@ class Session:
         username, game_name = split_login(message.username)
         game = self.directory.find(game_name)
         if game is None:
-            raise TPRefusal(FailCode.FRAME, f"Login Error - no such game {game_name!r}")
+            raise TPRefusal(FailCode.FRAME, f"Login Error - no such game {_game_named(game_name)}")
         if game.player_id(username) is None and game.setup.auto_add:
             d = game.create_account(username, message.password, creation_setting_applies=False)
         else:
@@ -659,6 +663,11 @@ class Session:
             return tp_frames.player_message(snapshot, pid)
 
         return self._each(message.ids, one)
+
+
+def _game_named(name: str | None) -> str:
+    """A game name from a login, as a refusal quotes it (clipped: it is the peer's text)."""
+    return clipped(name) if name is not None else "(none named, and no default game)"
 
 
 def _private_frame_caches() -> Callable[[int], FrameCache]:

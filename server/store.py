@@ -8,7 +8,7 @@ stored as one unit. `MemoryStore` keeps everything in this process; the database
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import ruleset
@@ -123,7 +123,7 @@ class GameStore(Protocol):
 
     # Optional (the game service calls them when the store has them):
     # record_finished(game_id, turn, player), remove_player(game_id, player_id),
-    # set_deadline(game_id, turn, deadline).
+    # set_deadline(game_id, turn, deadline), set_password_hash(game_id, player_id, hash).
 
 
 class MemoryStore:
@@ -163,6 +163,12 @@ class MemoryStore:
 
     def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
         self.games[game_id].deadline = None if deadline is None else (turn, deadline)
+
+    def set_password_hash(self, game_id: int, player_id: int, password_hash: str) -> None:
+        accounts = self.games[game_id].accounts
+        accounts[:] = [
+            replace(a, password_hash=password_hash) if a.player_id == player_id else a for a in accounts
+        ]
 
     def turn_record(self, game_id: int, turn: int) -> TurnRecord | None:
         for record in self.games[game_id].turns:

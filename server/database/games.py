@@ -253,6 +253,17 @@ def thd_remove_player(conn: Connection, game_id: int, player_id: int) -> None:
         raise NotFoundError(f"game {game_id} has no player {player_id}")
 
 
+def thd_set_password_hash(conn: Connection, game_id: int, player_id: int, password_hash: str) -> None:
+    """Replace a player's password hash (a password change, or a hash made stronger)."""
+    result = conn.execute(
+        accounts.update()
+        .where(accounts.c.game_id == game_id, accounts.c.player_id == player_id)
+        .values(password_hash=password_hash)
+    )
+    if result.rowcount == 0:
+        raise NotFoundError(f"game {game_id} has no player {player_id}")
+
+
 def thd_set_deadline(conn: Connection, game_id: int, turn: int, deadline: float | None) -> None:
     """The end-of-turn deadline (Unix time) of `turn`, None for none."""
     conn.execute(

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 from .schema import operator_requests
 
 PENDING, DONE, FAILED = "pending", "done", "failed"
-KINDS = ("load_game", "end_turn", "add_player", "remove_player", "move_game")
+KINDS = ("load_game", "end_turn", "add_player", "remove_player", "move_game", "set_password")
 
 
 @dataclass(frozen=True, slots=True)

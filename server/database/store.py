@@ -100,6 +100,9 @@ class _Games:
     def set_deadline(self, game_id: int, turn: int, deadline: float | None):
         return self._write(q.thd_set_deadline, game_id, turn, deadline)
 
+    def set_password_hash(self, game_id: int, player_id: int, password_hash: str):
+        return self._run(q.thd_set_password_hash, game_id, player_id, password_hash)
+
     # -- operator requests and the server lease (server.operations) -----------------------
 
     def queue_request(self, game_id: int, kind: str, payload: dict):

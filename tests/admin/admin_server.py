@@ -17,8 +17,9 @@ from twisted.internet import defer
 from twisted.logger import Logger
 
 from server.admin import AdminSettings, LiveBackend, listen
-from server.app import begin_logging, start_server
+from server.app import start_server
 from server.config import GameConfig, ServerConfig
+from server.logs import begin_logging
 from server.turn_timer import TimerSettings
 
 log = Logger()

@@ -73,7 +73,9 @@ def test_a_lonely_bot_gives_up_in_time(tae_server):
     # One player never makes a turn end (the server waits for two, turn_players_min): the bot
     # plays its turn, waits, and reports the timeout instead of hanging.
     host, port = tae_server
-    (result,) = run_bots(host, port, ["solo"], "pw", "tp04", timeout=5, turn_timeout=1.5, deadline=30)
+    (result,) = run_bots(
+        host, port, ["solo"], "solo-password", "tp04", timeout=5, turn_timeout=1.5, deadline=30
+    )
     assert result.turns_played == 1 and not result.game_over
     assert result.error is not None and "RequestTimeout" in result.error
     assert result.seconds < 15

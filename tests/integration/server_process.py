@@ -73,7 +73,7 @@ class ServerProcess:
                 text=True,
             )
         threading.Thread(target=self._read, args=(self.process,), daemon=True).start()
-        event = self.wait_for(lambda e: str(e.get("log_format", "")).startswith("listening on"), timeout)
+        event = self.wait_for(lambda e: str(e.get("message", "")).startswith("listening on"), timeout)
         return int(event["port"])
 
     def _read(self, process: subprocess.Popen) -> None:

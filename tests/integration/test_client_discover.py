@@ -84,7 +84,7 @@ def test_discover_finds_the_server_and_its_options_connect(tmp_path, monkeypatch
         assert server["comment"] == "discover me" and server["game"] == "lantae"
         assert server["connect"] == f"--host 127.0.0.1 --port {port}"
         connect = shlex.split(server["connect"])
-        login = [*connect, "--user", "lan", "--password", "pw"]
+        login = [*connect, "--user", "lan", "--password", "lan-password"]
         assert CliRunner().invoke(cli, [*login, "create-account"]).exit_code == 0
         status = CliRunner().invoke(cli, [*login, "--json", "status"])
         assert status.exit_code == 0, status.output

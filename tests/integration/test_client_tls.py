@@ -97,16 +97,18 @@ def tae_client(*args: str, expect: int = 0):
 def test_a_ca_file_verifies_the_server(servers):
     _plain, secure, cert = servers
     login = ["--host", "localhost", "--port", str(secure), "--tls", "--ca-file", str(cert)]
-    tae_client(*login, "--user", "tina", "--password", "pw", "create-account")
-    status = json.loads(tae_client(*login, "--user", "tina", "--password", "pw", "--json", "status").stdout)
+    tae_client(*login, "--user", "tina", "--password", "tls-password", "create-account")
+    status = json.loads(
+        tae_client(*login, "--user", "tina", "--password", "tls-password", "--json", "status").stdout
+    )
     assert status["player"]["name"] == "tina" and status["server"]["port"] == secure
 
 
 def test_insecure_accepts_a_self_signed_certificate(servers):
     _plain, secure, _cert = servers
     common = ["--host", "127.0.0.1", "--port", str(secure), "--tls", "--insecure"]
-    tae_client(*common, "--user", "ivan", "--password", "pw", "create-account")
-    tae_client(*common, "--user", "ivan", "--password", "pw", "status")
+    tae_client(*common, "--user", "ivan", "--password", "tls-password", "create-account")
+    tae_client(*common, "--user", "ivan", "--password", "tls-password", "status")
 
 
 def test_the_system_store_does_not_trust_a_self_signed_certificate(servers):
@@ -197,6 +199,8 @@ def test_bots_play_over_tls(servers):
         str(cert),
         "--json",
         "bot",
+        "--password",
+        "bot-password",
         "--prefix",
         "tlsbot",
         "-n",

@@ -98,7 +98,7 @@ def create_games(url: str, names: list[str], *extra: str) -> None:
         assert done.returncode == 0, done.stderr
 
 
-def player(port: int, login: str, password: str = "pw") -> TPClient:
+def player(port: int, login: str, password: str = "a-password") -> TPClient:
     client = TPClient(port)
     client.connect()
     assert isinstance(client.create_account(login, password), tp.Okay)

@@ -53,7 +53,7 @@ class RecordingBot:
         client = None
         try:
             client = BlockingClient.connect("127.0.0.1", self.port, version=Version.TP04, timeout=60)
-            client.login(f"{self.name}@{self.game}", "pw", create=True)
+            client.login(f"{self.name}@{self.game}", "a-password", create=True)
             self.barrier.wait(timeout=120)
             while time.monotonic() < deadline:
                 report = client.run(self.bot.turn_plan(client.game), 60)

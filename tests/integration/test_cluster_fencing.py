@@ -121,8 +121,8 @@ def test_a_cut_off_node_cannot_commit_and_the_new_owner_goes_on(pg_url, tmp_path
             client = TPClient(a.port)
             clients.append(client)
             client.connect()
-            assert isinstance(client.create_account(f"{name}@duel", "pw"), tp.Okay)
-            client.login(f"{name}@duel", "pw")
+            assert isinstance(client.create_account(f"{name}@duel", "a-password"), tp.Okay)
+            client.login(f"{name}@duel", "a-password")
         ann, bob = clients
         fleets = legal_orders(pg_url, "duel", 1)
         fleet, kind, target = fleets[0]

@@ -95,9 +95,9 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
     try:
         port = server.start()
         ann_n = player(port, "ann@north", "north-pw")
-        bob_n = player(port, "bob@north", "pw")
+        bob_n = player(port, "bob@north", "secret-pw")
         ann_s = player(port, "ann@south", "south-pw")  # the same name, another game's account
-        cat_s = player(port, "cat@south", "pw")
+        cat_s = player(port, "cat@south", "secret-pw")
         clients += [ann_n, bob_n, ann_s, cat_s]
 
         listed = games_by_name(ann_n)
@@ -110,8 +110,8 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
         extra = TPClient(port)
         clients.append(extra)
         extra.connect()
-        assert isinstance(extra.create_account("dan@south", "pw"), tp.Fail)
-        assert isinstance(extra.create_account("dan@north", "pw"), tp.Okay)
+        assert isinstance(extra.create_account("dan@south", "secret-pw"), tp.Fail)
+        assert isinstance(extra.create_account("dan@north", "secret-pw"), tp.Okay)
         wrong = extra.one(tp.Login("ann@south", "north-pw"))
         assert isinstance(wrong, tp.Fail)
 
@@ -134,7 +134,7 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
         # north's players finish: north moves on, south does not
         for client in (ann_n, bob_n):
             assert isinstance(client.one(tp.FinishedTurn()), tp.Okay)
-        dan_n = player(port, "dan@north", "pw", create=False)
+        dan_n = player(port, "dan@north", "secret-pw", create=False)
         clients.append(dan_n)
         assert turn_of(ann_n) == 0, "dan joined north: the turn waits for him too"
         assert isinstance(dan_n.one(tp.FinishedTurn()), tp.Okay)
@@ -147,10 +147,10 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
         assert "game 'east' loaded at turn 0" in out
         assert set(games_by_name(ann_s)) == {"north", "south", "east"}
         assert (
-            cli(capsys, "add-player", "east", "eve", "--password", "pw", "--database", url)
+            cli(capsys, "add-player", "east", "eve", "--password", "eve-password", "--database", url)
             == "player 'eve' added to game 'east' as player 1\n"
         )
-        eve = player(port, "eve@east", "pw", create=False)
+        eve = player(port, "eve@east", "eve-password", create=False)
         clients.append(eve)
         assert "turn 1 of game 'south' ended" in cli(capsys, "end-turn", "south", "--database", url)
         assert turn_of(ann_s) == 1 and turn_of(ann_n) == 1 and turn_of(eve) == 0

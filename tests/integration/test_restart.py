@@ -255,7 +255,7 @@ def test_clean_stop_keeps_orders_finished_players_and_the_deadline(sqlite_url, t
             client.close()
         assert server.terminate(sig) == 0, server.stderr
         assert server.stderr.strip() == ""
-        assert any(e.get("log_format") == "server stopped" for e in server.events)
+        assert any(e.get("message") == "server stopped" for e in server.events)
 
         port = server.start()
         clients = login_all(port, create=False)

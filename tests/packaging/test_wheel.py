@@ -126,7 +126,7 @@ def test_the_installed_commands_serve_and_play(installed, tmp_path):
             TAE_HOST="127.0.0.1",
             TAE_PORT=str(port),
             TAE_USER="alice",
-            TAE_PASSWORD="pw",
+            TAE_PASSWORD="alice-password",
             TAE_TIMEOUT="20",
         )
         client = str(installed / "tae-client")
@@ -201,7 +201,7 @@ class InstalledServer:
                 event = json.loads(line)
             except ValueError:
                 continue
-            if str(event.get("log_format", "")).startswith("listening on"):
+            if str(event.get("message", "")).startswith("listening on"):
                 return int(event["port"])
 
     def terminate(self) -> int:
