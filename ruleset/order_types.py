@@ -22,6 +22,11 @@ class OrderType(IntEnum):
     def title(self) -> str:
         return ORDER_NAMES[self]
 
+    @property
+    def takes_target(self) -> bool:
+        """Every order names a star system, but Reinforce (R6, R18)."""
+        return self is not OrderType.REINFORCE
+
 
 ORDER_TYPES = tuple(OrderType)  # by id: ORDER_TYPES[order.type] is quicker than OrderType(order.type)
 
