@@ -44,9 +44,11 @@ from .errors import (
     ConnectFailed,
     ConnectionClosed,
     Redirected,
+    RequestFailed,
     RequestTimeout,
     StreamBroken,
     TlsMismatch,
+    creation_refusal,
 )
 from .game_api import TaeGame
 from .plans import Plan, PlanDone, advance, is_batch
@@ -338,15 +340,19 @@ class BlockingClient:
         email: str = "",
         comment: str = "",
     ) -> Okay:
-        """Login → Okay (``RequestFailed`` if refused). With ``create``, CreateAccount first
-        (its Fail, e.g. "account exists", is ignored: the Login decides)."""
+        """Login → Okay (``RequestFailed`` if refused). With ``create``, CreateAccount first;
+        its Fail ("account exists") is ignored when the Login succeeds, and is the error raised
+        when both fail for another reason (a password too short, a full game...)."""
+        refused: RequestFailed | None = None
         if create:
             try:
                 self.request(CreateAccount(username, password, email, comment))
-            except ClientError as error:
-                if isinstance(error, ConnectionClosed):
-                    raise
-        reply = self.request(Login(username, password))
+            except RequestFailed as error:
+                refused = error
+        try:
+            reply = self.request(Login(username, password))
+        except RequestFailed as error:
+            raise creation_refusal(refused) or error from None
         if isinstance(reply, Redirect):
             raise Redirected(reply.uri)
         return reply

@@ -63,7 +63,7 @@ log = logging.getLogger("clients.bot")
 DEFAULT_MAX_TURNS = 500
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_TURN_TIMEOUT = 900.0
-DEFAULT_PASSWORD = "bot"
+DEFAULT_PASSWORD = "bot-password"  # at least the 6 characters a default server asks for
 
 
 class Failure(enum.Enum):

@@ -129,3 +129,11 @@ class Redirected(ClientError):
 
 class RequestTimeout(ClientError):
     """No (complete) answer arrived in time."""
+
+
+def creation_refusal(refused: RequestFailed | None) -> RequestFailed | None:
+    """The CreateAccount refusal worth reporting when the Login that followed it failed too:
+    not "the account exists" (then the Login's own refusal, a wrong password, says more)."""
+    if refused is None or "exists" in refused.fail.message:
+        return None
+    return refused

@@ -40,7 +40,14 @@ from protocol import Connect, CreateAccount, Login, Message, Redirect, TimeRemai
 
 from .blocking import CLIENT_STRING, DEFAULT_PORT
 from .cache import Cache
-from .errors import ClientError, ConnectFailed, ConnectionClosed, Redirected, RequestTimeout
+from .errors import (
+    ClientError,
+    ConnectFailed,
+    Redirected,
+    RequestFailed,
+    RequestTimeout,
+    creation_refusal,
+)
 from .game_api import TaeGame
 from .plans import Plan, PlanDone, advance, is_batch
 from .session import AsyncReceived, ClientSession, ReplyReceived, Request
@@ -265,14 +272,16 @@ class TwistedClient:
     def login(
         self, username: str, password: str, *, create: bool = False, email: str = "", comment: str = ""
     ):
+        refused: RequestFailed | None = None
         if create:
             try:
                 yield self.request(CreateAccount(username, password, email, comment))
-            except ConnectionClosed:
-                raise
-            except ClientError:
-                pass
-        reply = yield self.request(Login(username, password))
+            except RequestFailed as error:
+                refused = error
+        try:
+            reply = yield self.request(Login(username, password))
+        except RequestFailed as error:
+            raise creation_refusal(refused) or error from None
         if isinstance(reply, Redirect):
             raise Redirected(reply.uri)
         return reply
