@@ -48,7 +48,9 @@ def vacation_started(state: GameState, player_id: int) -> tuple[Message, ...]:
     return _to_everyone(
         state,
         VACATION,
-        compose(_who(state, player_id), " is on vacation. The stand-in plays their seat until they are back."),
+        compose(
+            _who(state, player_id), " is on vacation. The stand-in plays their seat until they are back."
+        ),
     )
 
 

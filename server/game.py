@@ -565,7 +565,9 @@ class Game:
         maximum = self.setup.vacation_days_max
         if problem is None and not maximum:
             problem = NO_VACATIONS
-        if problem is None and (isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= maximum):
+        if problem is None and (
+            isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= maximum
+        ):
             problem = vacation_days(maximum)
         if problem is not None:
             return _refuse(problem)
@@ -655,14 +657,20 @@ class Game:
     def _vacation_due(self, player: int) -> None:
         self._vacation_ends.pop(player, None)
         d = self._lock.run(self._end_vacation, player, True)
-        d.addErrback(
-            lambda failure: log.failure(
-                "game {game}: ending the vacation of player {player} failed",
-                failure,
+
+        def not_stored(failure) -> None:
+            log.warn(
+                "game {game}: ending the vacation of player {player} failed ({error}); "
+                "trying again in {delay} s",
                 game=self.setup.name,
                 player=player,
+                error=failure.getErrorMessage(),
+                delay=COMMIT_RETRY_S,
             )
-        )
+            if not self._closed:
+                self._vacation_ends[player] = self.clock.callLater(COMMIT_RETRY_S, self._vacation_due, player)
+
+        d.addErrback(not_stored)
 
     # -- orders --------------------------------------------------------------------------
 
@@ -880,7 +888,9 @@ class Game:
 
     def _resolve_locked(self, _lock: object) -> None:
         d = self._play_stand_ins()
-        d.addErrback(lambda failure: log.failure("game {game}: the stand-in failed", failure, game=self.setup.name))
+        d.addErrback(
+            lambda failure: log.failure("game {game}: the stand-in failed", failure, game=self.setup.name)
+        )
         d.addCallback(lambda _: self._resolve_orders())
 
     def _play_stand_ins(self) -> defer.Deferred:
@@ -899,9 +909,7 @@ class Game:
         orders = stand_in_orders(seat, stand_in_rng(self.setup.seed, self._state.turn + 1, player))
         d: defer.Deferred = defer.succeed(None)
         for order in orders:
-            d.addCallback(
-                lambda _, o=order: self._insert_order(o.player, o.fleet, -1, o.type, o.target)
-            )
+            d.addCallback(lambda _, o=order: self._insert_order(o.player, o.fleet, -1, o.type, o.target))
             d.addErrback(self._stand_in_order_failed, order)
         if orders:
             log.info(
