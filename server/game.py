@@ -528,10 +528,11 @@ class Game:
         return attendance_of(self._attendance, player)
 
     def take_seat_back(self, player: int) -> defer.Deferred:
-        """The player logged in (or gave an order): an absent player plays their own seat again
-        and everyone is told. A vacation goes on (only its end or the player ends it); a
-        resignation is for good. Fires with the player's Attendance."""
-        return self._lock.run(self._take_seat_back, player)
+        """The player logged in: an absent player plays their own seat again and everyone is
+        told. A vacation goes on (only its end or the player ends it); a resignation is for
+        good. Never fails: when the store cannot keep it, the seat stays with the stand-in
+        (logged) until the player's next login or order. Fires with None."""
+        return self._lock.run(self._back_quietly, player)
 
     def _take_seat_back(self, player: int) -> defer.Deferred:
         before = attendance_of(self._attendance, player)
@@ -551,7 +552,7 @@ class Game:
                 error=failure.getErrorMessage(),
             )
 
-        return self._take_seat_back(player).addErrback(not_stored)
+        return self._take_seat_back(player).addCallbacks(lambda _: None, not_stored)
 
     def start_vacation(self, player: int, days: int) -> defer.Deferred:
         """The player goes on vacation for `days` days from now (1 to the game's
@@ -785,7 +786,8 @@ class Game:
         if presence is Presence.RESIGNED:
             return _refuse(RESIGNED)
         if presence is Presence.ABSENT:  # finishing a turn is playing: the seat is theirs again
-            return self.take_seat_back(player).addCallback(lambda _: self.finish_turn(player))
+            back = self._lock.run(self._take_seat_back, player)
+            return back.addCallback(lambda _: self.finish_turn(player))
         if player in self._finished:
             self._check_turn_end()
             return self.ready_or_refused().addErrback(lambda _: None)

@@ -44,6 +44,18 @@ class ServedGame(Protocol):
     def finish_turn(self, player: int) -> Any:
         """Deferred[None], fired once the finished flag is stored."""
 
+    def take_seat_back(self, player: int) -> Any:
+        """Deferred: a login takes an absent player's seat back from the stand-in (never fails)."""
+
+    def start_vacation(self, player: int, days: int) -> Any:
+        """Deferred[Attendance]; fails with Refused."""
+
+    def end_vacation(self, player: int) -> Any:
+        """Deferred[Attendance]; fails with Refused(NOT_ON_VACATION)."""
+
+    def resign(self, player: int) -> Any:
+        """Deferred[Attendance]; fails with Refused."""
+
 
 class GameFinder(Protocol):
     """The games a server hosts (`server.directory.GameDirectory`)."""

@@ -229,6 +229,7 @@ class Pages:
             if refused.problem == BAD_LOGIN:
                 self.web.brake.failed(address)
             return await self.game(request, name, refused.problem)
+        await actions.seat_taken_back(game, player)
         session = browser.start_session()
         session.logins[snapshot.name] = (player, username)
         return self._redirect(request, game_path(snapshot.name, "play"))

@@ -98,7 +98,8 @@ def test_a_player_who_misses_turns_is_played_by_the_stand_in_until_they_log_in()
         assert check_order(state, order, accepted) is None
         accepted.append(order)
     # logging in again takes the seat back; everyone is told
-    assert result(game.take_seat_back(3)).presence is Presence.PLAYING
+    assert result(game.take_seat_back(3)) is None
+    assert game.snapshot.presence(3) is Presence.PLAYING
     assert 3 in game.snapshot.acting_players()
     assert [m.message.subject for m in game.snapshot.board(1)][-1] == absence_notices.BACK
     assert game.attendance(3).missed == 0
@@ -191,7 +192,8 @@ def test_a_vacation_can_be_cancelled_and_has_limits():
     assert result(game.end_vacation(1)).presence is Presence.PLAYING
     # logging in does not end a vacation
     result(game.start_vacation(1, 1))
-    assert result(game.take_seat_back(1)).presence is Presence.VACATION
+    result(game.take_seat_back(1))
+    assert game.snapshot.presence(1) is Presence.VACATION
     _, closed = four_players(Clock(), vacation_days_max=0)
     assert refusal(closed.start_vacation(1, 1)).problem == NO_VACATIONS
 
@@ -205,7 +207,8 @@ def test_resigning_is_for_good():
     assert refusal(game.authenticate("di", "secret")).problem == RESIGNED
     assert refusal(game.start_vacation(4, 1)).problem == RESIGNED
     assert refusal(game.finish_turn(4)).problem == RESIGNED
-    assert result(game.take_seat_back(4)).presence is Presence.RESIGNED
+    result(game.take_seat_back(4))
+    assert game.snapshot.presence(4) is Presence.RESIGNED
     assert game.snapshot.seat_label(4) == "resigned" and 4 not in game.snapshot.acting_players()
 
 
