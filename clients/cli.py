@@ -49,9 +49,9 @@ _EPILOG = (
     + "\n".join(f"  {code:<3} {text}" for code, text in EXIT_CODES.items())
     + (
         "\n\n\b\nConnection settings: flags > TAE_HOST, TAE_PORT, TAE_USER, TAE_PASSWORD,\n"
-        "TAE_PROTOCOL, TAE_TIMEOUT, TAE_TLS, TAE_CA_FILE, TAE_INSECURE > config file\n"
-        "(--config, $TAE_CLIENT_CONFIG or ~/.config/tae-client/config.toml; keys host,\n"
-        "port, user, password, protocol, timeout, tls, ca_file, insecure) > defaults\n"
+        "TAE_PROTOCOL, TAE_TIMEOUT, TAE_TLS, TAE_CA_FILE, TAE_INSECURE, TAE_WEB_URL > config\n"
+        "file (--config, $TAE_CLIENT_CONFIG or ~/.config/tae-client/config.toml; keys host,\n"
+        "port, user, password, protocol, timeout, tls, ca_file, insecure, web_url) > defaults\n"
         "(localhost:6923, or 6924 with --tls; tp04, 30 s).\n\n"
         "\b\nFleets: an id, or merchant-leader, scientist-leader, settler-leader,\n"
         "mining-leader, bomber, colonist:TYPE (merchant, scientist, settler, mining).\n"
@@ -100,6 +100,11 @@ def _version() -> str:
     help="With --tls: accept any certificate (self-signed test servers only) [env TAE_INSECURE].",
 )
 @click.option(
+    "--web-url",
+    metavar="URL",
+    help="The server's web listener, for notify/vacation/resign/passwd [env TAE_WEB_URL; http://HOST:8080].",
+)
+@click.option(
     "--config",
     "config",
     metavar="FILE",
@@ -126,6 +131,7 @@ def cli(
     tls,
     ca_file,
     insecure,
+    web_url,
     config,
     json_default,
     color,
@@ -142,6 +148,7 @@ def cli(
         "tls": tls,
         "ca_file": ca_file,
         "insecure": insecure,
+        "web_url": web_url,
     }
     if color is None and "NO_COLOR" in os.environ:
         color = False
