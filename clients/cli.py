@@ -15,6 +15,7 @@ for internal errors); ``clients.cli_runtime`` holds what the commands share.
 from __future__ import annotations
 
 import os
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
 import click
@@ -30,12 +31,14 @@ from .cli_orders import order_group
 from .cli_runtime import (
     EXIT_CODES,
     EXIT_REFUSED,
+    EXIT_USAGE,
     CliError,
     Runtime,
     TaeGroup,
     emit_json,
     json_option,
     runtime,
+    say,
     show,
 )
 from .cli_settings import Settings
@@ -203,6 +206,35 @@ def show_settings(as_json):
         )
     click.echo(f"{'tls':<9} {text}  ({tls['sources']['tls']})")
     click.echo(f"{'config':<9} {data['config'] or '-'}")
+
+
+@cli.command("passwd")
+@click.option(
+    "--new-password-stdin",
+    "from_stdin",
+    is_flag=True,
+    help="Read the new password from the first line of stdin (for scripts) instead of asking.",
+)
+@json_option
+def passwd(from_stdin, as_json):
+    """Change the password of --user (through the server's web listener, see --web-url)."""
+    run = runtime()
+    api = run.player_api()
+    if from_stdin:
+        new_password = sys.stdin.readline().rstrip("\r\n")
+    elif sys.stdin.isatty():
+        new_password = click.prompt("new password", hide_input=True, confirmation_prompt=True, err=True)
+    else:
+        raise CliError(EXIT_USAGE, "no new password: run on a terminal or give --new-password-stdin")
+    if not new_password:
+        raise CliError(EXIT_USAGE, "the new password is empty")
+    api.call("POST", "password", {"new_password": new_password})
+    settings = run.settings()
+    hint = ""
+    if settings.sources.get("password") in ("file", "env"):
+        where = "$TAE_PASSWORD" if settings.sources["password"] == "env" else str(settings.config_path)
+        hint = f"; update {where}"
+    say(run, as_json, {"changed": True, "user": api.username}, f"password of {api.username} changed{hint}")
 
 
 # ------------------------------------------------------------------------------------------------
