@@ -24,7 +24,9 @@ from server.cli import cli as server_cli
 from server.config import load_config
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-FENCE = re.compile(r"^(?P<marker><!-- example: (?P<kind>[\w-]+) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```", re.M | re.S)
+FENCE = re.compile(
+    r"^(?P<marker><!-- example: (?P<kind>[\w-]+) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```", re.M | re.S
+)
 PROGRAMS = {"tae-server": server_cli, "tae-client": client_cli}
 
 
@@ -81,7 +83,10 @@ def test_the_readme_shows_commands():
 
 
 @pytest.mark.parametrize("line", command_lines())
-def test_every_command_line_parses(line):
+def test_every_command_line_parses(line, monkeypatch):
+    # a password the command would ask for is typed in
+    monkeypatch.setattr(click.termui, "hidden_prompt_func", lambda prompt: "typed-password")
+    monkeypatch.setattr(click.termui, "visible_prompt_func", lambda prompt: "typed-password")
     try:
         parse(line)
     except click.exceptions.Exit:
