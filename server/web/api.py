@@ -2,8 +2,8 @@
 
 Reads: GET /api/games, /api/games/NAME, /api/games/NAME/history, /api/games/NAME/turns/N (public),
 /api/games/NAME/me and /api/games/NAME/orders (the caller's own). Writes (POST, JSON bodies):
-/api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts, and the
-caller's seat: POST /vacation {"days": N} (DELETE /vacation ends it), POST /resign
+/api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts, /password,
+and the caller's seat: POST /vacation {"days": N} (DELETE /vacation ends it), POST /resign
 {"confirm": true}; GET /seat reads it (`server.attendance`).
 A caller authenticates with HTTP Basic (account name and password, as over TP) or with
 `Authorization: Bearer TOKEN` from POST /api/games/NAME/token. Every refusal is
@@ -98,6 +98,21 @@ def json_fields(request) -> dict[str, Any]:
     return fields
 
 
+def basic_credentials(request) -> tuple[str, str]:
+    """The account name and password of an ``Authorization: Basic`` header, or a refusal."""
+    header = (request.getHeader(b"authorization") or b"").strip()
+    scheme, _, value = header.partition(b" ")
+    if scheme.lower() != b"basic":
+        raise refusal(NO_CREDENTIALS)
+    try:
+        username, sep, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        raise refusal(NO_CREDENTIALS) from None
+    if not sep:
+        raise refusal(NO_CREDENTIALS)
+    return username, password
+
+
 def client_address(request) -> str:
     peer = request.getClientAddress()
     return getattr(peer, "host", None) or "unknown"
@@ -128,14 +143,7 @@ class Api:
             if snapshot.seat_label(found[1]) == "resigned":
                 raise refusal(RESIGNED)
             return found[1]
-        if scheme != b"basic":
-            raise refusal(NO_CREDENTIALS)
-        try:
-            username, sep, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
-        except (binascii.Error, UnicodeDecodeError):
-            raise refusal(NO_CREDENTIALS) from None
-        if not sep:
-            raise refusal(NO_CREDENTIALS)
+        username, password = basic_credentials(request)
         address = client_address(request)
         if self.web.brake.blocked(address):
             raise refusal(TOO_MANY_LOGINS)
@@ -267,6 +275,27 @@ class Api:
         await actions.resign(game, player, fields)
         return answer(request, seat_answer(game.snapshot, player))
 
+    async def password(self, request, name: str) -> bytes:
+        """Change the caller's password: HTTP Basic with the current one (never a token),
+        ``{"new_password": "..."}``; 204 once the new hash is stored."""
+        game = self.game(name)
+        fields = json_fields(request)
+        new_password = fields.get("new_password")
+        if not isinstance(new_password, str):
+            raise refusal(Problem(ProblemCode.FRAME, 'Send {"new_password": "..."}.'))
+        username, password = basic_credentials(request)
+        address = client_address(request)
+        if self.web.brake.blocked(address):
+            raise refusal(TOO_MANY_LOGINS)
+        try:
+            await defer.maybeDeferred(game.change_password, username, password, new_password)
+        except Refused as refused:
+            if refused.problem == BAD_LOGIN:
+                self.web.brake.failed(address)
+            raise
+        request.setResponseCode(204)
+        return b""
+
     async def accounts(self, request, name: str) -> bytes:
         game = self.game(name)
         player = await actions.create_account(game, json_fields(request))
@@ -323,6 +352,7 @@ def register(router: Router, web: WebSite) -> None:
         ("POST", "/api/games/{name}/vacation", api.vacation),
         ("DELETE", "/api/games/{name}/vacation", api.end_vacation),
         ("POST", "/api/games/{name}/resign", api.resign),
+        ("POST", "/api/games/{name}/password", api.password),
     ]
     for method, pattern, handler in routes:
         router.add(method, pattern, _refusals(handler))
