@@ -103,7 +103,7 @@ def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_
 
             played = wait_until(stand_in_orders, 30, "the stand-in's orders for dee")
             assert played, "the stand-in gave no orders"
-            assert not status().summary.phase == "over", "the game ended before dee came back"
+            assert status().summary.phase != "over", "the game ended before dee came back"
 
             # she comes back mid-game: logging in takes the seat back
             back = BlockingClient.connect(host, port, version=Version.TP04, timeout=20)
