@@ -39,11 +39,11 @@ def seat_line(seat: dict[str, Any]) -> str:
     if name == "resigned":
         return "you resigned: the stand-in plays your seat to the end of the game"
     missed = int(seat.get("missed_turns") or 0)
-    line = "you play your own seat"
     after = int(seat.get("absent_after_missed_turns") or 0)
-    if missed and after:
-        turns = f"{missed} turn{'s' if missed != 1 else ''}"
-        line += f" (you missed {turns}; after {after} in a row the stand-in plays)"
+    line = "you play your own seat"
+    if after:
+        line += f" (the stand-in plays after {after} missed turns in a row"
+        line += f"; you missed {missed})" if missed else ")"
     return line
 
 
