@@ -178,8 +178,8 @@ class Game:
     def _restart_serial(stored: StoredGame, clock: IReactorTime) -> int:
         """A modtime serial above any this game can have issued before the restart.
 
-        Only a turn's serial is stored; between turns every join, order, removal and message
-        removal moved the serial by at most two. Clients cache by modtime, so after a restart
+        Only a turn's serial is stored; between turns every join, order, removal, message
+        removal and change of a seat moved the serial by at most two. Clients cache by modtime, so after a restart
         every item must look at least as new as before (§5.5); the clock keeps it plausible.
         """
         last = stored.turns[-1].modtime_serial if stored.turns else 0
@@ -188,6 +188,8 @@ class Game:
             + len(stored.turns)
             + len(stored.removed_messages)
             + 2 * (len(stored.orders) + len(stored.removed_orders))
+            # a seat's change (server.attendance) posts a notice to every player's board
+            + len(stored.join_messages)
         )
         return max(last, int(clock.seconds())) + 2 * events + 16
 

@@ -3,6 +3,8 @@ memory store and the SQLite/PostgreSQL stores, on a task.Clock."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from twisted.internet.task import Clock
 
@@ -283,3 +285,59 @@ def test_attendance_survives_a_restart_on_the_database(db_store):
     clock.advance(4 * DAY_S)
     assert again.snapshot.presence(3) is Presence.PLAYING
     assert again.state.phase is not Phase.OVER
+
+
+# -- settings: the configuration file, create-game and status --------------------------------
+
+
+def test_the_settings_come_from_the_config_file_and_are_checked(tmp_path):
+    from server.config import ConfigError, load_config
+
+    path = tmp_path / "tae.toml"
+    path.write_text("[game]\nabsent_after_missed_turns = 0\nvacation_days_max = 30\n")
+    game = load_config(str(path)).game
+    assert (game.absent_after_missed_turns, game.vacation_days_max) == (0, 30)
+    setup = game.setup(ctime=0)
+    assert (setup.absent_after_missed_turns, setup.vacation_days_max) == (0, 30)
+    path.write_text("[game]\nvacation_days_max = -1\n")
+    with pytest.raises(ConfigError, match="game.vacation_days_max cannot be negative"):
+        load_config(str(path))
+    path.write_text("[game]\nabsent_after_missed_turns = 'two'\n")
+    with pytest.raises(ConfigError, match="absent_after_missed_turns"):
+        load_config(str(path))
+
+
+def test_create_game_flags_and_status_show_the_settings_and_seats(tmp_path, capsys):
+    from server.cli import main
+    from server.database import SyncDatabase
+    from server.database import games as q
+
+    url = f"sqlite:///{tmp_path / 'tae.db'}"
+
+    def run(*args: str) -> tuple[int, str]:
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as done:
+            code = done.code if isinstance(done.code, int) else 0
+        return code, capsys.readouterr().out
+
+    code, _ = run("create-game", "g", "--database", url, "--absent-after", "3", "--vacation-days-max", "0")
+    assert code == 0
+    for name in ("ann", "bob"):
+        assert run("add-player", "g", name, "--password", "secret-password", "--database", url)[0] == 0
+    # bob resigns (as the JSON API would, here on the stored game)
+    db = SyncDatabase(url)
+    try:
+        db.run(q.thd_record_attendance, 1, (Attendance(2, Presence.RESIGNED),), ())
+    finally:
+        db.close()
+    code, out = run("status", "g", "--database", url)
+    assert code == 0
+    assert "the stand-in plays after 3 missed turns; vacations: none" in out
+    assert "resigned: the stand-in plays" in out
+    code, out = run("status", "g", "--database", url, "--json")
+    data = json.loads(out)
+    assert [p["seat"] for p in data["players"]] == ["playing", "resigned"]
+    assert data["absent_after_missed_turns"] == 3 and data["vacation_days_max"] == 0
+    assert data["waiting_for"] == ["ann"]
