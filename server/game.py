@@ -179,8 +179,9 @@ class Game:
         """A modtime serial above any this game can have issued before the restart.
 
         Only a turn's serial is stored; between turns every join, order, removal, message
-        removal and change of a seat moved the serial by at most two. Clients cache by modtime, so after a restart
-        every item must look at least as new as before (§5.5); the clock keeps it plausible.
+        removal and change of a seat moved the serial by at most two. Clients cache by
+        modtime, so after a restart every item must look at least as new as before (§5.5); the
+        clock keeps it plausible.
         """
         last = stored.turns[-1].modtime_serial if stored.turns else 0
         events = (
