@@ -535,6 +535,8 @@ class Game:
         told. A vacation goes on (only its end or the player ends it); a resignation is for
         good. Never fails: when the store cannot keep it, the seat stays with the stand-in
         (logged) until the player's next login or order. Fires with None."""
+        if attendance_of(self._attendance, player).presence is not Presence.ABSENT:
+            return defer.succeed(None)  # every other login: no need to wait for the lock
         return self._lock.run(self._back_quietly, player)
 
     def _take_seat_back(self, player: int) -> defer.Deferred:
@@ -823,13 +825,20 @@ class Game:
         """A turn in which only seats the stand-in plays act (a combat between two absent
         players, say) ends at once while anyone else is still playing the game: they have
         nothing to do in it. A game nobody plays any more goes on at its deadline only."""
+        if self._only_stand_ins_act():
+            self.clock.callLater(0, self._end_stand_ins_turn)
+
+    def _only_stand_ins_act(self) -> bool:
         snapshot = self.snapshot
-        if not self._started or snapshot.over or self.busy or snapshot.acting_players():
-            return
+        if not self._started or snapshot.over or self.busy or self._closed or snapshot.acting_players():
+            return False
         everyone = ruleset.acting_players(self._state, self._removed)
         present = [p.id for p in self._state.players if p.id not in self._removed | snapshot.stand_ins()]
-        if everyone and present:
-            self.clock.callLater(0, self._resolve)
+        return bool(everyone and present)
+
+    def _end_stand_ins_turn(self) -> None:
+        if self._only_stand_ins_act():  # still so (nobody came back meanwhile)
+            self.timer.force_end()
 
     def _store_finished(self, player: int, turn: int) -> defer.Deferred:
         """Remember durably that the player finished, so that a turn whose end a crash cut short
