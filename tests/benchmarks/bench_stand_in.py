@@ -82,7 +82,9 @@ def turn_end_times(absent: int, turns: int = 15) -> list[float]:
 
 def against_random(games: int) -> tuple[float, float, int]:
     random_player = RandomPlayer()
-    mine, theirs, wins = [], [], 0
+    mine: list[int] = []
+    theirs: list[int] = []
+    wins = 0
 
     def strategy(state, player, rng):
         if player == 1:
