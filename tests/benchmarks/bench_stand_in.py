@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 from twisted.internet.task import Clock
@@ -105,9 +106,9 @@ def against_random(games: int) -> tuple[float, float, int]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="bench_stand_in", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv if argv is not None else [])
     times = sorted(decision_times(args.games))
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
     print(
@@ -128,4 +129,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
