@@ -35,6 +35,7 @@ def test_only_the_player_reads_their_missed_turns_and_vacation_end():
                 3: Attendance(3, Presence.PLAYING, 1),
             }
         ),
+        _derived={},
     )
     public = public_game(snapshot)
     seats = {p["name"]: (p["seat"], p["stand_in"]) for p in public["players"]}
@@ -46,3 +47,19 @@ def test_only_the_player_reads_their_missed_turns_and_vacation_end():
     assert my_view(snapshot, 3, None)["missed_turns"] == 1
     # the stand-in's seats are not waited for
     assert 1 not in snapshot.acting_players() and 2 not in snapshot.acting_players()
+
+
+def test_the_play_page_says_who_plays_my_seat():
+    _, game, site = world()
+    alice = log_in(site, "Nebula", "alice", "alice-pw")
+    assert "stand-in" not in alice.get("/games/Nebula/play").text
+    game._snapshot = replace(
+        game.snapshot,
+        serial=game.snapshot.serial + 1,
+        attendance=MappingProxyType({1: Attendance(1, Presence.ABSENT, 2)}),
+        _derived={},
+    )
+    page = alice.get("/games/Nebula/play").text
+    assert "the stand-in plays your seat; your next order takes it back" in page
+    public = Client(site).get("/games/Nebula").text
+    assert "absent · the stand-in plays" in public
