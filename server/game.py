@@ -914,16 +914,19 @@ class Game:
         d: defer.Deferred = defer.succeed(None)
         for player in ruleset.acting_players(self._state, self._removed):
             if player in stand_ins:
-                d.addCallback(lambda _, player=player: self._stand_in_turn(player))
+                d.addCallback(self._stand_in_turn, player)
         return d
 
-    def _stand_in_turn(self, player: int) -> defer.Deferred:
+    def _stand_in_order(self, _previous: object, order: ruleset.Order) -> defer.Deferred:
+        return self._insert_order(order.player, order.fleet, -1, order.type, order.target)
+
+    def _stand_in_turn(self, _previous: object, player: int) -> defer.Deferred:
         # The stand-in sees what the player sees, and the orders the player gave this turn.
         seat = seat_view(self._state, player, self.snapshot.orders_of(player))
         orders = stand_in_orders(seat, stand_in_rng(self.setup.seed, self._state.turn + 1, player))
         d: defer.Deferred = defer.succeed(None)
         for order in orders:
-            d.addCallback(lambda _, o=order: self._insert_order(o.player, o.fleet, -1, o.type, o.target))
+            d.addCallback(self._stand_in_order, order)
             d.addErrback(self._stand_in_order_failed, order)
         if orders:
             log.info(
