@@ -21,11 +21,12 @@ from ruleset import Problem, ProblemCode
 
 from ..refusals import BAD_LOGIN, Refused
 from . import actions
-from .api import client_address, error_document
+from .api import error_document
 from .contract import ServedGame
-from .documents import lobby_entry, my_view, public_game, summary_document, with_time
+from .documents import my_view, public_game, summary_document, with_time
 from .live import player_key, public_key, version
 from .mapsvg import STYLE, map_head, order_marks, render_map
+from .relay import client_address, is_secure
 from .routing import HTTPFailure, Router
 from .scoreplot import score_plot
 from .sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, TOO_MANY_LOGINS, Session
@@ -60,7 +61,7 @@ class Browser:
             value.encode(),
             path=b"/",
             httpOnly=True,
-            secure=self.request.isSecure(),
+            secure=is_secure(self.request),
             sameSite="lax",
             max_age=None if max_age is None else str(max_age).encode(),
         )
@@ -137,10 +138,9 @@ class Pages:
 
     # -- public pages ----------------------------------------------------------------------
 
-    def lobby(self, request) -> bytes:
+    async def lobby(self, request) -> bytes:
         browser = Browser(self.web, request)
-        now = self.web.now()
-        games = [lobby_entry(game.snapshot, now) for game in self.web.games.ordered()]
+        games = await self.web.lobby_entries()
         logins = browser.session.logins if browser.session else {}
         return self.render(
             request,
@@ -257,8 +257,7 @@ class Pages:
                 raise Refused(Problem(ProblemCode.FRAME, "The two passwords differ."))
             player = await actions.create_account(game, fields)
         except Refused as refused:
-            now = self.web.now()
-            games = [lobby_entry(g.snapshot, now) for g in self.web.games.ordered()]
+            games = await self.web.lobby_entries()
             return self.render(
                 request,
                 "lobby.html",
@@ -394,6 +393,25 @@ def _seconds(value: int) -> str:
     if minutes:
         return f"{minutes} min {seconds:02d} s"
     return f"{seconds} s"
+
+
+def refusal_body(web: WebSite):
+    """The body of a refusal the web listener makes itself (the relay's): a JSON error under
+    /api/ and for a script that asks for JSON, else a page."""
+
+    def body(request, status: int, text: str) -> bytes:
+        code = ProblemCode.UNAVAILABLE_TEMPORARILY if status >= 500 else ProblemCode.PERMISSION_DENIED
+        if request.path.startswith(b"/api/") or b"application/json" in (request.getHeader(b"accept") or b""):
+            request.setHeader(b"content-type", b"application/json; charset=utf-8")
+            return json.dumps(error_document(Problem(code, text))).encode()
+        request.setHeader(b"content-type", HTML)
+        title = "Try again shortly" if status >= 500 else "Refused"
+        page = web.templates.get_template("error.html").render(
+            title=title, text=text, server_name=web.server_name
+        )
+        return page.encode()
+
+    return body
 
 
 def not_found(web: WebSite):
