@@ -41,7 +41,7 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
-from twisted.web.client import Agent, FileBodyProducer, HTTPConnectionPool, readBody
+from twisted.web.client import Agent, FileBodyProducer, HTTPConnectionPool, ResponseDone, readBody
 from twisted.web.http_headers import Headers
 from twisted.web.server import NOT_DONE_YET
 
@@ -173,8 +173,14 @@ class _Passthrough(Protocol):
             self.request.write(data)
 
     def connectionLost(self, reason: Failure | None = None) -> None:
-        if not self.stopped and not self.request.finished and not self.request._disconnected:
+        if self.stopped or self.request.finished or self.request._disconnected:
+            return
+        if reason is None or reason.check(ResponseDone):
             self.request.finish()
+        else:
+            # Cut short (the owner died): the client must not take a part for the whole; an
+            # event stream reconnects, to the game's new owner.
+            self.request.loseConnection()
 
     def stop(self) -> None:
         self.stopped = True
