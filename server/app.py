@@ -429,9 +429,23 @@ async def _start_admin(config: ServerConfig, server: Server, reactor: Any) -> No
     from .admin import LiveBackend
     from .admin import listen as listen_admin
 
-    backend = LiveBackend(
-        server.directory, server.store, reactor, config.game, desk=server.desk, hasher=server.hasher
-    )
+    backend: Any
+    if server.cluster is not None:
+        from .admin.cluster import ClusterBackend
+
+        backend = ClusterBackend(
+            server.directory,
+            server.store,
+            reactor,
+            config.game,
+            cluster=server.cluster,
+            desk=server.desk,
+            hasher=server.hasher,
+        )
+    else:
+        backend = LiveBackend(
+            server.directory, server.store, reactor, config.game, desk=server.desk, hasher=server.hasher
+        )
     server.ports.extend(await listen_admin(reactor, config.admin, backend, server.hasher))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from twisted.internet import defer
 
+from ..database.ownership import RUNNING
 from ..database.web_addresses import thd_set_web_address, thd_web_addresses
 from ..web.contract import AWAY, ELSEWHERE, HERE, UNKNOWN, Location
 from .settings import parse_address
@@ -81,8 +82,10 @@ class NodeWebPlaces:
         now = self.cluster.reactor.seconds()
         if self._read_at is None or now - self._read_at > ADDRESSES_KEPT_S:
             await self._read_addresses()
-        owners = {p.node for p in self.cluster.placements.values() if p.owned and p.node != self.node}
-        return sorted((node, self.addresses[node]) for node in owners if node in self.addresses)
+        running = {n.name for n in self.cluster.nodes.values() if n.alive and n.state == RUNNING}
+        owners = {p.node for p in self.cluster.placements.values() if p.owned}
+        others = (running | owners) - {self.node}
+        return sorted((node, self.addresses[node]) for node in others if node in self.addresses)
 
     def publish(self, address: str | None) -> defer.Deferred:
         """Write this node's web address (None: it has none the others can reach)."""

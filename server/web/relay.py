@@ -72,6 +72,7 @@ CONNECT_TIMEOUT_S = 5.0
 ANSWER_TIMEOUT_S = 60.0
 LISTING_TIMEOUT_S = 3.0
 RETRY_PAUSE_S = 0.2
+UNKNOWN_LOOK_S = 1.0
 MAX_BODY = 64 * 1024 + 1
 SAFE_METHODS = (b"GET", b"HEAD")
 
@@ -214,6 +215,7 @@ class WebRelay:
         self.clock = clock
         self.serve_here = serve_here
         self.fail = fail
+        self._looked_for_unknown = float("-inf")
         # A connection per request: a pooled connection that the other side closed meanwhile
         # would make a write look sent when it was not.
         self.agent = Agent(
@@ -235,8 +237,15 @@ class WebRelay:
         if name is None:
             return None
         where = self.places.locate(name)
-        if where.kind in (HERE, UNKNOWN):
+        if where.kind == HERE:
             return None
+        if where.kind == UNKNOWN:
+            # Perhaps a game made a moment ago: look at the database again, at most once a
+            # second (a request for a game that does not exist is answered 404 here).
+            now = self.clock.seconds()
+            if header is not None or now - self._looked_for_unknown < UNKNOWN_LOOK_S:
+                return None
+            self._looked_for_unknown = now
         if header is not None:
             # Never relayed twice: the relaying node asks the database again and retries.
             request.setHeader(NOT_HERE_HEADER, b"1")
@@ -388,7 +397,7 @@ class WebRelay:
             for entry in games or []
             if isinstance(entry, dict)
             and isinstance(entry.get("name"), str)
-            and self.places.locate(entry["name"]).node == node
+            and self.places.locate(entry["name"]).kind != HERE
         ]
 
 

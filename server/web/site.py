@@ -136,7 +136,10 @@ class WebSite:
         if self.relay is None or self.places is None or (request is not None and relayed_from(request)):
             return entries
         known = {entry["name"] for entry in entries}
-        entries += [e for e in await self.relay.listings() if e["name"] not in known]
+        for entry in await self.relay.listings():  # a game moving may be listed twice
+            if entry["name"] not in known:
+                known.add(entry["name"])
+                entries.append(entry)
         default = self.places.default_name()
         return sorted(entries, key=lambda e: (e["name"] != default, e["name"]))
 

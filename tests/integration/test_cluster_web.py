@@ -21,17 +21,23 @@ import urllib.request
 
 import pytest
 
+from protocol import Okay
+from server.accounts import hash_password
+
+from ..admin.admin_client import AdminClient
 from ..support.servers import free_port
 from .test_cluster import NodeProcess, create_games, nodes_view, owner_of, placed, wait_until
 
 pytestmark = pytest.mark.timeout(180)
+
+ADMIN, ADMIN_PASSWORD = "tpadm", "secret7"
 
 
 class WebNode(NodeProcess):
     """A cluster node with a web listener on a port of its own and the shared web secret."""
 
     def __init__(self, database: str, name: str, config: str, cwd):
-        self.web_port = free_port()
+        self.web_port, self.admin_port = free_port(), free_port()
         super().__init__(
             database,
             name,
@@ -39,6 +45,8 @@ class WebNode(NodeProcess):
             config,
             "--web",
             f"tcp:{self.web_port}:interface=127.0.0.1",
+            "--admin",
+            f"tcp:{self.admin_port}:interface=127.0.0.1",
             cwd=cwd,
         )
 
@@ -69,7 +77,10 @@ class WebNode(NodeProcess):
 
 def start_nodes(pg_url: str, tmp_path, names: tuple[str, ...]) -> list[WebNode]:
     config = tmp_path / "node.toml"
-    config.write_text(f'web_secret_file = "{tmp_path / "web-secret"}"\n')
+    config.write_text(
+        f'web_secret_file = "{tmp_path / "web-secret"}"\n'
+        f'[admin.users]\n{ADMIN} = "{hash_password(ADMIN_PASSWORD, n=1024)}"\n'
+    )
     (tmp_path / "web-secret").write_text("k" * 64 + "\n")
     nodes = [WebNode(pg_url, name, str(config), tmp_path) for name in names]
     for node in nodes:
@@ -105,6 +116,12 @@ def settle_orders(node: WebNode, game: str, user: str) -> tuple[int, int]:
     return settlers[0]["fleet"], free[0]
 
 
+def listed_names(node: WebNode) -> set[str]:
+    status, listed = node.call("GET", "/api/games")
+    assert status == 200, listed
+    return {g["name"] for g in listed["games"]}
+
+
 def open_stream(node: WebNode, path: str) -> tuple[socket.socket, bytes]:
     stream = socket.create_connection(("127.0.0.1", node.web_port), timeout=20)
     stream.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
@@ -121,10 +138,9 @@ def test_every_page_and_api_call_works_through_a_node_that_does_not_run_the_game
     create_games(pg_url, ["g1", "g2", "g3"])
     remote = game_on(pg_url, "b", ["g1", "g2", "g3"])
 
-    # The lobby of either node lists every game of the cluster.
+    # The lobby of either node lists every game of the cluster (once its owner has loaded it).
     for node in (a, b):
-        status, listed = node.call("GET", "/api/games")
-        assert status == 200 and {g["name"] for g in listed["games"]} == {"tae", "g1", "g2", "g3"}
+        wait_until(lambda n=node: listed_names(n) == {"tae", "g1", "g2", "g3"}, 10, "every game listed")
         status, kind, html = node.page("/")
         assert status == 200 and all(f"/games/{g}" in html for g in ("g1", "g2", "g3"))
 
@@ -180,6 +196,27 @@ def test_every_page_and_api_call_works_through_a_node_that_does_not_run_the_game
         stream.close()
     assert a.call("GET", f"/api/games/{remote}")[1]["turn"] == 1
 
+    # The admin listener of a: every game of the cluster; changes carried out by b.
+    admin = AdminClient(a.admin_port)
+    try:
+        assert admin.start(ADMIN, ADMIN_PASSWORD) == Okay("Welcome")
+        listing = admin.run("list-games")
+        assert listing.status == 0 and all(g in listing.text for g in ("tae", "g1", "g2", "g3")), listing
+        status = admin.run("status", remote)
+        assert status.status == 0 and "ann" in status.text and "bob" in status.text, status
+        added = admin.run("add-player", remote, "cat", "cat-pw")
+        assert added.status == 0, added
+        assert b.call("GET", f"/api/games/{remote}/me", user="cat")[0] == 200
+        ended = admin.run("end-turn", remote)
+        assert ended.status == 0 and "turn 2" in ended.text, ended
+        assert a.call("GET", f"/api/games/{remote}")[1]["turn"] == 2
+        assert admin.run("remove-player", remote, "cat").status == 0
+        assert b.call("GET", f"/api/games/{remote}/me", user="cat")[0] == 409  # removed
+        assert admin.run("status", "no-such-game").status != 0
+    finally:
+        admin.close()
+    assert owner_of(pg_url, remote) == "b"
+
 
 def test_a_killed_owner_s_games_are_served_at_the_same_urls_by_the_survivors(pg_url, tmp_path):
     nodes: list[WebNode] = []
@@ -213,8 +250,7 @@ def test_a_killed_owner_s_games_are_served_at_the_same_urls_by_the_survivors(pg_
                 (fleet, target)
             ]
         assert owner_of(pg_url, remote) in ("a", "b")
-        status, listed = b.call("GET", "/api/games")
-        assert {g["name"] for g in listed["games"]} == {"tae", *names}
+        wait_until(lambda: listed_names(b) == {"tae", *names}, 10, "every game listed")
         assert a.call("POST", f"/api/games/{remote}/finish", {}, user="ann")[0] == 200
     finally:
         for node in nodes:
