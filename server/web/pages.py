@@ -56,6 +56,8 @@ class Browser:
         self.csrf_cookie = raw_csrf.decode("ascii", "replace") if raw_csrf else ""
 
     def _cookie(self, name: bytes, value: str, max_age: int | None) -> None:
+        prefix = name + b"="
+        self.request.cookies = [c for c in self.request.cookies if not c.startswith(prefix)]
         self.request.addCookie(
             name,
             value.encode(),
@@ -86,8 +88,21 @@ class Browser:
             fresh.notices.extend(self.session.notices)
             self.web.sessions.drop(self.session.id)
         self.session = fresh
-        self._cookie(SESSION_COOKIE, fresh.id, int(self.web.sessions.lifetime))
+        self.save()
         return fresh
+
+    def add_login(self, game_name: str, player: int, username: str) -> None:
+        """Log this browser in to a game: a new session (`start_session`) with the login."""
+        session = self.start_session()
+        session.logins[game_name] = (player, username)
+        self.save()
+
+    def save(self) -> None:
+        """Send the session cookie again (its logins changed): every node reads them from it."""
+        if self.session is not None:
+            self._cookie(
+                SESSION_COOKIE, self.web.sessions.seal(self.session), int(self.web.sessions.lifetime)
+            )
 
     def end_session(self) -> None:
         if self.session is not None:
@@ -229,8 +244,7 @@ class Pages:
             if refused.problem == BAD_LOGIN:
                 self.web.brake.failed(address)
             return await self.game(request, name, refused.problem)
-        session = browser.start_session()
-        session.logins[snapshot.name] = (player, username)
+        browser.add_login(snapshot.name, player, username)
         return self._redirect(request, game_path(snapshot.name, "play"))
 
     def logout(self, request, name: str) -> bytes:
@@ -243,6 +257,8 @@ class Pages:
             browser.session.logins.pop(name, None)
             if not browser.session.logins:
                 browser.end_session()
+            else:
+                browser.start_session()  # a new id: no node goes on with the old logins
         return self._redirect(request, game_path(name))
 
     async def join(self, request) -> bytes:
@@ -268,8 +284,7 @@ class Pages:
                 notices=[("error", refused.message)],
                 joining=fields,
             )
-        session = browser.start_session()
-        session.logins[game.snapshot.name] = (player, fields.get("username", ""))
+        browser.add_login(game.snapshot.name, player, fields.get("username", ""))
         browser.notify("ok", f"Welcome, {fields.get('username', '')}: you play in {game.snapshot.name}.")
         return self._redirect(request, game_path(game.snapshot.name, "play"))
 

@@ -122,6 +122,16 @@ def listed_names(node: WebNode) -> set[str]:
     return {g["name"] for g in listed["games"]}
 
 
+def browser_login(browser, node: WebNode, game: str, user: str) -> str:
+    """Log in with the game page's form; the page the browser lands on."""
+    with browser.open(node.url(f"/games/{game}"), timeout=30) as answer:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', answer.read().decode()).group(1)
+    form = urllib.parse.urlencode({"csrf": csrf, "username": user, "password": f"{user}-pw"}).encode()
+    with browser.open(node.url(f"/games/{game}/login"), data=form, timeout=30) as answer:
+        assert answer.status == 200 and answer.url.endswith(f"/games/{game}/play")
+        return answer.read().decode()
+
+
 def open_stream(node: WebNode, path: str) -> tuple[socket.socket, bytes]:
     stream = socket.create_connection(("127.0.0.1", node.web_port), timeout=20)
     stream.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
@@ -173,15 +183,20 @@ def test_every_page_and_api_call_works_through_a_node_that_does_not_run_the_game
     assert status == 200
     assert b.call("GET", f"/api/games/{remote}/me", token=issued["token"])[0] == 200
 
-    # The browser's login form through a, then the player's page.
-    jar = http.cookiejar.CookieJar()
-    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    with browser.open(a.url(f"/games/{remote}"), timeout=30) as answer:
-        csrf = re.search(r'name="csrf" value="([^"]+)"', answer.read().decode()).group(1)
-    form = urllib.parse.urlencode({"csrf": csrf, "username": "ann", "password": "ann-pw"}).encode()
-    with browser.open(a.url(f"/games/{remote}/login"), data=form, timeout=30) as answer:
-        assert answer.url.endswith(f"/games/{remote}/play")
-        assert answer.status == 200 and f"/games/{remote}/play/events" in answer.read().decode()
+    # The browser's login form through a, then the player's page; a second login, to a game
+    # a runs, keeps the first (the session cookie carries both, sealed): b knows it too.
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    assert f"/games/{remote}/play/events" in browser_login(browser, a, remote, "ann")
+    local = game_on(pg_url, "a", ["tae", "g1", "g2", "g3"])
+    assert a.call("POST", f"/api/games/{local}/accounts", {"username": "dan", "password": "dan-pw"})[0] == 201
+    assert f"/games/{local}/play/events" in browser_login(browser, a, local, "dan")
+    for node in (a, b):
+        for game in (remote, local):
+            with browser.open(node.url(f"/games/{game}/play"), timeout=30) as answer:
+                assert answer.url.endswith(f"/games/{game}/play"), (node.name, game)
+        with browser.open(node.url("/"), timeout=30) as answer:
+            lobby = answer.read().decode()
+        assert "Play as ann" in lobby and "Play as dan" in lobby
 
     # The event stream of the game on a announces the turn b resolves.
     stream, received = open_stream(a, f"/games/{remote}/events")
@@ -235,6 +250,8 @@ def test_a_killed_owner_s_games_are_served_at_the_same_urls_by_the_survivors(pg_
             a.call("POST", f"/api/games/{remote}/orders", {"fleet": fleet, "target": target}, user="ann")[0]
             == 201
         )
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        browser_login(browser, a, remote, "ann")
         stream, _ = open_stream(a, f"/games/{remote}/events")
 
         c.kill()  # SIGKILL: the stream relayed through a ends, the game is claimed by a or b
@@ -250,6 +267,9 @@ def test_a_killed_owner_s_games_are_served_at_the_same_urls_by_the_survivors(pg_
                 (fleet, target)
             ]
         assert owner_of(pg_url, remote) in ("a", "b")
+        for node in (a, b):  # still logged in: the session is in the browser's cookie
+            with browser.open(node.url(f"/games/{remote}/play"), timeout=30) as answer:
+                assert answer.url.endswith(f"/games/{remote}/play")
         wait_until(lambda: listed_names(b) == {"tae", *names}, 10, "every game listed")
         assert a.call("POST", f"/api/games/{remote}/finish", {}, user="ann")[0] == 200
     finally:
