@@ -26,7 +26,7 @@ from server.accounts import hash_password
 
 from ..admin.admin_client import AdminClient
 from ..support.servers import free_port
-from .test_cluster import NodeProcess, create_games, nodes_view, owner_of, placed, wait_until
+from .test_cluster import NodeProcess, create_games, nodes_view, owner_of, placed, tae_server, wait_until
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -231,6 +231,22 @@ def test_every_page_and_api_call_works_through_a_node_that_does_not_run_the_game
     finally:
         admin.close()
     assert owner_of(pg_url, remote) == "b"
+
+    # The game moves to a: the event stream b served ends (its page reconnects), and the
+    # same URLs work on both nodes, now answered by a.
+    stream, received = open_stream(b, f"/games/{remote}/events")
+    try:
+        moved = tae_server("move-game", remote, "a", "--database", pg_url)
+        assert moved.returncode == 0, moved.stderr
+        deadline = time.monotonic() + 20
+        while not received.endswith(b"0\r\n\r\n"):
+            assert time.monotonic() < deadline, received
+            received += stream.recv(4096)
+    finally:
+        stream.close()
+    for node in (a, b):
+        status, orders = node.call("GET", f"/api/games/{remote}/orders", user="ann")
+        assert status == 200 and orders["turn"] == 3
 
 
 def test_a_killed_owner_s_games_are_served_at_the_same_urls_by_the_survivors(pg_url, tmp_path):
