@@ -415,12 +415,12 @@ def refusal_body(web: WebSite):
     /api/ and for a script that asks for JSON, else a page."""
 
     def body(request, status: int, text: str) -> bytes:
-        code = ProblemCode.UNAVAILABLE_TEMPORARILY if status >= 500 else ProblemCode.PERMISSION_DENIED
+        code = ProblemCode.PERMISSION_DENIED if status == 403 else ProblemCode.UNAVAILABLE_TEMPORARILY
         if request.path.startswith(b"/api/") or b"application/json" in (request.getHeader(b"accept") or b""):
             request.setHeader(b"content-type", b"application/json; charset=utf-8")
             return json.dumps(error_document(Problem(code, text))).encode()
         request.setHeader(b"content-type", HTML)
-        title = "Try again shortly" if status >= 500 else "Refused"
+        title = "Refused" if status == 403 else "Try again shortly"
         page = web.templates.get_template("error.html").render(
             title=title, text=text, server_name=web.server_name
         )

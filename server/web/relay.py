@@ -298,13 +298,13 @@ class WebRelay:
                         self._pass_back(request, response)
                         return
                     await readBody(response).addErrback(lambda _: b"")
-            if self.clock.seconds() >= deadline:
+            if self.clock.seconds() >= deadline and where.kind != UNKNOWN:
                 no_web = where.kind == ELSEWHERE and where.address is None
                 self._answer(request, 503, NO_WEB_TEXT if no_web else AWAY_TEXT)
                 return
             await self.places.refresh()
             looked_again = True
-            if self.places.locate(name).kind != HERE:
+            if self.places.locate(name).kind not in (HERE, UNKNOWN):
                 await _sleep(self.clock, RETRY_PAUSE_S)
 
     def _body(self, request: Any) -> bytes | None:
