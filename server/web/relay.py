@@ -74,6 +74,7 @@ LISTING_TIMEOUT_S = 3.0
 RETRY_PAUSE_S = 0.2
 UNKNOWN_LOOK_S = 1.0
 MAX_BODY = 64 * 1024 + 1
+KEPT_CONNECTIONS = 16  # per other node, for reads
 SAFE_METHODS = (b"GET", b"HEAD")
 
 AWAY_TEXT = "The server that runs this game is not available right now; try again shortly."
@@ -216,9 +217,13 @@ class WebRelay:
         self.serve_here = serve_here
         self.fail = fail
         self._looked_for_unknown = float("-inf")
-        # A connection per request: a pooled connection that the other side closed meanwhile
-        # would make a write look sent when it was not.
-        self.agent = Agent(
+        # Reads reuse connections (Agent sends a read again on a fresh one when a kept
+        # connection turns out closed); a write gets a connection of its own, since on a kept
+        # connection that the other side closed meanwhile a write would look sent when it was not.
+        pool = HTTPConnectionPool(reactor, persistent=True)
+        pool.maxPersistentPerHost = KEPT_CONNECTIONS
+        self.reads = Agent(reactor, connectTimeout=CONNECT_TIMEOUT_S, pool=pool)
+        self.writes = Agent(
             reactor, connectTimeout=CONNECT_TIMEOUT_S, pool=HTTPConnectionPool(reactor, persistent=False)
         )
 
@@ -325,7 +330,8 @@ class WebRelay:
     async def _send(self, request: Any, address: str, body: bytes | None) -> Any:
         url = f"http://{address}{request.uri.decode('ascii', 'replace')}".encode("ascii", "replace")
         producer = None if body is None else FileBodyProducer(io.BytesIO(body))
-        waiting = self.agent.request(request.method, url, self._headers(request), producer)
+        agent = self.reads if request.method in SAFE_METHODS else self.writes
+        waiting = agent.request(request.method, url, self._headers(request), producer)
         waiting.addTimeout(ANSWER_TIMEOUT_S, self.clock)
         try:
             return await waiting
@@ -385,7 +391,7 @@ class WebRelay:
     async def _listing(self, node: str, address: str) -> list[dict[str, Any]]:
         headers = Headers({b"accept": [b"application/json"]})
         headers.setRawHeaders(RELAY_HEADER, [self.signer.sign(self.places.node, "lobby", False)])
-        waiting = self.agent.request(b"GET", f"http://{address}/api/games".encode(), headers)
+        waiting = self.reads.request(b"GET", f"http://{address}/api/games".encode(), headers)
         waiting.addTimeout(LISTING_TIMEOUT_S, self.clock)
         response = await waiting
         reading = readBody(response)
