@@ -198,11 +198,21 @@ def test_every_page_and_api_call_works_through_a_node_that_does_not_run_the_game
             lobby = answer.read().decode()
         assert "Play as ann" in lobby and "Play as dan" in lobby
 
+    # Joining from a's lobby: the form names a game b runs; b makes the account.
+    joiner = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    with joiner.open(a.url("/"), timeout=30) as answer:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', answer.read().decode()).group(1)
+    fields = {"csrf": csrf, "game": remote, "username": "eve", "password": "eve-pw", "password2": "eve-pw"}
+    with joiner.open(a.url("/join"), data=urllib.parse.urlencode(fields).encode(), timeout=30) as answer:
+        assert answer.url.endswith(f"/games/{remote}/play") and "eve" in answer.read().decode()
+    assert b.call("GET", f"/api/games/{remote}/me", user="eve")[0] == 200
+
     # The event stream of the game on a announces the turn b resolves.
     stream, received = open_stream(a, f"/games/{remote}/events")
     try:
         assert a.call("POST", f"/api/games/{remote}/finish", {}, user="ann")[0] == 200
         assert b.call("POST", f"/api/games/{remote}/finish", {}, user="bob")[0] == 200
+        assert a.call("POST", f"/api/games/{remote}/finish", {}, user="eve")[0] == 200
         deadline = time.monotonic() + 20
         while b"event: change" not in received or b'"turn": 1' not in received:
             assert time.monotonic() < deadline, received
