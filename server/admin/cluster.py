@@ -106,6 +106,12 @@ class ClusterBackend(LiveBackend):
             raise CommandFailed(f"no game named {name!r} (games: {known})")
         return placement
 
+    async def _look_up(self, name: str) -> None:
+        """A game made a moment ago (on another node) may be missing from the last claim
+        round: look at the database again before saying there is no such game."""
+        if self.cluster.placement(None if name == DEFAULT_GAME else name) is None:
+            await self.cluster.refresh()
+
     def _local(self, name: str) -> Game | None:
         placement = self._placement(name)
         game = self.directory.games.get(placement.name)
@@ -123,6 +129,7 @@ class ClusterBackend(LiveBackend):
         return listed
 
     async def game_status(self, game: str) -> GameReport:
+        await self._look_up(game)
         if self._local(game) is not None:
             return await super().game_status(self._placement(game).name)
         placement = self._placement(game)
@@ -165,6 +172,7 @@ class ClusterBackend(LiveBackend):
         return f"{text}; no node has taken it yet"
 
     async def add_player(self, game: str, name: str, password: str) -> str:
+        await self._look_up(game)
         if self._local(game) is not None:
             return await super().add_player(game, name, password)
         digest = await self.hasher.hash(password)
@@ -172,11 +180,13 @@ class ClusterBackend(LiveBackend):
         return await self._ask_owner(game, "add_player", payload)
 
     async def remove_player(self, game: str, name: str) -> str:
+        await self._look_up(game)
         if self._local(game) is not None:
             return await super().remove_player(game, name)
         return await self._ask_owner(game, "remove_player", {"username": name})
 
     async def end_turn(self, game: str) -> str:
+        await self._look_up(game)
         if self._local(game) is not None:
             return await super().end_turn(game)
         placement = self._placement(game)
@@ -208,22 +218,27 @@ class ClusterBackend(LiveBackend):
     # -- not in the game service yet ------------------------------------------------------------
 
     async def reinstate_player(self, game: str, name: str) -> str:
+        await self._look_up(game)
         self._placement(game)
         raise CommandFailed(NOT_AVAILABLE)
 
     async def pause(self, game: str) -> str:
+        await self._look_up(game)
         self._placement(game)
         raise CommandFailed(NOT_AVAILABLE)
 
     async def resume(self, game: str) -> str:
+        await self._look_up(game)
         self._placement(game)
         raise CommandFailed(NOT_AVAILABLE)
 
     async def extend(self, game: str, seconds: int) -> str:
+        await self._look_up(game)
         self._placement(game)
         raise CommandFailed(NOT_AVAILABLE)
 
     async def set_setting(self, game: str, setting: str, value: str) -> str:
+        await self._look_up(game)
         self._placement(game)
         raise CommandFailed(NOT_AVAILABLE)
 
