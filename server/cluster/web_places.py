@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from twisted.internet import defer
+from twisted.logger import Logger
 
 from ..database.ownership import RUNNING
 from ..database.web_addresses import thd_set_web_address, thd_web_addresses
@@ -18,6 +19,9 @@ from ..web.contract import AWAY, ELSEWHERE, HERE, UNKNOWN, Location
 from .settings import parse_address
 
 ADDRESSES_KEPT_S = 5.0
+REFRESH_TIMEOUT_S = 3.0
+
+log = Logger()
 
 
 def web_address(advertise: str, web_advertise: str | None, listeners: list[tuple[str, Any]]) -> str | None:
@@ -68,8 +72,16 @@ class NodeWebPlaces:
         return defer.ensureDeferred(self._refresh())
 
     async def _refresh(self) -> None:
-        await self.cluster.refresh()
-        await self._read_addresses()
+        """A claim round and the addresses read again; bounded (a node that lost its claim
+        connection runs no round until it joins again) and never failing: a request waiting
+        for its game goes on with what is known."""
+        round_done = self.cluster.refresh()
+        round_done.addTimeout(REFRESH_TIMEOUT_S, self.cluster.reactor)
+        try:
+            await round_done
+            await self._read_addresses()
+        except Exception as error:
+            log.info("web: where the games run could not be looked up ({error})", error=error)
 
     async def _read_addresses(self) -> None:
         self.addresses = dict(await self.cluster.store.read(thd_web_addresses))
@@ -81,7 +93,10 @@ class NodeWebPlaces:
     async def _peers(self) -> list[tuple[str, str]]:
         now = self.cluster.reactor.seconds()
         if self._read_at is None or now - self._read_at > ADDRESSES_KEPT_S:
-            await self._read_addresses()
+            try:
+                await self._read_addresses()
+            except Exception as error:
+                log.info("web: the other nodes' web addresses could not be read ({error})", error=error)
         running = {n.name for n in self.cluster.nodes.values() if n.alive and n.state == RUNNING}
         owners = {p.node for p in self.cluster.placements.values() if p.owned}
         others = (running | owners) - {self.node}
