@@ -238,6 +238,10 @@ def test_every_page_and_api_call_works_through_a_node_that_does_not_run_the_game
         assert admin.run("remove-player", remote, "cat").status == 0
         assert b.call("GET", f"/api/games/{remote}/me", user="cat")[0] == 409  # removed
         assert admin.run("status", "no-such-game").status != 0
+        made = admin.run("create-game", "g9")
+        assert made.status == 0 and "runs it" in made.text, made
+        assert admin.run("status", "g9").status == 0
+        wait_until(lambda: "g9" in listed_names(b), 10, "the new game listed")
     finally:
         admin.close()
     assert owner_of(pg_url, remote) == "b"
