@@ -163,6 +163,11 @@ def _open(config_path, database, *, create=False):
 @click.option("--node", metavar="NAME", help="Run as this cluster node (PostgreSQL; see docs/cluster.md).")
 @click.option("--advertise", metavar="HOST:PORT", help="Where the other nodes reach this node's TP listener.")
 @click.option(
+    "--web-advertise",
+    metavar="HOST:PORT",
+    help="Where the other nodes reach this node's web listener (default: the --advertise host).",
+)
+@click.option(
     "--admin",
     multiple=True,
     metavar="ENDPOINT",
@@ -181,6 +186,7 @@ def serve(
     database,
     node,
     advertise,
+    web_advertise,
     admin,
     limits,
 ) -> None:
@@ -198,12 +204,17 @@ def serve(
         timer=timer,
         name=game_name,
     )
-    if node or advertise:
+    if node or advertise or web_advertise:
         from .cluster.settings import ClusterSettings
         from .config import validate
 
         cluster = config.cluster or ClusterSettings("", "")
-        cluster = replace(cluster, node=node or cluster.node, advertise=advertise or cluster.advertise)
+        cluster = replace(
+            cluster,
+            node=node or cluster.node,
+            advertise=advertise or cluster.advertise,
+            web_advertise=web_advertise or cluster.web_advertise,
+        )
         if not cluster.node:
             raise click.UsageError("--advertise is for a cluster node: give --node NAME too")
         config = validate(replace(config, cluster=cluster))

@@ -28,6 +28,7 @@
     [cluster]                        # several nodes on one PostgreSQL database (docs/cluster.md)
     node = "node-a"                  # this node's name (or `serve --node NAME`)
     advertise = "10.0.0.5:6923"      # where the other nodes reach its TP listener (--advertise)
+    web_advertise = "10.0.0.5:8080"  # ... and its web listener (--web-advertise; see there)
     poll_interval = 1.0              # the other settings: server.cluster.settings
 
     [limits]                         # what one client may take (server.limits lists them all)
@@ -101,6 +102,7 @@ class ClusterTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tru
 
     node: str | None = None
     advertise: str | None = None
+    web_advertise: str | None = None
     poll_interval: float | None = None
     failover_timeout: float | None = None
     relay_timeout: float | None = None
@@ -295,4 +297,10 @@ def validate(config: ServerConfig) -> ServerConfig:
             config.node.validate()
         except ClusterSettingsError as error:
             raise ConfigError(str(error)) from None
+        if config.web and not config.web_secret_file:
+            # Browser sessions, forms and API tokens are signed: every node must know the key.
+            raise ConfigError(
+                "web_secret_file: a cluster node's web listener needs a key file, the same key "
+                "on every node (docs/cluster.md)"
+            )
     return config

@@ -23,9 +23,9 @@ from ruleset import Problem, ProblemCode
 
 from ..refusals import BAD_LOGIN, REMOVED, RESIGNED, Refused
 from ..snapshot import GameSnapshot
+from ..store import StoreUnavailable
 from . import actions
 from .documents import (
-    lobby_entry,
     my_orders,
     my_view,
     public_game,
@@ -34,7 +34,8 @@ from .documents import (
     system_document,
     with_time,
 )
-from .routing import HTTPFailure, Router
+from .relay import client_address
+from .routing import UNAVAILABLE, HTTPFailure, Router
 from .sessions import TOO_MANY_LOGINS
 from .site import WebSite
 
@@ -113,11 +114,6 @@ def basic_credentials(request) -> tuple[str, str]:
     return username, password
 
 
-def client_address(request) -> str:
-    peer = request.getClientAddress()
-    return getattr(peer, "host", None) or "unknown"
-
-
 class Api:
     def __init__(self, web: WebSite):
         self.web = web
@@ -156,9 +152,8 @@ class Api:
 
     # -- reads -----------------------------------------------------------------------------
 
-    def games(self, request) -> bytes:
-        now = self.web.now()
-        return answer(request, {"games": [lobby_entry(g.snapshot, now) for g in self.web.games.ordered()]})
+    async def games(self, request) -> bytes:
+        return answer(request, {"games": await self.web.lobby_entries(request)})
 
     async def public(self, request, name: str) -> bytes:
         snapshot = self.game(name).snapshot
@@ -329,6 +324,10 @@ def _refusals(handler):
             return result
         except Refused as refused:
             raise refusal(refused.problem) from None
+        except StoreUnavailable as error:
+            # Not stored (the database is away, or the game just moved to another node).
+            problem = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, f"{UNAVAILABLE.decode()} ({error})")
+            raise HTTPFailure(503, encode(error_document(problem)), JSON, {b"retry-after": b"2"}) from None
 
     return run
 
