@@ -376,8 +376,8 @@ def status(game, as_json, config_path, database) -> None:
         return
     s = info.summary
     lines = [
-        f"game {s.name!r} (id {s.id}): {s.turn} turns played, "
-        + ("the game is over" if s.phase == "over" else f"turn {s.turn + 1} open ({s.phase})")
+        f"game {s.name!r} (id {s.id}): "
+        + (f"over at turn {s.turn}" if s.phase == "over" else f"turn {s.turn} open ({s.phase} turn)")
     ]
     lines.append(
         f"  map: {'custom' if s.custom_map else 'standard'} {s.board_size[0]}×{s.board_size[1]}, "

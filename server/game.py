@@ -695,7 +695,7 @@ class Game:
         except Exception:
             # A bug in the rules must not freeze every player of the game: keep the turn open.
             log.failure(
-                "game {game}: resolving turn {turn} failed", game=self.setup.name, turn=self._state.turn + 1
+                "game {game}: resolving turn {turn} failed", game=self.setup.name, turn=self._state.turn
             )
             self._lock.release()
             self._release()
@@ -724,13 +724,14 @@ class Game:
             log.debug(
                 "game {game} turn {turn}: {kind} {detail}",
                 game=self.setup.name,
-                turn=outcome.state.turn,
+                turn=outcome.state.turn - 1,
                 kind=event.kind,
                 detail=event.detail,
             )
         log.info(
-            "game {game}: turn {turn} resolved ({phase})",
+            "game {game}: turn {ended} ended; " + ("the game is over" if self._state.phase is Phase.OVER else "turn {turn} ({phase}) begins"),
             game=self.setup.name,
+            ended=outcome.state.turn - 1,
             turn=outcome.state.turn,
             phase=outcome.state.phase.value,
         )
@@ -756,18 +757,18 @@ class Game:
         if failure.check(StoreUnavailable):
             if self._store_trouble is None:  # one line per outage, not a traceback every 5 s
                 log.warn(
-                    "game {game}: storing turn {turn} failed ({error}); retrying every {delay} s",
+                    "game {game}: storing the end of turn {turn} failed ({error}); retrying every {delay} s",
                     game=self.setup.name,
-                    turn=record.turn,
+                    turn=record.turn - 1,
                     error=failure.getErrorMessage(),
                     delay=COMMIT_RETRY_S,
                 )
         else:
             log.failure(
-                "game {game}: storing turn {turn} failed; retrying in {delay} s",
+                "game {game}: storing the end of turn {turn} failed; retrying in {delay} s",
                 failure,
                 game=self.setup.name,
-                turn=record.turn,
+                turn=record.turn - 1,
                 delay=COMMIT_RETRY_S,
             )
         self._store_trouble = failure.value

@@ -70,15 +70,16 @@ async def remove_player_from(game: Game, username: str) -> str:
 
 
 async def end_turn_of(game: Game, turn: int | None = None) -> str:
-    """End the coming turn now (or, given `turn`, make sure that turn has ended)."""
-    turn = game.state.turn + 1 if turn is None else turn
-    if game.state.turn >= turn:
+    """End the open turn now (or, given `turn`, make sure that turn has ended). Turns are
+    numbered as the TP Universe counts them: the open turn is `game.state.turn`."""
+    turn = game.state.turn if turn is None else turn
+    if game.state.turn > turn:
         return f"turn {turn} of game {game.setup.name!r} has ended; the game is at turn {game.state.turn}"
     if game.state.phase is Phase.OVER:
         raise OperationError(f"game {game.setup.name!r} is over")
     await game.end_turn()
-    if game.state.turn < turn:
+    if game.state.turn <= turn:
         raise OperationError(f"turn {turn} of game {game.setup.name!r} did not end (see the server log)")
     return f"turn {turn} of game {game.setup.name!r} ended" + (
-        " and the game is over" if game.state.phase is Phase.OVER else ""
+        " and the game is over" if game.state.phase is Phase.OVER else f"; turn {game.state.turn} begins"
     )

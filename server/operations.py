@@ -354,8 +354,8 @@ def end_turn(db, name: str, *, wallclock: Callable[[], float], wait: float = DEF
         summary = q.thd_game_summaries(conn, name)[0]
         if summary.phase == Phase.OVER.value:
             raise OperationError(f"game {name!r} is over")
-        turn = summary.turn + 1
-        return requests_q.thd_queue_request(conn, game_id, "end_turn", {"turn": turn}), turn
+        turn = summary.turn  # the open turn, numbered as TP clients show it
+        return requests_q.thd_queue_request(conn, game_id, "end_turn", {"open_turn": turn}), turn
 
     request, turn = db.run(queue)
     if server_holder(db, wallclock) is None:

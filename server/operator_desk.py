@@ -225,7 +225,12 @@ class OperatorDesk:
 
     async def _apply_end_turn(self, request) -> str:
         game = self._game(request.game_id)
-        return await end_turn_of(game, int(request.payload.get("turn", game.state.turn + 1)))
+        payload = request.payload
+        if "open_turn" in payload:
+            return await end_turn_of(game, int(payload["open_turn"]))
+        # a request queued before turns were numbered as TP clients show them: "turn" was
+        # the number of turns played once it had ended
+        return await end_turn_of(game, int(payload.get("turn", game.state.turn + 1)) - 1)
 
     async def _apply_add_player(self, request) -> str:
         game = self._game(request.game_id)

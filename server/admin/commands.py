@@ -52,8 +52,8 @@ def _players(count: int, removed: int, limit: int) -> str:
 
 def _turn_state(turn: int, phase: str) -> str:
     if phase == "over":
-        return f"over after {turn} turns"
-    return f"turn {turn + 1} open ({phase})"
+        return f"over at turn {turn}"
+    return f"turn {turn} open ({phase})"
 
 
 def _timer(kind: str, length: int) -> str:

@@ -221,7 +221,7 @@ def test_list_games(served):
     assert result.status == 0
     assert result.text.splitlines() == [
         "1 game:",
-        "    1  tae: turn 1 open (normal), 1 player, playersfinished timer, no turn length",
+        "    1  tae: turn 0 open (normal), 1 player, playersfinished timer, no turn length",
     ]
 
 
@@ -234,7 +234,7 @@ def test_status_of_a_game(served):
     assert result.status == 0
     lines = result.text.splitlines()
     assert lines[0].startswith("Game 'tae' (id 1)")
-    assert "turn 1 open (normal)" in lines[1]
+    assert "turn 0 open (normal)" in lines[1]
     assert "2 players" in lines[2]
     assert any("alice" in line and line.endswith("finished") for line in lines)
     assert any("bob" in line and line.endswith("waiting") for line in lines)
@@ -331,9 +331,9 @@ def test_end_turn(served):
     wire, directory, game = served
     join(directory, "alice")
     join(directory, "bob")
-    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 1 of game 'tae' ended")
+    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 0 of game 'tae' ended; turn 1 begins")
     assert game.state.turn == 1
-    assert "turn 2 open" in run(wire, "status", "tae").text
+    assert "turn 1 open" in run(wire, "status", "tae").text
 
 
 def test_end_turn_without_players_is_refused(served):
@@ -351,10 +351,10 @@ def test_a_game_that_is_over():
     wire.login()
     join(directory, "alice")
     join(directory, "bob")
-    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 1 of game 'tae' ended and the game is over")
+    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 0 of game 'tae' ended and the game is over")
     assert run(wire, "end-turn", "tae") == CommandResult(1, "game 'tae' is over")
     text = run(wire, "status", "tae").text
-    assert "over after 1 turns" in text
+    assert "over at turn 1" in text
     assert "  winners: alice, bob" in text
     assert "  final scores: alice 0, bob 0" in text
     assert "time left" not in text

@@ -419,7 +419,7 @@ def test_wait_warns_when_i_have_not_finished_and_times_out_with_5(server, world)
         from protocol import GetTimeRemaining, TimeRemaining
 
         if isinstance(message, GetTimeRemaining) and self.player:
-            return self._one(TimeRemaining(300, 0, world_waiting.turn, "Turn 1", (1,)), sequence)
+            return self._one(TimeRemaining(300, 0, world_waiting.turn, "Turn 0", (1,)), sequence)
         return original(self, message, sequence)
 
     FakeConnection._answer = waiting_for_alice
