@@ -13,7 +13,10 @@
     name = "tae"
     map = "maps/small.txt"           # a map file ('.', 'M', 'A'); absent = the default map
     seed = 0
-    timer = "playersfinished"        # basic | playersfinished | threshold
+    timer = "playersfinished"        # basic | playersfinished | threshold | calendar
+    schedule = "Mon,Wed,Fri 20:00"   # calendar: when turns end (server.calendar_schedule)
+    time_zone = "Europe/Berlin"      # calendar: the schedule's IANA zone (default UTC)
+    finish_early = true              # calendar: everyone finished ends the turn before its time
     turn_length = 300
     turn_players_min = 2
     turn_player_threshold = 0
@@ -83,6 +86,9 @@ class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     turn_player_threshold: int | None = None
     turn_length_over_threshold: int | None = None
     turn_length_under_threshold: int | None = None
+    schedule: str | None = None
+    time_zone: str | None = None
+    finish_early: bool | None = None
     max_players: int | None = None
     auto_add: bool | None = None
     account_creation: bool | None = None
@@ -250,6 +256,10 @@ def apply_game_settings(game: GameConfig, values: dict[str, Any], prefix: str = 
             changes["map_path"] = _expect(value, str, where)
         elif key == "timer":
             timer = replace(timer, kind=_expect(value, str, where))
+        elif key in ("schedule", "time_zone"):
+            timer = replace(timer, **{key: _expect(value, str, where)})
+        elif key == "finish_early":
+            timer = replace(timer, finish_early=_expect(value, bool, where))
         elif key in ("auto_add", "account_creation"):
             changes[key] = _expect(value, bool, where)
         elif key in ("seed", "max_players"):

@@ -25,7 +25,14 @@ from twisted.logger import Logger
 
 from .directory import GameDirectory
 from .game import Game
-from .game_operations import OperationError, add_player_to, end_turn_of, remove_player_from, set_password_of
+from .game_operations import (
+    CONTROLS,
+    OperationError,
+    add_player_to,
+    end_turn_of,
+    remove_player_from,
+    set_password_of,
+)
 from .snapshot import GameSnapshot
 
 log = Logger()
@@ -199,6 +206,8 @@ class OperatorDesk:
 
         try:
             handler = getattr(self, f"_apply_{request.kind}", None)
+            if handler is None and request.kind in CONTROLS:
+                handler = self._apply_control
             if handler is None:
                 return FAILED, f"unknown request {request.kind!r}"
             if request.kind != "load_game" and self._game(request.game_id) is None:
@@ -245,6 +254,13 @@ class OperatorDesk:
         if game is None:
             raise OperationError(f"no game with id {request.game_id}")
         return await set_password_of(game, request.payload)
+
+    async def _apply_control(self, request) -> str:
+        """pause, resume, extend, set, reinstate (`server.game_operations.CONTROLS`)."""
+        game = self._game(request.game_id)
+        if game is None:
+            raise OperationError(f"no game with id {request.game_id}")
+        return await CONTROLS[request.kind](game, request.payload)
 
     async def _apply_move_game(self, request) -> str:
         if self.cluster is None:

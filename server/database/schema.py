@@ -23,6 +23,13 @@ Added by revision 0002 (operations):
 * operator_requests: what `tae-server` asks of a running server (load a new game, end a turn,
   add or remove a player); the server polls it and writes back status and result.
 * server_lease: the one server using this database: host, pid and a heartbeat.
+
+Added by revision 0004t (timer controls):
+
+* games.timer_schedule / time_zone / finish_early: the calendar timer's settings.
+* games.paused / paused_left: an operator paused the clock; the seconds the deadline had left.
+* notices: board messages posted by operators' changes; `joins_before` orders them among the
+  join messages.
 """
 
 from __future__ import annotations
@@ -69,6 +76,11 @@ games = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
     sa.Column("deadline_turn", sa.Integer, nullable=True),
     sa.Column("deadline", sa.Float, nullable=True),
+    sa.Column("timer_schedule", sa.Text, nullable=False, server_default=""),
+    sa.Column("time_zone", sa.String(64), nullable=False, server_default="UTC"),
+    sa.Column("finish_early", sa.Boolean, nullable=False, server_default=sa.true()),
+    sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("paused_left", sa.Float, nullable=True),
 )
 
 accounts = sa.Table(
@@ -163,6 +175,19 @@ operator_requests = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
     sa.Column("done_at", sa.DateTime(timezone=True), nullable=True),
     sa.Index("ix_operator_requests_status_id", "status", "id"),
+)
+
+notices = sa.Table(
+    "notices",
+    metadata,
+    _game_fk(),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("joins_before", sa.Integer, nullable=False),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("turn", sa.Integer, nullable=False),
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.PrimaryKeyConstraint("game_id", "seq"),
 )
 
 server_lease = sa.Table(

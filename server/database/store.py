@@ -100,6 +100,18 @@ class _Games:
     def set_deadline(self, game_id: int, turn: int, deadline: float | None):
         return self._write(q.thd_set_deadline, game_id, turn, deadline)
 
+    def reinstate_player(self, game_id: int, player_id: int):
+        return self._write(q.thd_reinstate_player, game_id, player_id)
+
+    def set_pause(self, game_id: int, paused: bool, left: float | None):
+        return self._write(q.thd_set_pause, game_id, paused, left)
+
+    def update_setup(self, game_id: int, setup: GameSetup):
+        return self._write(q.thd_update_setup, game_id, setup)
+
+    def add_notices(self, game_id: int, messages: tuple[Message, ...]):
+        return self._write(q.thd_add_notices, game_id, tuple(messages))
+
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str):
         return self._run(q.thd_set_password_hash, game_id, player_id, password_hash)
 
