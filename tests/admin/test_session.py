@@ -20,7 +20,7 @@ from protocol.admin import (
     LogMessage,
     encode_admin,
 )
-from server.admin import NOT_AVAILABLE, CommandFailed
+from server.admin import CommandFailed
 from server.admin.commands import COMMANDS
 from server.admin.session import BAD_LOGIN, INTERNAL_ERROR, MAX_LOGIN_FAILURES, WANTED_CONNECT, WANTED_LOGIN
 from server.turn_timer import TimerSettings
@@ -360,20 +360,33 @@ def test_a_game_that_is_over():
     assert "time left" not in text
 
 
-@pytest.mark.parametrize(
-    ("name", "arguments"),
-    [
-        ("reinstate-player", ("tae", "alice")),
-        ("pause", ("tae",)),
-        ("resume", ("tae",)),
-        ("extend", ("tae", 600)),
-        ("set", ("tae", "turn_length", "600")),
-    ],
-)
-def test_commands_this_server_cannot_do_yet_say_so(served, name, arguments):
-    wire, _, _ = served
-    assert run(wire, name, *arguments) == CommandResult(1, NOT_AVAILABLE)
-    assert run(wire, name, "nope", *arguments[1:]).text.startswith("no game named 'nope'")
+def test_pause_set_extend_resume_and_reinstate_go_through_the_game_service(served):
+    wire, directory, game = served
+    join(directory, "alice")
+    join(directory, "bob")
+    assert run(wire, "pause", "tae").text == "game 'tae' paused (the turn has no deadline); players were told"
+    assert game.paused and game.snapshot.boards[1][-1].message.subject == "Game settings"
+    assert run(wire, "extend", "tae", 600) == CommandResult(
+        1, "game 'tae': the open turn has no deadline to extend (give it one with `tae-server set tae "
+        "turn_length DURATION`)"
+    )
+    assert run(wire, "set", "tae", "turn_length", "1h").status == 0
+    assert game.snapshot.paused_left == 3600 and game.timer.deadline is None
+    assert run(wire, "extend", "tae", 600).status == 0
+    assert game.snapshot.paused_left == 4200
+    assert run(wire, "resume", "tae").text == "game 'tae' resumed (turn 0 ends in 1 h 10 min); players were told"
+    assert game.timer.seconds_left() == 4200
+    assert run(wire, "set", "tae", "colour", "red").text.startswith("no setting 'colour'")
+    assert run(wire, "remove-player", "tae", "bob").status == 0
+    assert run(wire, "reinstate-player", "tae", "bob") == CommandResult(
+        0, "player 'bob' (player 2) reinstated in game 'tae'"
+    )
+    assert 2 not in game.removed_players
+    back = Wire(directory)
+    assert isinstance(back.one(tp.Connect("x")), tp.Okay)
+    assert isinstance(back.one(tp.Login("bob", "pw")), tp.Okay)  # logs in again
+    for name, arguments in (("pause", ()), ("resume", ()), ("extend", (60,)), ("set", ("timer", "basic"))):
+        assert run(wire, name, "nope", *arguments).text.startswith("no game named 'nope'")
 
 
 class BrokenBackend:
