@@ -105,7 +105,7 @@ def parse_entries(text: str) -> tuple[ScheduleEntry, ...]:
         elif len(words) == 2:
             days_text, times_text = words
         else:
-            raise ScheduleError(f"schedule entry {part!r}: expected DAYS TIMES, like Mon,Wed,Fri 20:00")
+            raise ScheduleError(f"entry {part!r}: expected DAYS TIMES, like Mon,Wed,Fri 20:00")
         entries.append(ScheduleEntry(_days(days_text, part), _times(times_text, part)))
     return tuple(entries)
 

@@ -39,6 +39,7 @@ from .refusals import (
     NO_SUCH_MESSAGE,
     NO_SUCH_PLAYER,
     REMOVED,
+    REMOVED_LOGIN,
     TURN_NOT_STORED,
     Refused,
 )
@@ -327,7 +328,7 @@ class Game:
 
     def authenticate(self, username: str, password: str) -> defer.Deferred:
         """The player id of a correct login; fails with Refused(BAD_LOGIN) otherwise, taking the
-        same time whether or not the name exists, or Refused(REMOVED) for a removed player.
+        same time whether or not the name exists, or Refused(REMOVED_LOGIN) for a removed player.
         A correct password whose stored hash is weaker than the policy's is hashed again."""
         account = self._account_named(username)
         d = self.hasher.verify(password, None if account is None else account.password_hash)
@@ -336,7 +337,7 @@ class Game:
             if not ok or account is None:
                 raise Refused(BAD_LOGIN)
             if account.player_id in self._removed:
-                raise Refused(REMOVED)
+                raise Refused(REMOVED_LOGIN)
             if self.hasher.policy.needs_upgrade(account.password_hash):
                 self._upgrade_hash(account, password)
             return account.player_id
