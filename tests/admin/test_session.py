@@ -367,14 +367,17 @@ def test_pause_set_extend_resume_and_reinstate_go_through_the_game_service(serve
     assert run(wire, "pause", "tae").text == "game 'tae' paused (the turn has no deadline); players were told"
     assert game.paused and game.snapshot.boards[1][-1].message.subject == "Game settings"
     assert run(wire, "extend", "tae", 600) == CommandResult(
-        1, "game 'tae': the open turn has no deadline to extend (give it one with `tae-server set tae "
-        "turn_length DURATION`)"
+        1,
+        "game 'tae': the open turn has no deadline to extend (give it one with `tae-server set tae "
+        "turn_length DURATION`)",
     )
     assert run(wire, "set", "tae", "turn_length", "1h").status == 0
     assert game.snapshot.paused_left == 3600 and game.timer.deadline is None
     assert run(wire, "extend", "tae", 600).status == 0
     assert game.snapshot.paused_left == 4200
-    assert run(wire, "resume", "tae").text == "game 'tae' resumed (turn 0 ends in 1 h 10 min); players were told"
+    assert (
+        run(wire, "resume", "tae").text == "game 'tae' resumed (turn 0 ends in 1 h 10 min); players were told"
+    )
     assert game.timer.seconds_left() == 4200
     assert run(wire, "set", "tae", "colour", "red").text.startswith("no setting 'colour'")
     assert run(wire, "remove-player", "tae", "bob").status == 0

@@ -10,8 +10,7 @@ import pytest
 from twisted.internet.task import Clock
 
 from server.calendar_schedule import CalendarSchedule, ScheduleError
-from server.config import ConfigError, GameConfig, apply_game_settings, validate
-from server.config import ServerConfig
+from server.config import ConfigError, GameConfig, ServerConfig, apply_game_settings, validate
 from server.turn_timer import (
     ALL_FINISHED,
     END_OF_TURN_STARTED,
@@ -42,9 +41,7 @@ def timer_at(start: float, **settings):
     settings.setdefault("kind", "calendar")
     settings.setdefault("time_zone", "Europe/Berlin")
     settings.setdefault("turn_length", 0)
-    timer = TurnTimer(
-        clock, TimerSettings(**settings), ended.append, lambda s, r: announced.append((s, r))
-    )
+    timer = TurnTimer(clock, TimerSettings(**settings), ended.append, lambda s, r: announced.append((s, r)))
     return clock, timer, ended, announced
 
 
