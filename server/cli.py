@@ -212,6 +212,12 @@ def serve(
     if admin:
         config = replace(config, admin=config.admin.with_listen(admin))
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
+    given = {"seed": seed, "turn_length": turn_length, "timer": timer, "map": map_path}
+    config = replace(config, serve_game_flags=tuple((k, v) for k, v in given.items() if v is not None))
+    if config.game.seed is None:
+        # The open game made on a first start gets a random seed unless one was asked for
+        # (the configuration's [game] seed, or --seed).
+        config = replace(config, game=replace(config.game, seed=secrets.randbelow(2**31)))
     from .runner import run
 
     sys.exit(run(config))
@@ -286,7 +292,7 @@ def create_game(
     """Create a game; a running server loads it at once."""
     from .operations import create_game as create
 
-    if seed is None:
+    if seed is None and load_config(config_path).game.seed is None:
         seed = secrets.randbelow(2**31)
     config = _config(
         config_path,

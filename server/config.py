@@ -12,7 +12,7 @@
                                      # the defaults of `tae-server create-game`
     name = "tae"
     map = "maps/small.txt"           # a map file ('.', 'M', 'A'); absent = the default map
-    seed = 0
+    seed = 12345                     # absent = a random seed for each new game
     timer = "playersfinished"        # basic | playersfinished | threshold | calendar
     schedule = "Mon,Wed,Fri 20:00"   # calendar: when turns end (server.calendar_schedule)
     time_zone = "Europe/Berlin"      # calendar: the schedule's IANA zone (default UTC)
@@ -128,7 +128,7 @@ class ConfigError(ValueError):
 class GameConfig:
     name: str = "tae"
     map_path: str | None = None
-    seed: int = 0
+    seed: int | None = None  # None: not chosen (`serve` and `create-game` draw a random one)
     timer: TimerSettings = TimerSettings()
     max_players: int = 0
     auto_add: bool = False
@@ -152,7 +152,7 @@ class GameConfig:
         return GameSetup(
             name=self.name,
             map_text=map_text,
-            seed=self.seed,
+            seed=0 if self.seed is None else self.seed,
             timer=self.timer,
             max_players=self.max_players,
             auto_add=self.auto_add,
@@ -180,6 +180,9 @@ class ServerConfig:
 
     admin: AdminSettings = field(default_factory=AdminSettings)
     discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
+    # The game flags `serve` was given (flag key → value): the runner says which of them an
+    # existing open game did not take (server.serve_flags).
+    serve_game_flags: tuple[tuple[str, Any], ...] = ()
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:

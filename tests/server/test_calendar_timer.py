@@ -223,3 +223,28 @@ def test_extend_without_a_deadline_says_so_and_a_paused_clock_waits_across_turns
     assert ended == [END_OF_TURN_STARTED]
     timer.resume()
     assert timer.seconds_left() == 500
+
+
+# -- serve's game flags on an existing game --------------------------------------------------
+
+
+def test_serve_says_which_game_flags_an_existing_game_did_not_take():
+    from server.serve_flags import unapplied_flags
+    from server.store import GameSetup
+
+    game = GameSetup("tae", seed=99, timer=TimerSettings(turn_length=300))
+    wanted = GameSetup("tae", map_text="..M\n", seed=5, timer=TimerSettings("basic", turn_length=300))
+    lines = unapplied_flags(
+        {"seed": 5, "turn_length": 300, "timer": "basic", "map": "m.txt"}, wanted, game, "tae"
+    )
+    assert lines == [
+        "--seed 5 not applied: game 'tae' exists with seed 99 and a game's seed never changes "
+        "(a new game: tae-server create-game NAME --seed 5)",
+        "--timer basic not applied: game 'tae' exists with timer playersfinished; to change it: "
+        "tae-server set tae timer basic",
+        "--map m.txt not applied: game 'tae' exists with the standard map and a game's map never changes "
+        "(a new game: tae-server create-game NAME --map m.txt)",
+    ]
+    assert unapplied_flags({"seed": 5}, wanted, None, "tae")[0].startswith(
+        "--seed 5 not applied: the database has games but none named 'tae'"
+    )

@@ -23,8 +23,10 @@ from .test_operations import WallClock, db, queue, restart_after_crash, setup, s
 pytestmark = pytest.mark.timeout(60)
 
 
-def add(db, game_id, name):
-    request = queue(db, game_id, "add_player", {"username": name, "password_hash": hash_password("pw", n=16)})
+def add(database, game_id, name):
+    request = queue(
+        database, game_id, "add_player", {"username": name, "password_hash": hash_password("pw", n=16)}
+    )
     return request
 
 
