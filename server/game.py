@@ -505,7 +505,7 @@ class Game:
         def stored(_: object) -> int:
             self._removed.add(player_id)
             self._finished.discard(player_id)
-            self._publish(touched=())  # nothing a TP client caches shows who was removed
+            self._publish()  # the player's Player frame says "Removed" from now on
             log.info(
                 "game {game}: player {player} ({user}) removed",
                 game=self.setup.name,
@@ -535,7 +535,7 @@ class Game:
 
         def stored(_: object) -> defer.Deferred:
             self._removed.discard(player_id)
-            self._publish(touched=())
+            self._publish()  # the Player frame is "Human" again
             log.info(
                 "game {game}: player {player} ({user}) reinstated",
                 game=self.setup.name,
