@@ -19,7 +19,7 @@ from .game import Game
 from .operator_notices import in_words
 from .refusals import Refused, clipped
 from .store import GameSetup
-from .turn_timer import TIMER_KINDS, NoDeadline, TimerSettingsError
+from .turn_timer import TIMER_KINDS, NoDeadline, TimerSettings, TimerSettingsError
 
 
 class OperationError(Exception):
@@ -211,6 +211,13 @@ _SWITCHES = ("finish_early", "account_creation", "auto_add")
 _YES, _NO = ("yes", "true", "on", "1"), ("no", "false", "off", "0")
 
 
+def _with_number(timer: TimerSettings, name: str, number: int) -> TimerSettings:
+    """The timer with one of its whole-number settings changed."""
+    numbers = {field: getattr(timer, field) for field in _DURATIONS + _COUNTS if field != "max_players"}
+    numbers[name] = number
+    return replace(timer, **numbers)
+
+
 def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tuple[GameSetup, str]:
     """The setup with one setting changed, and the change in words; OperationError for an
     unknown key or a value that cannot be used (the timer's own check included)."""
@@ -231,7 +238,7 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
         what = f"the timer is now {text}"
     elif name in _DURATIONS:
         seconds = parse_duration(text)
-        timer = replace(timer, **{name: seconds})
+        timer = _with_number(timer, name, seconds)
         what = f"{name} is now {in_words(seconds) if seconds else 'none'}"
     elif name in _COUNTS:
         if not text.isdigit():
@@ -245,7 +252,7 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
             return replace(setup, max_players=number), (
                 f"at most {number} players" if number else "no limit on players"
             )
-        timer = replace(timer, **{name: number})
+        timer = _with_number(timer, name, number)
         what = f"{name} is now {number}"
     elif name in _SWITCHES:
         if text.lower() not in _YES + _NO:
@@ -259,7 +266,8 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
                 "account_creation": ("players may create accounts", "players can no longer create accounts"),
                 "auto_add": ("a login with a new name creates the account", "a login needs an account"),
             }[name]
-            return replace(setup, **{name: on}), words[0 if on else 1]
+            changed = replace(setup, auto_add=on) if name == "auto_add" else replace(setup, account_creation=on)
+            return changed, words[0 if on else 1]
     elif name == "schedule":
         timer = replace(timer, schedule=text)
         what = f"turns end {text} ({timer.time_zone})"

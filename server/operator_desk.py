@@ -200,6 +200,13 @@ class OperatorDesk:
     def _game(self, game_id: int) -> Game | None:
         return next((g for g in self.directory.games.values() if g.id == game_id), None)
 
+    def _live(self, game_id: int) -> Game:
+        """The running game a request is for (`apply` loads it first); OperationError if none."""
+        game = self._game(game_id)
+        if game is None:
+            raise OperationError(f"no game with id {game_id}")
+        return game
+
     async def apply(self, request) -> tuple[str, str]:
         """Carry out one request: ("done" | "failed", a one-line result)."""
         from .database.operator_requests import DONE, FAILED
@@ -233,7 +240,7 @@ class OperatorDesk:
         return f"game {game.setup.name!r} loaded at turn {game.state.turn}"
 
     async def _apply_end_turn(self, request) -> str:
-        game = self._game(request.game_id)
+        game = self._live(request.game_id)
         payload = request.payload
         if "open_turn" in payload:
             return await end_turn_of(game, int(payload["open_turn"]))
@@ -242,24 +249,20 @@ class OperatorDesk:
         return await end_turn_of(game, int(payload.get("turn", game.state.turn + 1)) - 1)
 
     async def _apply_add_player(self, request) -> str:
-        game = self._game(request.game_id)
+        game = self._live(request.game_id)
         return await add_player_to(game, request.payload)
 
     async def _apply_remove_player(self, request) -> str:
-        game = self._game(request.game_id)
+        game = self._live(request.game_id)
         return await remove_player_from(game, request.payload["username"])
 
     async def _apply_set_password(self, request) -> str:
-        game = self._game(request.game_id)
-        if game is None:
-            raise OperationError(f"no game with id {request.game_id}")
+        game = self._live(request.game_id)
         return await set_password_of(game, request.payload)
 
     async def _apply_control(self, request) -> str:
         """pause, resume, extend, set, reinstate (`server.game_operations.CONTROLS`)."""
-        game = self._game(request.game_id)
-        if game is None:
-            raise OperationError(f"no game with id {request.game_id}")
+        game = self._live(request.game_id)
         return await CONTROLS[request.kind](game, request.payload)
 
     async def _apply_move_game(self, request) -> str:
