@@ -266,7 +266,9 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
                 "account_creation": ("players may create accounts", "players can no longer create accounts"),
                 "auto_add": ("a login with a new name creates the account", "a login needs an account"),
             }[name]
-            changed = replace(setup, auto_add=on) if name == "auto_add" else replace(setup, account_creation=on)
+            changed = (
+                replace(setup, auto_add=on) if name == "auto_add" else replace(setup, account_creation=on)
+            )
             return changed, words[0 if on else 1]
     elif name == "schedule":
         timer = replace(timer, schedule=text)

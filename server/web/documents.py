@@ -46,7 +46,11 @@ def public_game(snapshot: GameSnapshot) -> dict[str, Any]:
 
 
 def with_time(document: dict[str, Any], snapshot: GameSnapshot, now: float) -> dict[str, Any]:
-    return {**document, "seconds_left": snapshot.seconds_left(now) if snapshot.started else -1}
+    return {
+        **document,
+        "seconds_left": snapshot.seconds_left(now) if snapshot.started else -1,
+        "paused": snapshot.paused,  # an operator stopped the turn clock (no deadline runs)
+    }
 
 
 def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
