@@ -76,7 +76,7 @@ def render_report(r: GameReport) -> str:
     active = sum(1 for p in r.players if p.turn != "removed")
     lines = [
         f"Game {r.name!r} (id {r.id}): {r.description}" if r.description else f"Game {r.name!r} (id {r.id})",
-        f"  {_turn_state(r.turn, r.phase)}; {_timer(r.timer, r.turn_length)}",
+        f"  {_turn_state(r.turn, r.phase)}; {r.timer_text or _timer(r.timer, r.turn_length)}",
         f"  {_players(active, len(r.players) - active, r.max_players)}; "
         + ("players may create accounts" if r.account_creation else "no new accounts"),
     ]
@@ -88,6 +88,9 @@ def render_report(r: GameReport) -> str:
             lines.append("  final scores: " + ", ".join(f"{n} {v}" for n, v in r.final_scores.items()))
     elif not r.started:
         lines.append("  turns start when enough players have joined")
+    elif r.paused:
+        kept = f", {r.paused_left} s left when resumed" if r.paused_left >= 0 else ""
+        lines.append(f"  time left: paused by an operator{kept}")
     else:
         lines.append("  time left: " + (f"{r.seconds_left} s" if r.seconds_left >= 0 else "no deadline"))
         if r.waiting_for:

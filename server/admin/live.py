@@ -87,6 +87,9 @@ def _report(snapshot: GameSnapshot, now: float) -> GameReport:
         seconds_left=-1 if snapshot.over else snapshot.seconds_left(now),
         winners=winners,
         final_scores=final,
+        timer_text=setup.timer.describe(),
+        paused=snapshot.paused,
+        paused_left=-1 if snapshot.paused_left is None else round(snapshot.paused_left),
     )
 
 

@@ -375,6 +375,7 @@ def test_pause_set_extend_resume_and_reinstate_go_through_the_game_service(serve
     assert game.snapshot.paused_left == 3600 and game.timer.deadline is None
     assert run(wire, "extend", "tae", 600).status == 0
     assert game.snapshot.paused_left == 4200
+    assert "time left: paused by an operator, 4200 s left when resumed" in run(wire, "status", "tae").text
     assert (
         run(wire, "resume", "tae").text == "game 'tae' resumed (turn 0 ends in 1 h 10 min); players were told"
     )
