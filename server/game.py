@@ -647,15 +647,18 @@ class Game:
         def stored(_: object) -> defer.Deferred:
             self.setup = setup
             timer_changed = setup.timer != old.timer
-            if timer_changed:
+            running = self._turn_clock_runs()
+            if timer_changed and running:
                 self.timer.change_settings(setup.timer)
+            elif timer_changed:
+                self.timer.settings = setup.timer.validate()  # the first turn starts under them
             self._publish(touched=())
             log.info("game {game}: setting changed: {what}", game=self.setup.name, what=what)
             text = notices.setting_changed(
                 self._state.turn,
                 what,
                 self._seconds_left(),
-                timer_changed and self._started,
+                timer_changed and running,
                 self.timer.paused,
             )
             told = self._tell_everyone(text)
@@ -668,6 +671,13 @@ class Game:
             return result
 
         return d.addCallback(stored).addCallback(started)
+
+    def _turn_clock_runs(self) -> bool:
+        """The open turn has a clock: the game started (restored for a change made without a
+        server, it is not started, but has the players to be), and it is not over."""
+        if self._state.phase is Phase.OVER:
+            return False
+        return self._started or len(self._state.players) >= max(1, self.setup.timer.turn_players_min)
 
     def _seconds_left(self) -> float | None:
         deadline = self.timer.deadline

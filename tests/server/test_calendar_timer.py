@@ -7,6 +7,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from twisted.internet import defer
 from twisted.internet.task import Clock
 
 from server.calendar_schedule import CalendarSchedule, ScheduleError
@@ -20,6 +21,9 @@ from server.turn_timer import (
     TimerSettingsError,
     TurnTimer,
 )
+from tests.support.games import new_game
+
+from .test_database import result
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -248,3 +252,28 @@ def test_serve_says_which_game_flags_an_existing_game_did_not_take():
     assert unapplied_flags({"seed": 5}, wanted, None, "tae")[0].startswith(
         "--seed 5 not applied: the database has games but none named 'tae'"
     )
+
+
+# -- the game service ------------------------------------------------------------------------
+
+
+def test_a_timer_set_before_the_game_starts_arms_nothing_until_it_does():
+    clock = Clock()
+    _, game = new_game(clock=clock, timer=TimerSettings(turn_length=0))
+    result(game.create_account("ann", "password"))
+    result(defer_of(set_setting_of(game, "turn_length", "10m")))
+    assert game.timer.deadline is None and game.setup.timer.turn_length == 600
+    clock.advance(3600)
+    assert game.state.turn == 0
+    result(game.create_account("bob", "password"))  # two players: the first turn starts
+    assert game.timer.seconds_left() == 600
+    result(defer_of(set_setting_of(game, "timer", "basic")))
+    clock.advance(300)
+    result(defer_of(set_setting_of(game, "turn_length", "20m")))  # starts the clock again, from now
+    assert game.timer.seconds_left() == 1200
+    clock.advance(1200)
+    assert game.state.turn == 1
+
+
+def defer_of(coroutine):
+    return defer.ensureDeferred(coroutine)
