@@ -1,5 +1,6 @@
 """The calendar timer (server.calendar_schedule, server.turn_timer) on task.Clock, across the
-daylight-saving changes of Europe/Berlin, and the operator's clock controls of TurnTimer."""
+daylight-saving changes of Europe/Berlin; the operator's clock controls of TurnTimer and the game;
+serve's flags an existing game did not take."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from twisted.internet.task import Clock
 
 from server.calendar_schedule import CalendarSchedule, ScheduleError
 from server.config import ConfigError, GameConfig, ServerConfig, apply_game_settings, validate
+from server.game_operations import set_setting_of
 from server.turn_timer import (
     ALL_FINISHED,
     END_OF_TURN_STARTED,
