@@ -565,9 +565,12 @@ def resume(game, wait, config_path, database) -> None:
 @database_options
 def extend(game, duration, wait, config_path, database) -> None:
     """Give the open turn DURATION more (90m, 2h, 1d, 1h30m or seconds); players are told."""
-    from .game_operations import parse_duration
+    from .game_operations import OperationError, parse_duration
 
-    seconds = parse_duration(duration)
+    try:
+        seconds = parse_duration(duration)
+    except OperationError as error:
+        raise click.BadParameter(str(error), param_hint="'DURATION'") from None
     if seconds <= 0:
         raise click.BadParameter("the extension must be longer than 0 s", param_hint="'DURATION'")
     _control(config_path, database, game, "extend", {"seconds": seconds}, wait)

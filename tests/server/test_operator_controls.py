@@ -172,3 +172,12 @@ def test_bad_durations_are_one_line(text):
     with pytest.raises(OperationError) as caught:
         parse_duration(text)
     assert "\n" not in str(caught.value)
+
+
+def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
+    from server.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["extend", "g", "soon", "--database", "sqlite://"])
+    assert done.value.code == 2
+    assert "'soon' is not a duration" in capsys.readouterr().err
