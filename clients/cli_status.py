@@ -113,10 +113,10 @@ def render_status(console: Console, data: dict) -> None:
         parts = []
         for player in data["players"]:
             name = player["name"] + (" (me)" if player["me"] else "")
-            if player["waiting"] is None:
-                parts.append(Text(name))
-            elif player.get("removed"):
+            if player.get("removed"):
                 parts.append(Text(f"{name}: removed", style="red"))
+            elif player["waiting"] is None:
+                parts.append(Text(name))
             elif player["waiting"]:
                 parts.append(Text(f"{name}: playing", style="yellow"))
             else:

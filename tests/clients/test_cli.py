@@ -82,6 +82,16 @@ def test_status(server, version):
     assert "turn       0" in text and "5m 00s" in text and "alice (me)" in text
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_status_shows_the_turn_kind_and_a_removed_player(server, world, version):
+    bob = next(p for p in world.players.values() if p.name == "bob")
+    bob.race = "Removed"
+    data = invoke_json(server, "status", version=version)
+    assert [(p["name"], p["removed"]) for p in data["players"]] == [("alice", False), ("bob", True)]
+    text = invoke(server, "status", version=version).stdout
+    assert "turn       0 (normal turn)" in text and "bob: removed" in text
+
+
 def test_status_after_a_turn_shows_scores(server, world):
     world.end_turn({1: (2, 1, 0, 3, 1)})
     data = invoke_json(server, "status")
