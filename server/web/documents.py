@@ -90,6 +90,7 @@ def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
             "kind": timer.kind,
             "turn_length": timer.turn_length,
             "players_min": timer.turn_players_min,
+            "description": timer.describe(),  # one line; a calendar's schedule and zone
         },
         "accepting_players": accepting_players(snapshot),
         "players": players,

@@ -321,3 +321,17 @@ def test_the_game_page_says_when_the_operator_paused_the_clock():
     page = client.get("/games/Nebula").text
     assert "<b>paused</b> by the operator" in page and 'Turn <b class="turn-number">0</b>' in page
     assert client.get("/api/games/Nebula").json()["paused"] is True
+
+
+def test_the_lobby_shows_a_calendar_timer_with_its_schedule_and_zone():
+    from dataclasses import replace
+
+    from server.turn_timer import TimerSettings
+
+    _, game, site = world()
+    game.setup = replace(
+        game.setup, timer=TimerSettings("calendar", schedule="Mon,Wed,Fri 20:00", time_zone="Europe/Berlin")
+    )
+    game._publish()
+    lobby = Client(site).get("/").text
+    assert "Timer: calendar, turns end Mon,Wed,Fri 20:00 (Europe/Berlin)" in lobby
