@@ -24,6 +24,7 @@ __all__ = [
 ]
 
 ORDERS_PER_TURN = 2  # R11, for the "queued n/2" hint only; the server decides
+REMOVED_RACE = "Removed"  # the Player frame's race of a player the operator removed
 
 
 def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -> dict:
@@ -41,6 +42,7 @@ def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -
                 "name": player.name,
                 "me": player.id == game.player_id,
                 "waiting": None if waiting is None else player.id in waiting,
+                "removed": player.race == REMOVED_RACE,
             }
         )
     scores = game.scores()
@@ -91,7 +93,8 @@ def render_status(console: Console, data: dict) -> None:
     if data["game"]:
         table.add_row("game", data["game"])
     table.add_row("player", f"{player['name'] or '?'} (id {player['id']})")
-    table.add_row("turn", f"{data['turn']}")
+    kind = "" if data["phase"] == "over" else f" ({data['phase']} turn)"
+    table.add_row("turn", f"{data['turn']}{kind}")
     phase = Text(data["phase"])
     if data["phase"] == "combat":
         phase.stylize("bold yellow")
@@ -110,7 +113,9 @@ def render_status(console: Console, data: dict) -> None:
         parts = []
         for player in data["players"]:
             name = player["name"] + (" (me)" if player["me"] else "")
-            if player["waiting"] is None:
+            if player.get("removed"):
+                parts.append(Text(f"{name}: removed", style="red"))
+            elif player["waiting"] is None:
                 parts.append(Text(name))
             elif player["waiting"]:
                 parts.append(Text(f"{name}: playing", style="yellow"))

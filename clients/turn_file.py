@@ -2,7 +2,8 @@
 
 TOML::
 
-    turn = 3            # optional: refuse the file if the game is at another turn
+    turn = 3            # optional: refuse the file if the game is at another turn (the number
+                        # TP clients and `tae-client status` show; the first turn is 0)
     when = "normal"     # optional: refuse it in a turn of the other kind ("normal" or "combat")
     replace = true      # optional: this turn's orders already queued are replaced
     [[orders]]

@@ -80,7 +80,7 @@ class Server:
                     "game {game}: turn {turn} was not stored before the stop; it is resolved "
                     "again at restart",
                     game=game.setup.name,
-                    turn=game.state.turn + 1,
+                    turn=game.state.turn,
                 )
         if self.guard is not None:
             self.guard.stop()

@@ -1,10 +1,11 @@
 """`tae-server`: run and operate the TaE server.
 
     tae-server serve [--listen ENDPOINT]... [--web ENDPOINT]... [--map FILE] [--seed N] [--turn-length S]
-                     [--timer basic|playersfinished|threshold] [--log-format text|json]
+                     [--timer KIND] [--log-format text|json]
                      [--limit NAME=VALUE]...
     tae-server create-game NAME [--map FILE] [--seed N] [--max-players N] [--timer KIND]
                      [--turn-length S] [--players-min N] [--threshold P --over S --under S]
+                     [--schedule WHEN --time-zone ZONE --no-finish-early]
                      [--no-account-creation] [--auto-add] [--description TEXT]
                      [--absent-after TURNS] [--vacation-days-max DAYS]
     tae-server list-games [--json]
@@ -13,6 +14,8 @@
     tae-server set-password GAME NAME [--password PW]
     tae-server remove-player GAME NAME
     tae-server end-turn GAME
+    tae-server pause GAME | resume GAME | extend GAME DURATION | set GAME KEY VALUE
+    tae-server reinstate GAME NAME
     tae-server upgrade-db
     tae-server backup FILE [--force]
     tae-server serve --node NAME --advertise HOST:PORT ...   (a cluster node, PostgreSQL)
@@ -221,6 +224,12 @@ def serve(
     if admin:
         config = replace(config, admin=config.admin.with_listen(admin))
     config.game.setup(ctime=0)  # read and check the map now, before anything starts
+    given = {"seed": seed, "turn_length": turn_length, "timer": timer, "map": map_path}
+    config = replace(config, serve_game_flags=tuple((k, v) for k, v in given.items() if v is not None))
+    if config.game.seed is None:
+        # The open game made on a first start gets a random seed unless one was asked for
+        # (the configuration's [game] seed, or --seed).
+        config = replace(config, game=replace(config.game, seed=secrets.randbelow(2**31)))
     from .runner import run
 
     sys.exit(run(config))
@@ -257,6 +266,15 @@ def serve(
     metavar="SECONDS",
     help="threshold timer: turn length under the threshold (0: no deadline).",
 )
+@click.option(
+    "--schedule",
+    metavar="WHEN",
+    help='calendar timer: when turns end, e.g. "Mon,Wed,Fri 20:00" or "Mon-Fri 08:00,20:00".',
+)
+@click.option("--time-zone", metavar="ZONE", help="calendar timer: the schedule's zone (default UTC).")
+@click.option(
+    "--no-finish-early", is_flag=True, help="calendar timer: a turn never ends before its scheduled time."
+)
 @click.option("--no-account-creation", is_flag=True, help="Players cannot create accounts themselves.")
 @click.option("--auto-add", is_flag=True, help="A login with an unknown name creates the account.")
 @click.option("--description", help="Long name shown to clients.")
@@ -285,6 +303,9 @@ def create_game(
     threshold,
     over,
     under,
+    schedule,
+    time_zone,
+    no_finish_early,
     no_account_creation,
     auto_add,
     description,
@@ -297,7 +318,7 @@ def create_game(
     """Create a game; a running server loads it at once."""
     from .operations import create_game as create
 
-    if seed is None:
+    if seed is None and load_config(config_path).game.seed is None:
         seed = secrets.randbelow(2**31)
     config = _config(
         config_path,
@@ -312,6 +333,9 @@ def create_game(
         turn_player_threshold=threshold,
         turn_length_over_threshold=over,
         turn_length_under_threshold=under,
+        schedule=schedule,
+        time_zone=time_zone,
+        finish_early=False if no_finish_early else None,
         account_creation=False if no_account_creation else None,
         auto_add=True if auto_add else None,
         description=description,
@@ -358,7 +382,6 @@ def list_games(as_json, config_path, database) -> None:
         "phase",
         "players",
         "timer",
-        "turn length",
         "map",
         "seed",
         "accounts",
@@ -374,8 +397,7 @@ def list_games(as_json, config_path, database) -> None:
             str(g.turn),
             phase,
             players,
-            g.timer,
-            f"{g.turn_length} s" if g.turn_length else "none",
+            ("PAUSED, " if g.paused else "") + g.timer_brief,
             f"{'custom' if g.custom_map else 'standard'} {g.board_size[0]}×{g.board_size[1]}",
             str(g.seed),
             accounts,
@@ -404,18 +426,14 @@ def status(game, as_json, config_path, database) -> None:
         return
     s = info.summary
     lines = [
-        f"game {s.name!r} (id {s.id}): {s.turn} turns played, "
-        + ("the game is over" if s.phase == "over" else f"turn {s.turn + 1} open ({s.phase})")
+        f"game {s.name!r} (id {s.id}): "
+        + (f"over at turn {s.turn}" if s.phase == "over" else f"turn {s.turn} open ({s.phase} turn)")
     ]
     lines.append(
         f"  map: {'custom' if s.custom_map else 'standard'} {s.board_size[0]}×{s.board_size[1]}, "
         f"seed {s.seed}"
     )
-    lines.append(
-        f"  timer: {s.timer}, turn length {s.turn_length} s"
-        if s.turn_length
-        else f"  timer: {s.timer}, no turn length"
-    )
+    lines.append(f"  timer: {s.timer_description}" + (" — PAUSED" if s.paused else ""))
     lines.append(
         f"  players: {s.players}"
         + (f" of at most {s.max_players}" if s.max_players else "")
@@ -436,7 +454,11 @@ def status(game, as_json, config_path, database) -> None:
             + (f"up to {setup.vacation_days_max} days" if setup.vacation_days_max else "none")
         )
     if s.phase != "over":
-        if info.deadline is None:
+        if s.paused:
+            left = "paused" + (
+                "" if info.paused_left is None else f", {round(info.paused_left)} s left when resumed"
+            )
+        elif info.deadline is None:
             left = "no deadline set" if info.server else "no deadline known (the server is not running)"
         elif info.server is None:
             left = (
@@ -543,6 +565,91 @@ def end_turn(game, wait, config_path, database) -> None:
         click.echo(end(db, game, wallclock=time.time, wait=wait).text)
     finally:
         db.close()
+
+
+# -- the clock and the settings of a running game --------------------------------------------
+
+
+def _control(config_path, database, game, kind, payload, wait) -> None:
+    from .operations import control
+
+    db = _open(config_path, database)
+    try:
+        click.echo(control(db, game, kind, payload, wallclock=time.time, wait=wait).text)
+    finally:
+        db.close()
+
+
+@cli.command()
+@click.argument("game")
+@wait_option
+@database_options
+def pause(game, wait, config_path, database) -> None:
+    """Stop a game's turn clock (no turn ends by itself until `resume`); players are told."""
+    _control(config_path, database, game, "pause", {}, wait)
+
+
+@cli.command()
+@click.argument("game")
+@wait_option
+@database_options
+def resume(game, wait, config_path, database) -> None:
+    """Start a paused game's clock again with the time that was left; players are told."""
+    _control(config_path, database, game, "resume", {}, wait)
+
+
+@cli.command()
+@click.argument("game")
+@click.argument("duration")
+@wait_option
+@database_options
+def extend(game, duration, wait, config_path, database) -> None:
+    """Give the open turn DURATION more (90m, 2h, 1d, 1h30m or seconds); players are told."""
+    from .game_operations import OperationError, parse_duration
+
+    try:
+        seconds = parse_duration(duration)
+    except OperationError as error:
+        raise click.BadParameter(str(error), param_hint="'DURATION'") from None
+    if seconds <= 0:
+        raise click.BadParameter("the extension must be longer than 0 s", param_hint="'DURATION'")
+    _control(config_path, database, game, "extend", {"seconds": seconds}, wait)
+
+
+@cli.command("set")
+@click.argument("game")
+@click.argument("key")
+@click.argument("value")
+@wait_option
+@database_options
+def set_setting(game, key, value, wait, config_path, database) -> None:
+    """Change a setting of a game, also a running one; players are told.
+
+    \b
+    KEY is one of:
+      timer: basic, playersfinished, threshold or calendar
+      turn_length: seconds (or 90m, 2h, 1d) per turn; calendar: the shortest turn
+      turn_players_min, turn_player_threshold,
+      turn_length_over_threshold, turn_length_under_threshold
+      schedule: calendar timer: "Mon,Wed,Fri 20:00", "Mon-Fri 08:00,20:00; Sat 12:00"
+      time_zone: calendar timer: an IANA zone, e.g. Europe/Berlin
+      finish_early: calendar timer: yes or no
+      max_players: 0 = no limit (not fewer than the players the game has)
+      account_creation, auto_add: yes or no
+
+    A changed timer setting starts the open turn's clock again under it, from now.
+    """
+    _control(config_path, database, game, "set", {"key": key, "value": value}, wait)
+
+
+@cli.command()
+@click.argument("game")
+@click.argument("name")
+@wait_option
+@database_options
+def reinstate(game, name, wait, config_path, database) -> None:
+    """Take back a player's removal: they log in and play again; players are told."""
+    _control(config_path, database, game, "reinstate", {"username": name}, wait)
 
 
 # -- cluster nodes ----------------------------------------------------------------------------

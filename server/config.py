@@ -12,8 +12,11 @@
                                      # the defaults of `tae-server create-game`
     name = "tae"
     map = "maps/small.txt"           # a map file ('.', 'M', 'A'); absent = the default map
-    seed = 0
-    timer = "playersfinished"        # basic | playersfinished | threshold
+    seed = 12345                     # absent = a random seed for each new game
+    timer = "playersfinished"        # basic | playersfinished | threshold | calendar
+    schedule = "Mon,Wed,Fri 20:00"   # calendar: when turns end (server.calendar_schedule)
+    time_zone = "Europe/Berlin"      # calendar: the schedule's IANA zone (default UTC)
+    finish_early = true              # calendar: everyone finished ends the turn before its time
     turn_length = 300
     turn_players_min = 2
     turn_player_threshold = 0
@@ -90,6 +93,9 @@ class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     turn_player_threshold: int | None = None
     turn_length_over_threshold: int | None = None
     turn_length_under_threshold: int | None = None
+    schedule: str | None = None
+    time_zone: str | None = None
+    finish_early: bool | None = None
     max_players: int | None = None
     auto_add: bool | None = None
     account_creation: bool | None = None
@@ -132,7 +138,7 @@ class ConfigError(ValueError):
 class GameConfig:
     name: str = "tae"
     map_path: str | None = None
-    seed: int = 0
+    seed: int | None = None  # None: not chosen (`serve` and `create-game` draw a random one)
     timer: TimerSettings = TimerSettings()
     max_players: int = 0
     auto_add: bool = False
@@ -158,7 +164,7 @@ class GameConfig:
         return GameSetup(
             name=self.name,
             map_text=map_text,
-            seed=self.seed,
+            seed=0 if self.seed is None else self.seed,
             timer=self.timer,
             max_players=self.max_players,
             auto_add=self.auto_add,
@@ -188,6 +194,9 @@ class ServerConfig:
 
     admin: AdminSettings = field(default_factory=AdminSettings)
     discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
+    # The game flags `serve` was given (flag key → value): the runner says which of them an
+    # existing open game did not take (server.serve_flags).
+    serve_game_flags: tuple[tuple[str, Any], ...] = ()
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:
@@ -264,6 +273,10 @@ def apply_game_settings(game: GameConfig, values: dict[str, Any], prefix: str = 
             changes["map_path"] = _expect(value, str, where)
         elif key == "timer":
             timer = replace(timer, kind=_expect(value, str, where))
+        elif key in ("schedule", "time_zone"):
+            timer = replace(timer, **{key: _expect(value, str, where)})
+        elif key == "finish_early":
+            timer = replace(timer, finish_early=_expect(value, bool, where))
         elif key in ("auto_add", "account_creation"):
             changes[key] = _expect(value, bool, where)
         elif key in _GAME_SETUP_INTS:

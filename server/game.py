@@ -26,7 +26,7 @@ from ruleset import GameState, Message, Order, Phase, Problem, check_order, game
 from ruleset.orders import NO_SUCH_QUEUE, owns_queue
 from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
 
-from . import absence_notices as notices
+from . import absence_notices, operator_notices
 from .accounts import InlineHasher, PasswordHasher
 from .attendance import DAY_S, Attendance, Presence, after_turn, attendance_of, back
 from .refusals import (
@@ -43,6 +43,7 @@ from .refusals import (
     NO_VACATIONS,
     NOT_ON_VACATION,
     REMOVED,
+    REMOVED_LOGIN,
     RESIGNED,
     TURN_NOT_STORED,
     Refused,
@@ -50,7 +51,7 @@ from .refusals import (
 )
 from .snapshot import Announcement, BoardMessage, GameSnapshot, QueuedOrder
 from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, StoreUnavailable, TurnRecord
-from .turn_timer import TurnTimer
+from .turn_timer import NoDeadline, TurnTimer
 from .views.modtimes import ModTimes, all_fingerprints, object_fingerprint, queue_fingerprint
 
 log = Logger()
@@ -106,6 +107,7 @@ class Game:
         self._state_cache: dict = {}
         self._closed = False
         self._retry: IDelayedCall | None = None
+        self._stored_pause: tuple[bool, float | None] = (False, None)
         self.timer = TurnTimer(clock, setup.timer, self._timer_ended_turn, self._announce)
         self.snapshot: GameSnapshot = self._draft()
         self._publish()
@@ -149,7 +151,10 @@ class Game:
         ordered = [(m.turn, 1, i, m) for i, m in enumerate(stored.join_messages)]
         for record in stored.turns:
             ordered.extend((record.turn, 0, i, m) for i, m in enumerate(record.messages))
-        for *_, message in sorted(ordered, key=lambda item: item[:3]):
+        # A notice follows the join messages stored before it, and comes before the next one.
+        posts = [(turn, kind, i, 1, 0, m) for turn, kind, i, m in ordered]
+        posts.extend((m.turn, 1, joins, 0, j, m) for j, (joins, m) in enumerate(stored.notices))
+        for *_, message in sorted(posts, key=lambda item: item[:5]):
             game._post(message)
         for player, index in stored.removed_messages:
             game._boards[player] = tuple(m for m in game._boards.get(player, ()) if m.index != index)
@@ -171,6 +176,7 @@ class Game:
         if stored.turns:
             last = stored.turns[-1]
             game._last_turn = (tuple(last.messages), tuple(last.events))
+        game._stored_pause = stored.paused
         game._publish()
         return game
 
@@ -227,6 +233,8 @@ class Game:
             modtimes=self._modtimes.table(),
             modtime_serial=self._modtimes.serial,
             deadline=self.timer.deadline,
+            paused=self.timer.paused,
+            paused_left=self.timer.paused_left,
             started=self._started,
             resolving=self._ready is not None,
             last_turn_messages=self._last_turn[0],
@@ -333,7 +341,7 @@ class Game:
 
     def authenticate(self, username: str, password: str) -> defer.Deferred:
         """The player id of a correct login; fails with Refused(BAD_LOGIN) otherwise, taking the
-        same time whether or not the name exists, or Refused(REMOVED) for a removed player.
+        same time whether or not the name exists, or Refused(REMOVED_LOGIN) for a removed player.
         A correct password whose stored hash is weaker than the policy's is hashed again."""
         account = self._account_named(username)
         d = self.hasher.verify(password, None if account is None else account.password_hash)
@@ -342,7 +350,7 @@ class Game:
             if not ok or account is None:
                 raise Refused(BAD_LOGIN)
             if account.player_id in self._removed:
-                raise Refused(REMOVED)
+                raise Refused(REMOVED_LOGIN)
             if attendance_of(self._attendance, account.player_id).presence is Presence.RESIGNED:
                 raise Refused(RESIGNED)
             if self.hasher.policy.needs_upgrade(account.password_hash):
@@ -512,7 +520,7 @@ class Game:
         def stored(_: object) -> int:
             self._removed.add(player_id)
             self._finished.discard(player_id)
-            self._publish(touched=())  # nothing a TP client caches shows who was removed
+            self._publish()  # the player's Player frame says "Removed" from now on
             log.info(
                 "game {game}: player {player} ({user}) removed",
                 game=self.setup.name,
@@ -543,7 +551,7 @@ class Game:
         before = attendance_of(self._attendance, player)
         if before.presence is not Presence.ABSENT or not self._state.has_player(player):
             return defer.succeed(before)
-        return self._change_seat(back(before), notices.logged_in_again(self._state, player))
+        return self._change_seat(back(before), absence_notices.logged_in_again(self._state, player))
 
     def _back_quietly(self, player: int) -> defer.Deferred:
         """`_take_seat_back` under the lock already held; a store failure only leaves the seat
@@ -579,7 +587,11 @@ class Game:
             return _refuse(problem)
         before = attendance_of(self._attendance, player)
         after = Attendance(player, Presence.VACATION, 0, self.clock.seconds() + days * DAY_S)
-        told = () if before.presence is Presence.VACATION else notices.vacation_started(self._state, player)
+        told = (
+            ()
+            if before.presence is Presence.VACATION
+            else absence_notices.vacation_started(self._state, player)
+        )
         return self._change_seat(after, told)
 
     def end_vacation(self, player: int) -> defer.Deferred:
@@ -594,7 +606,7 @@ class Game:
         if only_when_due and before.until is not None and before.until > self.clock.seconds():
             self._schedule_vacation_end(before)  # the clock fired early
             return defer.succeed(before)
-        return self._change_seat(back(before), notices.vacation_ended(self._state, player))
+        return self._change_seat(back(before), absence_notices.vacation_ended(self._state, player))
 
     def resign(self, player: int) -> defer.Deferred:
         """The player leaves the game for good: the stand-in plays their seat to the end, and
@@ -608,7 +620,9 @@ class Game:
         problem = self._seat_problem(player)
         if problem is not None:
             return _refuse(problem)
-        return self._change_seat(Attendance(player, Presence.RESIGNED), notices.resigned(self._state, player))
+        return self._change_seat(
+            Attendance(player, Presence.RESIGNED), absence_notices.resigned(self._state, player)
+        )
 
     def _seat_problem(self, player: int) -> Problem | None:
         if not self._state.has_player(player):
@@ -677,6 +691,212 @@ class Game:
                 self._vacation_ends[player] = self.clock.callLater(COMMIT_RETRY_S, self._vacation_due, player)
 
         d.addErrback(not_stored)
+
+    # -- operator controls: reinstating, the turn clock, settings -------------------------
+
+    def reinstate_player(self, username: str) -> defer.Deferred:
+        """An operator takes back a removal: the player can log in and give orders again and
+        the turn waits for them again. Fires with (player id, whether they were removed);
+        Refused(NO_SUCH_PLAYER)."""
+        return self._lock.run(self._reinstate_player, username)
+
+    def _reinstate_player(self, username: str) -> defer.Deferred:
+        player_id = self.player_id(username)
+        if player_id is None:
+            return _refuse(NO_SUCH_PLAYER)
+        if player_id not in self._removed:
+            return defer.succeed((player_id, False))
+        store = getattr(self.store, "reinstate_player", None)
+        d = defer.maybeDeferred(store, self.id, player_id) if store else defer.succeed(None)
+
+        def stored(_: object) -> defer.Deferred:
+            self._removed.discard(player_id)
+            self._publish()  # the Player frame is "Human" again
+            log.info(
+                "game {game}: player {player} ({user}) reinstated",
+                game=self.setup.name,
+                player=player_id,
+                user=username,
+            )
+            name = self.snapshot.usernames.get(player_id, username)
+            return self._tell_everyone(operator_notices.reinstated(name)).addCallback(
+                lambda _: (player_id, True)
+            )
+
+        return d.addCallback(stored)
+
+    # -- operators' controls of the clock and the settings --------------------------------
+
+    @property
+    def paused(self) -> bool:
+        return self.timer.paused
+
+    def pause(self) -> defer.Deferred:
+        """Stop the turn clock (stored, so a restart keeps it stopped); every player is told.
+        Fires with False when the game was paused already."""
+        return self._lock.run(self._pause)
+
+    def _pause(self) -> defer.Deferred:
+        if self.timer.paused:
+            return defer.succeed(False)
+        deadline = self.timer.deadline
+        left = None if deadline is None else max(0.0, deadline - self.clock.seconds())
+        d = self._store_optional("set_pause", True, left)
+
+        def stored(_: object) -> defer.Deferred:
+            self.timer.pause()
+            self._publish(touched=())
+            log.info("game {game}: paused by an operator", game=self.setup.name)
+            return self._tell_everyone(operator_notices.paused(self._state.turn, left)).addCallback(
+                lambda _: True
+            )
+
+        return d.addCallback(stored)
+
+    def resume_clock(self) -> defer.Deferred:
+        """Start a paused clock again with the time that was left; every player is told (and a
+        turn everyone has finished meanwhile ends now). Fires with False when not paused."""
+        return self._lock.run(self._resume_clock)
+
+    def _resume_clock(self) -> defer.Deferred:
+        if not self.timer.paused:
+            return defer.succeed(False)
+        d = self._store_optional("set_pause", False, None)
+
+        def stored(_: object) -> defer.Deferred:
+            self.timer.resume()
+            self._publish(touched=())
+            log.info("game {game}: resumed by an operator", game=self.setup.name)
+            told = self._tell_everyone(operator_notices.resumed(self._state.turn, self._seconds_left()))
+            return told.addCallback(lambda _: self._store_deadline()).addCallback(lambda _: True)
+
+        def check(result: bool) -> bool:
+            if result and self._started and self._finished and not self.busy:
+                self.clock.callLater(0, self._check_turn_end)  # outside the lock it holds now
+            return result
+
+        return d.addCallback(stored).addCallback(check)
+
+    def extend(self, seconds: float) -> defer.Deferred:
+        """Move the open turn's deadline `seconds` later; every player is told. Fails with
+        turn_timer.NoDeadline when the turn has none."""
+        return self._lock.run(self._extend, seconds)
+
+    def _extend(self, seconds: float) -> defer.Deferred:
+        if self._state.phase is Phase.OVER:
+            return defer.fail(NoDeadline("the game is over"))
+        try:
+            before = (self.timer.deadline, self.timer.paused_left)
+            self.timer.extend(seconds)
+        except NoDeadline as error:
+            return defer.fail(error)
+        d = self._store_optional("set_pause", True, self.timer.paused_left) if self.timer.paused else None
+        d = d or self._store_deadline()
+
+        def stored(_: object) -> defer.Deferred:
+            self._publish(touched=())
+            log.info("game {game}: turn extended by {seconds} s", game=self.setup.name, seconds=seconds)
+            paused = self.timer.paused
+            left = self.timer.paused_left if paused else self._seconds_left()
+            return self._tell_everyone(operator_notices.extended(self._state.turn, seconds, left, paused))
+
+        def not_stored(failure):
+            if self.timer.paused:  # put the clock back as the store still has it
+                self.timer.restore_pause(before[1])
+            elif before[0] is not None:
+                self.timer.extend(before[0] - (self.timer.deadline or before[0]))
+            return failure
+
+        return d.addCallbacks(stored, not_stored)
+
+    def change_setup(self, setup: GameSetup, what: str) -> defer.Deferred:
+        """An operator changed settings of the running game (its timer, size, accounts; never
+        its name, map or seed): stored, then applied; a changed timer starts the open turn's
+        clock again under the new settings. `what` says the change to the players."""
+        try:
+            setup.timer.validate()
+        except Exception as error:
+            return defer.fail(error)
+        return self._lock.run(self._change_setup, setup, what)
+
+    def _change_setup(self, setup: GameSetup, what: str) -> defer.Deferred:
+        old = self.setup
+        setup = replace(setup, name=old.name, map_text=old.map_text, seed=old.seed, ctime=old.ctime)
+        d = self._store_optional("update_setup", setup)
+
+        def stored(_: object) -> defer.Deferred:
+            self.setup = setup
+            timer_changed = setup.timer != old.timer
+            running = self._turn_clock_runs()
+            if timer_changed and running:
+                self.timer.change_settings(setup.timer)
+            elif timer_changed:
+                self.timer.settings = setup.timer.validate()  # the first turn starts under them
+            self._publish(touched=())
+            log.info("game {game}: setting changed: {what}", game=self.setup.name, what=what)
+            text = operator_notices.setting_changed(
+                self._state.turn,
+                what,
+                self._seconds_left(),
+                timer_changed and running,
+                self.timer.paused,
+            )
+            told = self._tell_everyone(text)
+            if timer_changed:
+                told.addCallback(lambda _: self._store_deadline())
+            return told
+
+        def started(result: object) -> object:
+            self.clock.callLater(0, self._start_if_ready)  # fewer players may be needed now
+            return result
+
+        return d.addCallback(stored).addCallback(started)
+
+    def _turn_clock_runs(self) -> bool:
+        """The open turn has a clock: the game started (restored for a change made without a
+        server, it is not started, but has the players to be), and it is not over."""
+        if self._state.phase is Phase.OVER:
+            return False
+        return self._started or len(self._state.players) >= max(1, self.setup.timer.turn_players_min)
+
+    def _seconds_left(self) -> float | None:
+        deadline = self.timer.deadline
+        return None if deadline is None else max(0.0, deadline - self.clock.seconds())
+
+    def _store_optional(self, method: str, *args: object) -> defer.Deferred:
+        """Call a store method the game service uses when the store has it."""
+        call = getattr(self.store, method, None)
+        return defer.maybeDeferred(call, self.id, *args) if call else defer.succeed(None)
+
+    def _store_deadline(self) -> defer.Deferred:
+        """Store the open turn's deadline as the clock now has it (a running server's desk
+        records it too; without a server nobody else would)."""
+        if self.timer.deadline is None:
+            return defer.succeed(None)
+        return self._store_optional("set_deadline", self._state.turn + 1, self.timer.deadline)
+
+    def _tell_everyone(self, body: str) -> defer.Deferred:
+        """Post one board message to every player who is not removed (stored first)."""
+        messages = tuple(
+            Message(account.player_id, self._state.turn, operator_notices.SUBJECT, body)
+            for account in sorted(self._accounts.values(), key=lambda a: a.player_id)
+            if account.player_id not in self._removed
+        )
+        d = self._store_optional("add_notices", messages)
+
+        def stored(_: object) -> None:
+            for message in messages:
+                self._post(message)
+            self._publish()
+
+        def not_stored(failure) -> None:
+            log.warn(
+                "game {game}: storing the players' notice failed: {error}",
+                game=self.setup.name,
+                error=failure.getErrorMessage(),
+            )
+
+        return d.addCallbacks(stored, not_stored)
 
     # -- orders --------------------------------------------------------------------------
 
@@ -865,14 +1085,25 @@ class Game:
         players who had finished it (when that was everyone, the turn is resolved now)."""
         self.start()
         if not self._started or self._state.phase is Phase.OVER:
+            self.restore_clock(None)
             return
-        if deadline is not None and deadline[0] == self._state.turn + 1:
-            self.timer.resume_deadline(deadline[1])
+        self.restore_clock(deadline)
         for attendance in self._attendance.values():
             self._schedule_vacation_end(attendance)
         if self._finished and not self.busy:
             self._check_turn_end()
         self._end_if_only_stand_ins_act()
+
+    def restore_clock(self, deadline: tuple[int, float] | None) -> None:
+        """Put the timer back as stored (the open turn's deadline, a pause) without running
+        anything: `resume` starts from here, and an operator's change made without a server
+        reads and changes the clock this gives."""
+        if deadline is not None and deadline[0] == self._state.turn + 1:
+            self.timer.resume_deadline(deadline[1])
+        paused, left = self._stored_pause
+        if paused:
+            self.timer.restore_pause(left)
+            self._publish(touched=())
 
     def start(self) -> None:
         """Start the first turn's timer once the game has enough players."""
@@ -952,7 +1183,7 @@ class Game:
         except Exception:
             # A bug in the rules must not freeze every player of the game: keep the turn open.
             log.failure(
-                "game {game}: resolving turn {turn} failed", game=self.setup.name, turn=self._state.turn + 1
+                "game {game}: resolving turn {turn} failed", game=self.setup.name, turn=self._state.turn
             )
             self._lock.release()
             self._release()
@@ -971,7 +1202,7 @@ class Game:
             attendance = tally.changed
             missed = {row.player: row.missed for row in tally.changed}
             for player in tally.became_absent:
-                told += notices.became_absent(outcome.state, player, missed[player])
+                told += absence_notices.became_absent(outcome.state, player, missed[player])
         record = TurnRecord(
             outcome.state.turn,
             outcome.state,
@@ -1014,13 +1245,15 @@ class Game:
             log.debug(
                 "game {game} turn {turn}: {kind} {detail}",
                 game=self.setup.name,
-                turn=outcome.state.turn,
+                turn=outcome.state.turn - 1,
                 kind=event.kind,
                 detail=event.detail,
             )
         log.info(
-            "game {game}: turn {turn} resolved ({phase})",
+            "game {game}: turn {ended} ended; "
+            + ("the game is over" if self._state.phase is Phase.OVER else "turn {turn} ({phase}) begins"),
             game=self.setup.name,
+            ended=outcome.state.turn - 1,
             turn=outcome.state.turn,
             phase=outcome.state.phase.value,
         )
@@ -1047,18 +1280,18 @@ class Game:
         if failure.check(StoreUnavailable):
             if self._store_trouble is None:  # one line per outage, not a traceback every 5 s
                 log.warn(
-                    "game {game}: storing turn {turn} failed ({error}); retrying every {delay} s",
+                    "game {game}: storing the end of turn {turn} failed ({error}); retrying every {delay} s",
                     game=self.setup.name,
-                    turn=record.turn,
+                    turn=record.turn - 1,
                     error=failure.getErrorMessage(),
                     delay=COMMIT_RETRY_S,
                 )
         else:
             log.failure(
-                "game {game}: storing turn {turn} failed; retrying in {delay} s",
+                "game {game}: storing the end of turn {turn} failed; retrying in {delay} s",
                 failure,
                 game=self.setup.name,
-                turn=record.turn,
+                turn=record.turn - 1,
                 delay=COMMIT_RETRY_S,
             )
         self._store_trouble = failure.value

@@ -30,7 +30,13 @@ from ruleset import Phase
 from .accounts import SCRYPT_N, hash_password
 from .database.opening import DatabaseProblem, one_line, shown_url
 from .game import Game
-from .game_operations import OperationError, add_player_to, remove_player_from, set_password_of
+from .game_operations import (
+    CONTROLS,
+    OperationError,
+    add_player_to,
+    remove_player_from,
+    set_password_of,
+)
 from .store import GameSetup, MemoryStore
 
 DEFAULT_WAIT_S = 10.0
@@ -177,6 +183,7 @@ class GameStatus:
     server: str | None = None
     final_scores: dict[str, int] = field(default_factory=dict)
     setup: Any = None  # the game's GameSetup
+    paused_left: float | None = None  # paused: the seconds the deadline gets back at resume
 
     def as_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -191,6 +198,7 @@ class GameStatus:
             seconds_left=self.seconds_left,
             server=self.server,
             final_scores=self.final_scores,
+            paused_left=self.paused_left,
         )
         if self.setup is not None:
             data.update(
@@ -238,8 +246,9 @@ def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
         )
     names = {p.id: p.name for p in state.players}
     deadline = None
+    paused, paused_left = stored.paused
     if stored.deadline is not None and stored.deadline[0] == state.turn + 1 and not snapshot.over:
-        deadline = stored.deadline[1]
+        deadline = None if paused else stored.deadline[1]
     now = wallclock()
     holder = server_holder(db, wallclock)
     final = {}
@@ -254,6 +263,7 @@ def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
         None if holder is None else holder.describe(now),
         final,
         stored.setup,
+        paused_left if paused else None,
     )
 
 
@@ -275,7 +285,10 @@ def _edit(
         if lease.thd_lease_holder(conn, wallclock()) is not None:
             return requests_q.thd_queue_request(conn, game_id, kind, payload), None
         stored = q.thd_load_games(conn, [game_id], all_states=False)[0]
-        game = Game.restore(stored, ConnectionStore(conn), Clock())
+        clock = Clock()
+        clock.advance(wallclock())  # the stored deadline is Unix time: the game reads it so
+        game = Game.restore(stored, ConnectionStore(conn), clock)
+        game.restore_clock(stored.deadline)
         return None, _synchronously(offline(game))
 
     return db.run(edit)
@@ -360,6 +373,26 @@ def remove_player(
     return _ask_server(db, request, wait, "the player is removed when the server starts", wallclock)
 
 
+def control(
+    db,
+    name: str,
+    kind: str,
+    payload: dict[str, Any] | None = None,
+    *,
+    wallclock: Callable[[], float],
+    wait: float = DEFAULT_WAIT_S,
+) -> Outcome:
+    """pause, resume, extend ({"seconds": S}), set ({"key", "value"}) or reinstate
+    ({"username"}) a game: through the running server when there is one, else here, in the
+    database (`server.game_operations.CONTROLS` does it in both cases; players are told)."""
+    payload = dict(payload or {})
+    operation = CONTROLS[kind]
+    request, text = _edit(db, name, kind, payload, lambda game: operation(game, payload), wallclock)
+    if request is None:
+        return Outcome(text)
+    return _ask_server(db, request, wait, f"the server does it ({kind}) when it starts", wallclock)
+
+
 def end_turn(db, name: str, *, wallclock: Callable[[], float], wait: float = DEFAULT_WAIT_S) -> Outcome:
     """Ask the server to end the game's current turn now. Without a running server the request
     waits, and the turn ends when the server starts."""
@@ -371,8 +404,8 @@ def end_turn(db, name: str, *, wallclock: Callable[[], float], wait: float = DEF
         summary = q.thd_game_summaries(conn, name)[0]
         if summary.phase == Phase.OVER.value:
             raise OperationError(f"game {name!r} is over")
-        turn = summary.turn + 1
-        return requests_q.thd_queue_request(conn, game_id, "end_turn", {"turn": turn}), turn
+        turn = summary.turn  # the open turn, numbered as TP clients show it
+        return requests_q.thd_queue_request(conn, game_id, "end_turn", {"open_turn": turn}), turn
 
     request, turn = db.run(queue)
     if server_holder(db, wallclock) is None:

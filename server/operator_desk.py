@@ -25,7 +25,14 @@ from twisted.logger import Logger
 
 from .directory import GameDirectory
 from .game import Game
-from .game_operations import OperationError, add_player_to, end_turn_of, remove_player_from, set_password_of
+from .game_operations import (
+    CONTROLS,
+    OperationError,
+    add_player_to,
+    end_turn_of,
+    remove_player_from,
+    set_password_of,
+)
 from .snapshot import GameSnapshot
 
 log = Logger()
@@ -194,10 +201,11 @@ class OperatorDesk:
     def _game(self, game_id: int) -> Game | None:
         return next((g for g in self.directory.games.values() if g.id == game_id), None)
 
-    def _running_game(self, game_id: int) -> Game:
+    def _live(self, game_id: int) -> Game:
+        """The running game a request is for (`apply` loads it first); OperationError if none."""
         game = self._game(game_id)
         if game is None:
-            raise OperationError(f"game {game_id} is not running on this server")
+            raise OperationError(f"no game with id {game_id}")
         return game
 
     async def apply(self, request) -> tuple[str, str]:
@@ -206,6 +214,8 @@ class OperatorDesk:
 
         try:
             handler = getattr(self, f"_apply_{request.kind}", None)
+            if handler is None and request.kind in CONTROLS:
+                handler = self._apply_control
             if handler is None:
                 return FAILED, f"unknown request {request.kind!r}"
             if request.kind != "load_game" and self._game(request.game_id) is None:
@@ -231,20 +241,30 @@ class OperatorDesk:
         return f"game {game.setup.name!r} loaded at turn {game.state.turn}"
 
     async def _apply_end_turn(self, request) -> str:
-        game = self._running_game(request.game_id)
-        return await end_turn_of(game, int(request.payload.get("turn", game.state.turn + 1)))
+        game = self._live(request.game_id)
+        payload = request.payload
+        if "open_turn" in payload:
+            return await end_turn_of(game, int(payload["open_turn"]))
+        # a request queued before turns were numbered as TP clients show them: "turn" was
+        # the number of turns played once it had ended
+        return await end_turn_of(game, int(payload.get("turn", game.state.turn + 1)) - 1)
 
     async def _apply_add_player(self, request) -> str:
-        game = self._running_game(request.game_id)
+        game = self._live(request.game_id)
         return await add_player_to(game, request.payload)
 
     async def _apply_remove_player(self, request) -> str:
-        game = self._running_game(request.game_id)
+        game = self._live(request.game_id)
         return await remove_player_from(game, request.payload["username"])
 
     async def _apply_set_password(self, request) -> str:
-        game = self._running_game(request.game_id)
+        game = self._live(request.game_id)
         return await set_password_of(game, request.payload)
+
+    async def _apply_control(self, request) -> str:
+        """pause, resume, extend, set, reinstate (`server.game_operations.CONTROLS`)."""
+        game = self._live(request.game_id)
+        return await CONTROLS[request.kind](game, request.payload)
 
     async def _apply_move_game(self, request) -> str:
         if self.cluster is None:

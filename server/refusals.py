@@ -43,6 +43,12 @@ BAD_NAME = Problem(
 BAD_LOGIN = Problem(ProblemCode.FRAME, "Login Error - bad username or password")
 BAD_SLOT = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "No such slot in that order queue.")
 REMOVED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You have been removed from this game.")
+# A login to an account an operator removed: not a wrong password, and not for ever (the
+# operator can reinstate it), so Permission Denied rather than a Frame error.
+REMOVED_LOGIN = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "Login Error - this account was removed from the game by its operator (who can reinstate it)",
+)
 NO_SUCH_PLAYER = Problem(ProblemCode.NO_SUCH_THING, "No player of that name in this game.")
 NO_SUCH_MESSAGE = Problem(ProblemCode.NO_SUCH_THING, "No such message")
 

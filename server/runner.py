@@ -92,6 +92,7 @@ class Runner:
                 host=getattr(address, "host", "?"),
                 port=getattr(address, "port", "?"),
             )
+        self._tell_unapplied_flags(server)
         first_port = getattr(server.ports[0].getHost(), "port", 6923) if server.ports else 6923
         for game in server.directory.games.values():
             log.info(
@@ -102,6 +103,19 @@ class Runner:
                 turn=game.state.turn,
                 port=first_port,
             )
+
+    def _tell_unapplied_flags(self, server: Server) -> None:
+        """One line on stderr per `serve` game flag the existing open game did not take."""
+        requested = dict(self.config.serve_game_flags)
+        if not requested or self.config.node is not None:
+            return
+        from .serve_flags import unapplied_flags
+
+        name = self.config.game.name
+        game = server.directory.games.get(name)
+        wanted = self.config.game.setup(ctime=0)
+        for line in unapplied_flags(requested, wanted, None if game is None else game.setup, name):
+            print(f"tae-server: {line}", file=sys.stderr)
 
     def _failed(self, failure) -> None:
         error = failure.value

@@ -65,6 +65,8 @@ class GameSnapshot:
       `modtime_serial` is the highest modtime issued.
     * `deadline`: when the coming turn ends by the timer, in the game clock's seconds (the Unix
       time on a real reactor); None without a deadline.
+    * `paused`: an operator paused the clock; `paused_left` the seconds the deadline gets back
+      at resume (None: the turn has no deadline). `deadline` is None while paused.
     * `started`: the first turn's timer runs (the game had enough players);
       `resolving`: the coming turn is being resolved and stored right now.
     * `last_turn_messages` / `last_turn_events`: what the last resolved turn posted and did.
@@ -91,6 +93,8 @@ class GameSnapshot:
     modtimes: Mapping[Hashable, int] = field(default_factory=_empty)
     modtime_serial: int = 1
     deadline: float | None = None
+    paused: bool = False
+    paused_left: float | None = None
     started: bool = False
     resolving: bool = False
     last_turn_messages: tuple[Message, ...] = ()

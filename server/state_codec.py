@@ -237,15 +237,20 @@ _SETUP_FIELDS = (
 )
 
 
+_CALENDAR_FIELDS = ("schedule", "time_zone", "finish_early")  # optional: older encodings lack them
+
+
 def encode_timer(timer: TimerSettings) -> dict[str, JSON]:
-    return {name: getattr(timer, name) for name in _TIMER_FIELDS}
+    return {name: getattr(timer, name) for name in _TIMER_FIELDS + _CALENDAR_FIELDS}
 
 
 def decode_timer(data: dict[str, JSON]) -> TimerSettings:
     try:
-        return TimerSettings(**{name: data[name] for name in _TIMER_FIELDS})
+        fields = {name: data[name] for name in _TIMER_FIELDS}
     except KeyError as exc:
         raise CodecError(f"stored timer settings lack {exc}") from exc
+    fields.update({name: data[name] for name in _CALENDAR_FIELDS if name in data})
+    return TimerSettings(**fields)
 
 
 def encode_setup(setup: GameSetup) -> dict[str, JSON]:

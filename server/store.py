@@ -119,6 +119,9 @@ class StoredGame:
     finished: set[tuple[int, int]] = field(default_factory=set)  # (turn, player)
     deadline: tuple[int, float] | None = None  # (turn, Unix time)
     attendance: dict[int, Attendance] = field(default_factory=dict)  # only seats not plainly played
+    paused: tuple[bool, float | None] = (False, None)  # paused, and the seconds left then
+    # board messages operators' changes posted: (join messages stored before it, message)
+    notices: list[tuple[int, Message]] = field(default_factory=list)
 
 
 class GameStore(Protocol):
@@ -137,6 +140,8 @@ class GameStore(Protocol):
     # record_finished(game_id, turn, player), remove_player(game_id, player_id),
     # set_deadline(game_id, turn, deadline), set_password_hash(game_id, player_id, hash),
     # record_attendance(game_id, attendance, notices).
+    # reinstate_player(game_id, player_id), set_pause(game_id, paused, seconds_left),
+    # update_setup(game_id, setup), add_notices(game_id, messages).
 
 
 class MemoryStore:
@@ -186,6 +191,19 @@ class MemoryStore:
 
     def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
         self.games[game_id].deadline = None if deadline is None else (turn, deadline)
+
+    def reinstate_player(self, game_id: int, player_id: int) -> None:
+        self.games[game_id].removed_players.discard(player_id)
+
+    def set_pause(self, game_id: int, paused: bool, left: float | None) -> None:
+        self.games[game_id].paused = (paused, left if paused else None)
+
+    def update_setup(self, game_id: int, setup: GameSetup) -> None:
+        self.games[game_id].setup = setup
+
+    def add_notices(self, game_id: int, messages: tuple[Message, ...]) -> None:
+        stored = self.games[game_id]
+        stored.notices.extend((len(stored.join_messages), m) for m in messages)
 
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str) -> None:
         accounts = self.games[game_id].accounts

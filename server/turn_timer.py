@@ -6,6 +6,16 @@
 * ``threshold``: the turn lasts ``turn_length_under_threshold`` seconds (0 = no deadline) until
   ``turn_player_threshold`` percent of the players have finished; then at most
   ``turn_length_over_threshold`` more (0 = at once); everybody finished ends it at once.
+* ``calendar``: turns end at the times of ``schedule`` in ``time_zone``
+  (`server.calendar_schedule`: "Mon,Wed,Fri 20:00" in "Europe/Berlin"); a scheduled time less
+  than ``turn_length`` seconds after the turn started is skipped (so a turn that began just
+  before one is not seconds long); with ``finish_early`` the turn also ends once every player
+  who can act has finished (and the game has ``turn_players_min`` players). For this kind the
+  clock's time is read as Unix time (it is, on a real reactor).
+
+An operator can `pause` the clock (the deadline stops; nothing ends the turn by itself, an
+operator's end of turn still does; the turns that follow wait too, until `resume`), `resume` it
+(with the time that was left) and `extend` the open turn's deadline.
 
 The timer tells its owner through two callbacks: ``announce(seconds, reason)`` for the
 TimeRemaining frames pushed to every connection, and ``end_turn(reason)`` to run the end of turn.
@@ -15,8 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
+
+from .calendar_schedule import CalendarSchedule, ScheduleError, time_zone
 
 # TP04 TimeRemaining reasons (spec/protocol.md §5.6).
 REQUESTED = 0
@@ -26,16 +39,21 @@ ALL_FINISHED = 3
 THRESHOLD_TIMER_STARTED = 4
 END_OF_TURN_STARTED = 5
 
-TIMER_KINDS = ("basic", "playersfinished", "threshold")
+TIMER_KINDS = ("basic", "playersfinished", "threshold", "calendar")
+DEFAULT_TIME_ZONE = "UTC"
 
 
 class TimerSettingsError(ValueError):
     """A timer configuration that cannot work; the message says which setting."""
 
 
-@dataclass(frozen=True, slots=True)
+class NoDeadline(ValueError):
+    """The open turn has no deadline to extend (the message says so, in one line)."""
+
+
+@dataclass(frozen=True)
 class TimerSettings:
-    """Timer configuration, with tpserver-cpp's setting names."""
+    """Timer configuration, with tpserver-cpp's setting names (and the calendar's own)."""
 
     kind: str = "playersfinished"
     turn_length: int = 300
@@ -43,6 +61,9 @@ class TimerSettings:
     turn_player_threshold: int = 0
     turn_length_over_threshold: int = 0
     turn_length_under_threshold: int = 0
+    schedule: str = ""  # calendar: "Mon,Wed,Fri 20:00" (server.calendar_schedule)
+    time_zone: str = DEFAULT_TIME_ZONE  # calendar: an IANA zone name
+    finish_early: bool = True  # calendar: everyone finished ends the turn before its time
 
     def validate(self) -> TimerSettings:
         if self.kind not in TIMER_KINDS:
@@ -57,12 +78,51 @@ class TimerSettings:
                 raise TimerSettingsError(f"{name} cannot be negative")
         if not 0 <= self.turn_player_threshold <= 100:
             raise TimerSettingsError("turn_player_threshold is a percentage, 0 to 100")
+        if self.kind == "calendar" and not self.schedule.strip():
+            raise TimerSettingsError('schedule: the calendar timer needs one, e.g. "Mon,Wed,Fri 20:00"')
+        try:
+            time_zone(self.time_zone)
+        except ScheduleError as error:
+            raise TimerSettingsError(f"time_zone: {error}") from None
+        if self.schedule.strip():
+            try:
+                _ = self.calendar
+            except ScheduleError as error:
+                raise TimerSettingsError(f"schedule: {error}") from None
         return self
+
+    @cached_property
+    def calendar(self) -> CalendarSchedule:
+        """The parsed schedule in its zone (ScheduleError when it cannot be read)."""
+        return CalendarSchedule.parse(self.schedule or "00:00", self.time_zone)
+
+    def brief(self) -> str:
+        """A few words for a table: the kind and its length or schedule."""
+        if self.kind == "calendar":
+            return f"calendar {self.calendar.describe()}"
+        return self.describe()
+
+    def describe(self) -> str:
+        """One line for operators: the kind and what drives it."""
+        if self.kind == "calendar":
+            text = f"calendar, turns end {self.calendar.describe()}"
+            if self.turn_length:
+                text += f", at least {self.turn_length} s after they start"
+            return text + (", or when everyone has finished" if self.finish_early else "")
+        if self.kind == "threshold":
+            return (
+                f"threshold {self.turn_player_threshold}%, {self.turn_length_under_threshold} s under it, "
+                f"{self.turn_length_over_threshold} s over it"
+            )
+        if self.kind == "basic":
+            return f"basic, {self.turn_length or 60} s turns"
+        return f"{self.kind}, " + (f"{self.turn_length} s turns" if self.turn_length else "no turn length")
 
 
 class TurnTimer:
     """One game's turn timer. Call `start_turn` at the start of every turn, `player_finished`
-    whenever a player finishes, and `stop` when the game ends."""
+    whenever a player finishes, and `stop` when the game ends; operators `pause`, `resume`
+    and `extend` it, and `change_settings`."""
 
     def __init__(
         self,
@@ -78,57 +138,82 @@ class TurnTimer:
         self._call: IDelayedCall | None = None
         self._deadline: float | None = None
         self._over_threshold = False
+        self._paused = False
+        self._paused_left: float | None = None  # seconds the deadline had left when paused
 
     # -- queries -------------------------------------------------------------------------
 
     def seconds_left(self) -> int:
-        """Seconds until the deadline; -1 when there is none (the protocol's "no timer")."""
+        """Seconds until the deadline; -1 when there is none (the protocol's "no timer"),
+        also while the clock is paused."""
         if self._deadline is None:
             return -1
         return max(0, int(round(self._deadline - self.clock.seconds())))
 
     @property
     def deadline(self) -> float | None:
-        """When the turn ends by the clock (clock time), None without a deadline."""
+        """When the turn ends by the clock (clock time), None without a deadline or paused."""
         return self._deadline
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def paused_left(self) -> float | None:
+        """While paused: the seconds the deadline will have when resumed (None: no deadline)."""
+        return self._paused_left if self._paused else None
 
     # -- events --------------------------------------------------------------------------
 
     def resume_deadline(self, deadline: float) -> None:
         """After a restart: end this turn at a deadline the timer had before (clock time), if
         that is sooner than the one it has now; a deadline already passed ends the turn now."""
+        if self._paused:
+            return
         if self._deadline is not None and self._deadline <= deadline:
             return
         self._cancel()
         seconds = max(0.0, deadline - self.clock.seconds())
-        self._deadline = self.clock.seconds() + seconds
-        self._call = self.clock.callLater(seconds, self._expired)
+        self._arm(seconds)
         self._announce(self.seconds_left(), TIMER_STARTED)
 
     def start_turn(self, players: int) -> None:
-        """A new turn began (also the first one): arm the deadline and announce it."""
+        """A new turn began (also the first one): arm the deadline and announce it (a paused
+        clock keeps the new turn's time for `resume`)."""
         self._cancel()
         self._over_threshold = False
+        seconds = self._turn_seconds()
+        if self._paused:
+            self._paused_left = seconds
+            self._announce(-1, TIMER_STARTED)
+            return
+        if seconds is not None:
+            self._arm(seconds)
+        self._announce(self.seconds_left(), TIMER_STARTED)
+
+    def _turn_seconds(self) -> float | None:
+        """How long a turn starting now lasts by the clock; None: no deadline."""
         s = self.settings
         if s.kind == "basic":
-            self._arm(s.turn_length or 60)
-        elif s.kind == "playersfinished":
-            if s.turn_length:
-                self._arm(s.turn_length)
-        else:
-            if s.turn_length_under_threshold:
-                self._arm(s.turn_length_under_threshold)
-        self._announce(self.seconds_left(), TIMER_STARTED)
+            return s.turn_length or 60
+        if s.kind == "playersfinished":
+            return s.turn_length or None
+        if s.kind == "calendar":
+            now = self.clock.seconds()
+            return s.calendar.next_end(now + s.turn_length) - now
+        return s.turn_length_under_threshold or None
 
     def player_finished(self, finished: int, waiting_for: int, players: int) -> None:
         """`finished` of the `waiting_for` players who can act are done; `players` in the game."""
         s = self.settings
         everyone = waiting_for > 0 and finished >= waiting_for
-        if s.kind == "basic":
+        if self._paused or s.kind == "basic":
             self._announce(self.seconds_left(), TIMER_WARNING)
             return
-        if s.kind == "playersfinished":
-            if everyone and players >= s.turn_players_min:
+        if s.kind in ("playersfinished", "calendar"):
+            early = s.kind == "playersfinished" or s.finish_early
+            if everyone and early and players >= s.turn_players_min:
                 self._finish(ALL_FINISHED)
             else:
                 self._announce(self.seconds_left(), TIMER_WARNING)
@@ -152,15 +237,67 @@ class TurnTimer:
         self._announce(self.seconds_left(), TIMER_WARNING)
 
     def force_end(self) -> None:
-        """An operator ended the turn by hand."""
+        """An operator ended the turn by hand (also while paused)."""
         self._finish(END_OF_TURN_STARTED)
+
+    def pause(self) -> None:
+        """Stop the clock: the deadline no longer runs and nothing but an operator ends the
+        turn until `resume`."""
+        if self._paused:
+            return
+        left = None if self._deadline is None else max(0.0, self._deadline - self.clock.seconds())
+        self._cancel()
+        self._paused, self._paused_left = True, left
+        self._announce(-1, REQUESTED)
+
+    def restore_pause(self, left: float | None) -> None:
+        """A pause stored before a restart: paused, with `left` seconds (None: no deadline)."""
+        self._cancel()
+        self._paused, self._paused_left = True, left
+
+    def resume(self) -> None:
+        """Start a paused clock again with the time that was left when it stopped."""
+        if not self._paused:
+            return
+        left, self._paused, self._paused_left = self._paused_left, False, None
+        if left is not None:
+            self._arm(left)
+        self._announce(self.seconds_left(), TIMER_STARTED)
+
+    def extend(self, seconds: float) -> None:
+        """Move the open turn's deadline `seconds` later (NoDeadline when it has none)."""
+        if self._paused:
+            if self._paused_left is None:
+                raise NoDeadline("the open turn has no deadline to extend")
+            self._paused_left += seconds
+            return
+        if self._deadline is None:
+            raise NoDeadline("the open turn has no deadline to extend")
+        deadline = self._deadline + seconds
+        self._cancel()
+        self._arm(max(0.0, deadline - self.clock.seconds()))
+        self._announce(self.seconds_left(), TIMER_STARTED)
+
+    def change_settings(self, settings: TimerSettings) -> None:
+        """New settings (validated) from now on: the open turn's clock starts again under them,
+        counted from now (while paused, that is the time the turn gets at `resume`)."""
+        self.settings = settings.validate()
+        self._over_threshold = False
+        seconds = self._turn_seconds()
+        if self._paused:
+            self._paused_left = seconds
+            return
+        self._cancel()
+        if seconds is not None:
+            self._arm(seconds)
+        self._announce(self.seconds_left(), TIMER_STARTED)
 
     def stop(self) -> None:
         self._cancel()
 
     # -- internals -----------------------------------------------------------------------
 
-    def _arm(self, seconds: int) -> None:
+    def _arm(self, seconds: float) -> None:
         self._deadline = self.clock.seconds() + seconds
         self._call = self.clock.callLater(seconds, self._expired)
 

@@ -72,6 +72,9 @@ class GameReport:
     seconds_left: int
     winners: tuple[str, ...] = ()
     final_scores: Mapping[str, int] = field(default_factory=_empty)
+    timer_text: str = ""  # the timer in one line (a calendar's schedule); "" = from timer/turn_length
+    paused: bool = False  # an operator stopped the turn clock
+    paused_left: int = -1  # while paused: the seconds the turn gets back at resume (-1: none)
 
 
 class OperatorBackend(Protocol):

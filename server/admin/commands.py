@@ -52,8 +52,8 @@ def _players(count: int, removed: int, limit: int) -> str:
 
 def _turn_state(turn: int, phase: str) -> str:
     if phase == "over":
-        return f"over after {turn} turns"
-    return f"turn {turn + 1} open ({phase})"
+        return f"over at turn {turn}"
+    return f"turn {turn} open ({phase})"
 
 
 def _timer(kind: str, length: int) -> str:
@@ -76,7 +76,7 @@ def render_report(r: GameReport) -> str:
     active = sum(1 for p in r.players if p.turn != "removed")
     lines = [
         f"Game {r.name!r} (id {r.id}): {r.description}" if r.description else f"Game {r.name!r} (id {r.id})",
-        f"  {_turn_state(r.turn, r.phase)}; {_timer(r.timer, r.turn_length)}",
+        f"  {_turn_state(r.turn, r.phase)}; {r.timer_text or _timer(r.timer, r.turn_length)}",
         f"  {_players(active, len(r.players) - active, r.max_players)}; "
         + ("players may create accounts" if r.account_creation else "no new accounts"),
     ]
@@ -88,6 +88,9 @@ def render_report(r: GameReport) -> str:
             lines.append("  final scores: " + ", ".join(f"{n} {v}" for n, v in r.final_scores.items()))
     elif not r.started:
         lines.append("  turns start when enough players have joined")
+    elif r.paused:
+        kept = f", {r.paused_left} s left when resumed" if r.paused_left >= 0 else ""
+        lines.append(f"  time left: paused by an operator{kept}")
     else:
         lines.append("  time left: " + (f"{r.seconds_left} s" if r.seconds_left >= 0 else "no deadline"))
         if r.waiting_for:

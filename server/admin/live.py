@@ -5,8 +5,8 @@ does. Changes go through the game service with the functions every operator path
 (`server.game_operations`), so a player added from an admin client gets the same Welcome
 messages as one added with `tae-server add-player`; a game made with `create-game` is stored,
 then brought to life like the games loaded at start (`server.operator_desk.restore_game`).
-Pausing, resuming and extending a turn, changing a setting and reinstating a removed player are
-not in the game service yet: those methods answer `NOT_AVAILABLE`.
+Pausing, resuming and extending a turn, changing a setting and reinstating a removed player go
+through `server.game_operations.CONTROLS`, like `tae-server pause/resume/extend/set/reinstate`.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from ..config import ConfigError, GameConfig
 from ..database import ConflictError
 from ..directory import GameDirectory
 from ..game import Game
-from ..game_operations import OperationError, add_player_to, end_turn_of, remove_player_from
+from ..game_operations import CONTROLS, OperationError, add_player_to, end_turn_of, remove_player_from
 from ..operator_desk import restore_game
 from ..snapshot import GameSnapshot
-from .backend import NOT_AVAILABLE, CommandFailed, GameListing, GameReport, PlayerLine
+from .backend import CommandFailed, GameListing, GameReport, PlayerLine
 
 #: Typing this instead of a game name means the server's default game.
 DEFAULT_GAME = "-"
@@ -89,6 +89,9 @@ def _report(snapshot: GameSnapshot, now: float) -> GameReport:
         seconds_left=-1 if snapshot.over else snapshot.seconds_left(now),
         winners=winners,
         final_scores=final,
+        timer_text=setup.timer.describe(),
+        paused=snapshot.paused,
+        paused_left=-1 if snapshot.paused_left is None else round(snapshot.paused_left),
     )
 
 
@@ -195,24 +198,26 @@ class LiveBackend:
         except OperationError as error:
             raise CommandFailed(str(error)) from None
 
-    # -- not in the game service yet ------------------------------------------------------------
+    # -- the clock and the settings (server.game_operations, as `tae-server` does it) ---------
+
+    async def _control(self, game: str, kind: str, payload: dict) -> str:
+        live = self._game(game)
+        try:
+            return await CONTROLS[kind](live, payload)
+        except OperationError as error:
+            raise CommandFailed(str(error)) from None
 
     async def reinstate_player(self, game: str, name: str) -> str:
-        self._game(game)
-        raise CommandFailed(NOT_AVAILABLE)
+        return await self._control(game, "reinstate", {"username": name})
 
     async def pause(self, game: str) -> str:
-        self._game(game)
-        raise CommandFailed(NOT_AVAILABLE)
+        return await self._control(game, "pause", {})
 
     async def resume(self, game: str) -> str:
-        self._game(game)
-        raise CommandFailed(NOT_AVAILABLE)
+        return await self._control(game, "resume", {})
 
     async def extend(self, game: str, seconds: int) -> str:
-        self._game(game)
-        raise CommandFailed(NOT_AVAILABLE)
+        return await self._control(game, "extend", {"seconds": seconds})
 
     async def set_setting(self, game: str, setting: str, value: str) -> str:
-        self._game(game)
-        raise CommandFailed(NOT_AVAILABLE)
+        return await self._control(game, "set", {"key": setting, "value": value})

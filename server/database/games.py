@@ -35,6 +35,7 @@ from .schema import (
     finished_turns,
     games,
     join_messages,
+    notices,
     orders,
     removed_messages,
     turns,
@@ -60,6 +61,9 @@ def _setup_values(setup: GameSetup) -> dict:
         "turn_player_threshold": timer.turn_player_threshold,
         "turn_length_over_threshold": timer.turn_length_over_threshold,
         "turn_length_under_threshold": timer.turn_length_under_threshold,
+        "timer_schedule": timer.schedule,
+        "time_zone": timer.time_zone,
+        "finish_early": timer.finish_early,
         "max_players": setup.max_players,
         "auto_add": setup.auto_add,
         "account_creation": setup.account_creation,
@@ -78,6 +82,9 @@ def _setup_from_row(row: Row) -> GameSetup:
         turn_player_threshold=row.turn_player_threshold,
         turn_length_over_threshold=row.turn_length_over_threshold,
         turn_length_under_threshold=row.turn_length_under_threshold,
+        schedule=row.timer_schedule,
+        time_zone=row.time_zone,
+        finish_early=bool(row.finish_early),
     )
     return GameSetup(
         name=row.name,
@@ -324,6 +331,65 @@ def thd_set_deadline(conn: Connection, game_id: int, turn: int, deadline: float 
     )
 
 
+def thd_reinstate_player(conn: Connection, game_id: int, player_id: int) -> None:
+    """Undo a removal (idempotent). NotFoundError for an unknown player."""
+    result = conn.execute(
+        accounts.update()
+        .where(accounts.c.game_id == game_id, accounts.c.player_id == player_id)
+        .values(removed=False)
+    )
+    if result.rowcount == 0:
+        raise NotFoundError(f"game {game_id} has no player {player_id}")
+
+
+def thd_set_pause(conn: Connection, game_id: int, paused: bool, left: float | None) -> None:
+    """Pause (with the seconds the deadline had left; None: no deadline) or resume the clock."""
+    conn.execute(
+        games.update()
+        .where(games.c.id == game_id)
+        .values(paused=paused, paused_left=left if paused else None)
+    )
+
+
+def thd_update_setup(conn: Connection, game_id: int, setup: GameSetup) -> None:
+    """Store the settings an operator changed in a running game (its timer, size, accounts);
+    the name, the map and the seed of a game never change."""
+    values = _setup_values(setup)
+    for fixed in ("name", "map_text", "seed", "ctime"):
+        del values[fixed]
+    result = conn.execute(games.update().where(games.c.id == game_id).values(**values))
+    if result.rowcount == 0:
+        raise NotFoundError(f"no game with id {game_id}")
+
+
+def thd_add_notices(conn: Connection, game_id: int, messages: Iterable[Message]) -> None:
+    """Store the board messages an operator's change posted, after everything posted so far."""
+    _require_game(conn, game_id)
+    messages = list(messages)
+    if not messages:
+        return
+    joins = conn.execute(
+        sa.select(sa.func.count()).select_from(join_messages).where(join_messages.c.game_id == game_id)
+    ).scalar()
+    last = conn.execute(sa.select(sa.func.max(notices.c.seq)).where(notices.c.game_id == game_id)).scalar()
+    first = (last or 0) + 1
+    conn.execute(
+        notices.insert(),
+        [
+            {
+                "game_id": game_id,
+                "seq": first + i,
+                "joins_before": int(joins or 0),
+                "player": m.player,
+                "turn": m.turn,
+                "subject": m.subject,
+                "body": m.body,
+            }
+            for i, m in enumerate(messages)
+        ],
+    )
+
+
 # -- summaries for operators ---------------------------------------------------------------
 
 
@@ -344,6 +410,9 @@ class GameSummary:
     timer: str
     turn_length: int
     account_creation: bool
+    timer_description: str  # the timer in one line (the calendar's schedule and zone)
+    timer_brief: str  # the same in a few words
+    paused: bool
     auto_add: bool
     winners: tuple[str, ...]  # when the game is over
 
@@ -391,6 +460,9 @@ def thd_game_summaries(conn: Connection, name: str | None = None) -> list[GameSu
                 account_creation=bool(row.account_creation),
                 auto_add=bool(row.auto_add),
                 winners=winners,
+                timer_description=_setup_from_row(row).timer.describe(),
+                timer_brief=_setup_from_row(row).timer.brief(),
+                paused=bool(row.paused),
             )
         )
     return summaries
@@ -422,11 +494,20 @@ def thd_load_games(
         return []
 
     for row in conn.execute(
-        sa.select(games.c.id, games.c.deadline_turn, games.c.deadline).where(
-            games.c.id.in_(list(stored)), games.c.deadline.is_not(None)
-        )
+        sa.select(
+            games.c.id, games.c.deadline_turn, games.c.deadline, games.c.paused, games.c.paused_left
+        ).where(games.c.id.in_(list(stored)))
     ):
-        stored[row.id].deadline = (row.deadline_turn, row.deadline)
+        if row.deadline is not None:
+            stored[row.id].deadline = (row.deadline_turn, row.deadline)
+        if row.paused:
+            stored[row.id].paused = (True, row.paused_left)
+    for row in conn.execute(
+        sa.select(notices).where(*where(notices)).order_by(notices.c.game_id, notices.c.seq)
+    ):
+        stored[row.game_id].notices.append(
+            (row.joins_before, Message(row.player, row.turn, row.subject, row.body))
+        )
     for row in conn.execute(
         sa.select(accounts).where(*where(accounts)).order_by(accounts.c.game_id, accounts.c.player_id)
     ):

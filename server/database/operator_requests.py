@@ -25,7 +25,20 @@ from sqlalchemy.engine import Connection
 from .schema import operator_requests
 
 PENDING, DONE, FAILED = "pending", "done", "failed"
-KINDS = ("load_game", "end_turn", "add_player", "remove_player", "move_game", "set_password")
+KINDS = (
+    "load_game",
+    "end_turn",
+    "add_player",
+    "remove_player",
+    "move_game",
+    "set_password",
+    # the clock and the settings (server.game_operations.CONTROLS)
+    "pause",
+    "resume",
+    "extend",
+    "set",
+    "reinstate",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,12 @@ Added by revision 0004a (absent players, `server.attendance`):
   presence (absent, vacation, resigned, playing), turns missed in a row, a vacation's end.
 * join_messages also keeps the notices about seats (posted between turns, like join
   messages); `joined_player` is the player a notice is about.
+Added by revision 0004t (timer controls):
+
+* games.timer_schedule / time_zone / finish_early: the calendar timer's settings.
+* games.paused / paused_left: an operator paused the clock; the seconds the deadline had left.
+* notices: board messages posted by operators' changes; `joins_before` orders them among the
+  join messages.
 """
 
 from __future__ import annotations
@@ -79,6 +85,11 @@ games = sa.Table(
     sa.Column("deadline", sa.Float, nullable=True),
     sa.Column("absent_after_missed_turns", sa.Integer, nullable=False, server_default="2"),
     sa.Column("vacation_days_max", sa.Integer, nullable=False, server_default="14"),
+    sa.Column("timer_schedule", sa.Text, nullable=False, server_default=""),
+    sa.Column("time_zone", sa.String(64), nullable=False, server_default="UTC"),
+    sa.Column("finish_early", sa.Boolean, nullable=False, server_default=sa.true()),
+    sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("paused_left", sa.Float, nullable=True),
 )
 
 accounts = sa.Table(
@@ -187,6 +198,19 @@ operator_requests = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
     sa.Column("done_at", sa.DateTime(timezone=True), nullable=True),
     sa.Index("ix_operator_requests_status_id", "status", "id"),
+)
+
+notices = sa.Table(
+    "notices",
+    metadata,
+    _game_fk(),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("joins_before", sa.Integer, nullable=False),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("turn", sa.Integer, nullable=False),
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.PrimaryKeyConstraint("game_id", "seq"),
 )
 
 server_lease = sa.Table(

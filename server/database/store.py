@@ -104,6 +104,18 @@ class _Games:
         """Who plays seats now (`server.attendance.Attendance` rows) and what everyone is told."""
         return self._write(q.thd_record_attendance, game_id, tuple(attendance), tuple(notices))
 
+    def reinstate_player(self, game_id: int, player_id: int):
+        return self._write(q.thd_reinstate_player, game_id, player_id)
+
+    def set_pause(self, game_id: int, paused: bool, left: float | None):
+        return self._write(q.thd_set_pause, game_id, paused, left)
+
+    def update_setup(self, game_id: int, setup: GameSetup):
+        return self._write(q.thd_update_setup, game_id, setup)
+
+    def add_notices(self, game_id: int, messages: tuple[Message, ...]):
+        return self._write(q.thd_add_notices, game_id, tuple(messages))
+
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str):
         return self._run(q.thd_set_password_hash, game_id, player_id, password_hash)
 

@@ -131,7 +131,7 @@ def all_fingerprints(snapshot: GameSnapshot) -> Iterator[tuple[Hashable, Hashabl
         if obj.has_queue:
             yield ("queue", obj.id), queue
     for player in state.players:
-        yield ("player", player.id), player.name
+        yield ("player", player.id), (player.name, player.id in snapshot.removed_players)
         yield ("board", player.id), (len(snapshot.board(player.id)), snapshot.posted.get(player.id, 0))
     for fleet in state.fleets.values():
         yield ("design", fleet.id), (fleet.owner, fleet.role, fleet.kind)

@@ -214,9 +214,15 @@ def design_message(snapshot: GameSnapshot, fleet_id: int, viewer: int) -> Design
 # -- players and boards ---------------------------------------------------------------------
 
 
+# The Player frame's race of a player an operator removed (every other player is "Human"): the
+# one thing on the wire that tells clients who no longer plays (`tae-client status` shows it).
+REMOVED_RACE = "Removed"
+
+
 def player_message(snapshot: GameSnapshot, player_id: int) -> Player:
     player = snapshot.state.player(player_id)
-    return Player(player.id, player.name, "Human", snapshot.modtime(("player", player_id)))
+    race = REMOVED_RACE if player_id in snapshot.removed_players else "Human"
+    return Player(player.id, player.name, race, snapshot.modtime(("player", player_id)))
 
 
 def board_modtime(snapshot: GameSnapshot, player_id: int) -> int:

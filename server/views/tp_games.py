@@ -61,11 +61,12 @@ def game_frame(snapshot: GameSnapshot, host: str, port: int, now: float) -> tp.G
 
 
 def turn_title(snapshot: GameSnapshot) -> str:
-    """The name of the coming turn, as TP04's TimeRemaining carries it."""
+    """The name of the open turn, as TP04's TimeRemaining carries it: the number is the
+    Universe's turn counter, the one every TP client shows (docs/operating.md, "Turn numbers")."""
     state = snapshot.state
     if state.phase is Phase.OVER:
         return "Game over"
-    name = f"Turn {state.turn + 1}"
+    name = f"Turn {state.turn}"
     return name + " (combat)" if state.phase is Phase.COMBAT else name
 
 

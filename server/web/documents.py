@@ -46,7 +46,11 @@ def public_game(snapshot: GameSnapshot) -> dict[str, Any]:
 
 
 def with_time(document: dict[str, Any], snapshot: GameSnapshot, now: float) -> dict[str, Any]:
-    return {**document, "seconds_left": snapshot.seconds_left(now) if snapshot.started else -1}
+    return {
+        **document,
+        "seconds_left": snapshot.seconds_left(now) if snapshot.started else -1,
+        "paused": snapshot.paused,  # an operator stopped the turn clock (no deadline runs)
+    }
 
 
 def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
@@ -88,6 +92,7 @@ def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
             "kind": timer.kind,
             "turn_length": timer.turn_length,
             "players_min": timer.turn_players_min,
+            "description": timer.describe(),  # one line; a calendar's schedule and zone
         },
         "accepting_players": accepting_players(snapshot),
         "players": players,

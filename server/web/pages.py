@@ -211,7 +211,7 @@ class Pages:
             turn=number,
             last=snapshot.turn,
             phase=record.state.phase.value,
-            map_svg=Markup(render_map(picture, label=f"Galaxy map after turn {number}")),
+            map_svg=Markup(render_map(picture, label=f"Galaxy map after turn {number - 1}")),
             summary=summary_document(book.summaries[number - 1]),
         )
 

@@ -65,10 +65,10 @@ def test_an_operator_session_over_tcp(server, monkeypatch):
     status = admin.run("status", "duel")
     assert status.status == 0 and "waiting for: ann, ben" in status.text
 
-    assert admin.run("end-turn", "duel") == CommandResult(0, "turn 1 of game 'duel' ended")
-    admin.wait_for_log(lambda text: "game duel: turn 1 resolved" in text)
+    assert admin.run("end-turn", "duel") == CommandResult(0, "turn 0 of game 'duel' ended; turn 1 begins")
+    admin.wait_for_log(lambda text: "game duel: turn 0 ended" in text)
     assert players[0].time_remaining().turn == 1
-    assert "turn 2 open" in admin.run("status", "duel").text
+    assert "turn 1 open" in admin.run("status", "duel").text
 
     # A wrong password on another connection: told, and the connection stays usable.
     other = AdminClient(admin_port)
@@ -90,7 +90,7 @@ def test_an_operator_session_over_tcp(server, monkeypatch):
     again = AdminClient(admin_port)
     assert again.start(USER, PASSWORD) == Okay("Welcome")
     status = again.run("status", "duel")
-    assert "turn 2 open" in status.text and "ann" in status.text and "ben" in status.text
+    assert "turn 1 open" in status.text and "ann" in status.text and "ben" in status.text
     again.close()
 
 

@@ -20,7 +20,7 @@ from protocol.admin import (
     LogMessage,
     encode_admin,
 )
-from server.admin import NOT_AVAILABLE, CommandFailed
+from server.admin import CommandFailed
 from server.admin.commands import COMMANDS
 from server.admin.session import BAD_LOGIN, INTERNAL_ERROR, MAX_LOGIN_FAILURES, WANTED_CONNECT, WANTED_LOGIN
 from server.turn_timer import TimerSettings
@@ -221,7 +221,7 @@ def test_list_games(served):
     assert result.status == 0
     assert result.text.splitlines() == [
         "1 game:",
-        "    1  tae: turn 1 open (normal), 1 player, playersfinished timer, no turn length",
+        "    1  tae: turn 0 open (normal), 1 player, playersfinished timer, no turn length",
     ]
 
 
@@ -234,7 +234,7 @@ def test_status_of_a_game(served):
     assert result.status == 0
     lines = result.text.splitlines()
     assert lines[0].startswith("Game 'tae' (id 1)")
-    assert "turn 1 open (normal)" in lines[1]
+    assert "turn 0 open (normal)" in lines[1]
     assert "2 players" in lines[2]
     assert any("alice" in line and line.endswith("finished") for line in lines)
     assert any("bob" in line and line.endswith("waiting") for line in lines)
@@ -331,9 +331,9 @@ def test_end_turn(served):
     wire, directory, game = served
     join(directory, "alice")
     join(directory, "bob")
-    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 1 of game 'tae' ended")
+    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 0 of game 'tae' ended; turn 1 begins")
     assert game.state.turn == 1
-    assert "turn 2 open" in run(wire, "status", "tae").text
+    assert "turn 1 open" in run(wire, "status", "tae").text
 
 
 def test_end_turn_without_players_is_refused(served):
@@ -351,29 +351,46 @@ def test_a_game_that_is_over():
     wire.login()
     join(directory, "alice")
     join(directory, "bob")
-    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 1 of game 'tae' ended and the game is over")
+    assert run(wire, "end-turn", "tae") == CommandResult(0, "turn 0 of game 'tae' ended and the game is over")
     assert run(wire, "end-turn", "tae") == CommandResult(1, "game 'tae' is over")
     text = run(wire, "status", "tae").text
-    assert "over after 1 turns" in text
+    assert "over at turn 1" in text
     assert "  winners: alice, bob" in text
     assert "  final scores: alice 0, bob 0" in text
     assert "time left" not in text
 
 
-@pytest.mark.parametrize(
-    ("name", "arguments"),
-    [
-        ("reinstate-player", ("tae", "alice")),
-        ("pause", ("tae",)),
-        ("resume", ("tae",)),
-        ("extend", ("tae", 600)),
-        ("set", ("tae", "turn_length", "600")),
-    ],
-)
-def test_commands_this_server_cannot_do_yet_say_so(served, name, arguments):
-    wire, _, _ = served
-    assert run(wire, name, *arguments) == CommandResult(1, NOT_AVAILABLE)
-    assert run(wire, name, "nope", *arguments[1:]).text.startswith("no game named 'nope'")
+def test_pause_set_extend_resume_and_reinstate_go_through_the_game_service(served):
+    wire, directory, game = served
+    join(directory, "alice")
+    join(directory, "bob")
+    assert run(wire, "pause", "tae").text == "game 'tae' paused (the turn has no deadline); players were told"
+    assert game.paused and game.snapshot.boards[1][-1].message.subject == "Game settings"
+    assert run(wire, "extend", "tae", 600) == CommandResult(
+        1,
+        "game 'tae': the open turn has no deadline to extend (give it one with `tae-server set tae "
+        "turn_length DURATION`)",
+    )
+    assert run(wire, "set", "tae", "turn_length", "1h").status == 0
+    assert game.snapshot.paused_left == 3600 and game.timer.deadline is None
+    assert run(wire, "extend", "tae", 600).status == 0
+    assert game.snapshot.paused_left == 4200
+    assert "time left: paused by an operator, 4200 s left when resumed" in run(wire, "status", "tae").text
+    assert (
+        run(wire, "resume", "tae").text == "game 'tae' resumed (turn 0 ends in 1 h 10 min); players were told"
+    )
+    assert game.timer.seconds_left() == 4200
+    assert run(wire, "set", "tae", "colour", "red").text.startswith("no setting 'colour'")
+    assert run(wire, "remove-player", "tae", "bob").status == 0
+    assert run(wire, "reinstate-player", "tae", "bob") == CommandResult(
+        0, "player 'bob' (player 2) reinstated in game 'tae'"
+    )
+    assert 2 not in game.removed_players
+    back = Wire(directory)
+    assert isinstance(back.one(tp.Connect("x")), tp.Okay)
+    assert isinstance(back.one(tp.Login("bob", "pw")), tp.Okay)  # logs in again
+    for name, arguments in (("pause", ()), ("resume", ()), ("extend", (60,)), ("set", ("timer", "basic"))):
+        assert run(wire, name, "nope", *arguments).text.startswith("no game named 'nope'")
 
 
 class BrokenBackend:

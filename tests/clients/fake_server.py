@@ -132,6 +132,7 @@ class FakePlayer:
     name: str
     password: str
     modtime: int = 1
+    race: str = "Human"  # "Removed": the operator removed the player (tpserver-tae)
 
 
 @dataclass
@@ -734,7 +735,7 @@ class FakeConnection:
     def _on_GetPlayer(self, message, sequence):
         def make(player_id):
             player = self.world.players.get(player_id or self.player)
-            return Player(player.id, player.name, "Human", player.modtime) if player else None
+            return Player(player.id, player.name, player.race, player.modtime) if player else None
 
         return self._items(message.ids, make, sequence, "player", 7)
 

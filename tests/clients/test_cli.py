@@ -82,6 +82,16 @@ def test_status(server, version):
     assert "turn       0" in text and "5m 00s" in text and "alice (me)" in text
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_status_shows_the_turn_kind_and_a_removed_player(server, world, version):
+    bob = next(p for p in world.players.values() if p.name == "bob")
+    bob.race = "Removed"
+    data = invoke_json(server, "status", version=version)
+    assert [(p["name"], p["removed"]) for p in data["players"]] == [("alice", False), ("bob", True)]
+    text = invoke(server, "status", version=version).stdout
+    assert "turn       0 (normal turn)" in text and "bob: removed" in text
+
+
 def test_status_after_a_turn_shows_scores(server, world):
     world.end_turn({1: (2, 1, 0, 3, 1)})
     data = invoke_json(server, "status")
@@ -419,7 +429,7 @@ def test_wait_warns_when_i_have_not_finished_and_times_out_with_5(server, world)
         from protocol import GetTimeRemaining, TimeRemaining
 
         if isinstance(message, GetTimeRemaining) and self.player:
-            return self._one(TimeRemaining(300, 0, world_waiting.turn, "Turn 1", (1,)), sequence)
+            return self._one(TimeRemaining(300, 0, world_waiting.turn, "Turn 0", (1,)), sequence)
         return original(self, message, sequence)
 
     FakeConnection._answer = waiting_for_alice

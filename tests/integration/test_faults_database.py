@@ -458,7 +458,9 @@ def test_postgres_away_when_a_turn_ends_the_turn_is_stored_once_it_is_back(own_p
         assert isinstance(ann.one(ann.insert_order(order.fleet, int(order.type), order.target)), tp.Order)
         assert isinstance(ann.one(tp.FinishedTurn()), tp.Okay)
         own_postgres.stop("fast")
-        server.wait_for(lambda e: str(e.get("message", "")).startswith("game tae: storing turn 1 failed"), 30)
+        server.wait_for(
+            lambda e: str(e.get("message", "")).startswith("game tae: storing the end of turn 0 failed"), 30
+        )
         for client in (ann, bob):
             answer, waited = timed(client, tp.GetTimeRemaining())
             assert (answer.code, answer.message) == (3, TURN_NOT_STORED.message) and waited < 5

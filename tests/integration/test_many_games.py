@@ -152,7 +152,7 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
         )
         eve = player(port, "eve@east", "eve-password", create=False)
         clients.append(eve)
-        assert "turn 1 of game 'south' ended" in cli(capsys, "end-turn", "south", "--database", url)
+        assert "turn 0 of game 'south' ended" in cli(capsys, "end-turn", "south", "--database", url)
         assert turn_of(ann_s) == 1 and turn_of(ann_n) == 1 and turn_of(eve) == 0
         out = cli(capsys, "remove-player", "north", "dan", "--database", url)
         assert "removed from game 'north'" in out

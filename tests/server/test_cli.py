@@ -119,7 +119,7 @@ def test_create_list_and_status(capsys, url, tmp_path):
     assert run(capsys, "add-player", "small", "ann", "--password", "ann-password", "--database", url)[0] == 0
     code, out, _ = run(capsys, "status", "small", "--database", url)
     assert code == 0
-    assert "game 'small' (id 1): 0 turns played, turn 1 open (normal)" in out
+    assert "game 'small' (id 1): turn 0 open (normal turn)" in out
     assert "custom 4×3, seed 42" in out and "ann" in out and "waiting" in out
     assert "server: not running" in out
     code, out, _ = run(capsys, "status", "small", "--database", url, "--json")
@@ -151,7 +151,7 @@ def test_players_and_turns_offline(capsys, url):
     code, _, err = run(capsys, "remove-player", "g", "zed", "--database", url)
     assert code == 1 and "no player named 'zed'" in one_line_error(err)
     code, out, _ = run(capsys, "end-turn", "g", "--database", url)
-    assert code == 0 and out.startswith("queued as request #1: no server is running; turn 1 of game 'g'")
+    assert code == 0 and out.startswith("queued as request #1: no server is running; turn 0 of game 'g'")
     with SyncDatabase(url) as db:
         stored = db.load_games()[0]
         assert [a.username for a in stored.accounts] == ["ann", "bob"] and stored.removed_players == {2}

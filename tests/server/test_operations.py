@@ -238,7 +238,7 @@ def test_requests_are_carried_out_by_a_running_server(url, db):
     end_again = queue(db, game_id, "end_turn", {"turn": 1})
     result(desk.poll())
     assert game.state.turn == 1
-    assert db.request(end).result == "turn 1 of game 'one' ended"
+    assert db.request(end).result == "turn 0 of game 'one' ended; turn 1 begins"
     assert "has ended" in db.request(end_again).result and db.request(end_again).status == "done"
     assert directory.find("two").state.turn == 0  # the other game did not move
 

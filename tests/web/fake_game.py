@@ -70,6 +70,7 @@ class FakeGame:
         self.posted: dict[int, int] = {}
         self.seq = 0
         self.serial = 0
+        self.paused = False  # as an operator's `tae-server pause` leaves a Game
         self.listeners: list = []
         self.last_events: tuple = ()
         self.last_messages: tuple = ()
@@ -212,7 +213,8 @@ class FakeGame:
             usernames=MappingProxyType({pid: name for name, (_, pid) in self.passwords.items()}),
             boards=MappingProxyType({k: tuple(v) for k, v in self.boards.items()}),
             posted=MappingProxyType(dict(self.posted)),
-            deadline=self.deadline,
+            deadline=None if self.paused else self.deadline,
+            paused=self.paused,
             started=started,
             last_turn_messages=self.last_messages,
             last_turn_events=self.last_events,

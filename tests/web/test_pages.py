@@ -222,12 +222,13 @@ def test_a_past_turn_shows_the_map_as_it_was():
     game.end_turn()
     client = Client(site)
     page = client.get("/games/Nebula/turns/1")
-    assert page.status == 200 and "after turn 1" in page.text
+    # page N shows the Nth turn played: turn N - 1, as TP clients number turns from 0
+    assert page.status == 200 and "after turn 0" in page.text and "What turn 0 did" in page.text
     assert "alice placed a settler colony" in page.text
     assert client.get("/games/Nebula/turns/2").text.count("placed a") == 0
     assert client.get("/games/Nebula/turns/3").status == 404
     history = client.get("/games/Nebula/history").text
-    assert "Turn 1" in history and "Turn 2" in history
+    assert "Turn 0</a>" in history and "Turn 1</a>" in history and "Turn 2</a>" not in history
 
 
 def test_joining_from_the_lobby_creates_the_account_and_logs_in():
@@ -309,3 +310,28 @@ def test_a_login_starts_a_new_session_and_keeps_the_other_games_logins():
     assert alice.cookies["tae_session"] != before
     assert site.web.sessions.get(before) is None
     assert "bob in" in alice.get("/games/Nebula/play").text
+
+
+def test_the_game_page_says_when_the_operator_paused_the_clock():
+    _, game, site = world()
+    client = Client(site)
+    assert "paused" not in client.get("/games/Nebula").text
+    game.paused = True
+    game._publish()
+    page = client.get("/games/Nebula").text
+    assert "<b>paused</b> by the operator" in page and 'Turn <b class="turn-number">0</b>' in page
+    assert client.get("/api/games/Nebula").json()["paused"] is True
+
+
+def test_the_lobby_shows_a_calendar_timer_with_its_schedule_and_zone():
+    from dataclasses import replace
+
+    from server.turn_timer import TimerSettings
+
+    _, game, site = world()
+    game.setup = replace(
+        game.setup, timer=TimerSettings("calendar", schedule="Mon,Wed,Fri 20:00", time_zone="Europe/Berlin")
+    )
+    game._publish()
+    lobby = Client(site).get("/").text
+    assert "Timer: calendar, turns end Mon,Wed,Fri 20:00 (Europe/Berlin)" in lobby

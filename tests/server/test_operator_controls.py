@@ -1,0 +1,183 @@
+"""tae-server pause / resume / extend / set / reinstate (server.operations.control): carried out
+by a running server's desk and, without a server, in the database; what survives a restart
+(revision 0004t); what players are told. On SQLite always, on PostgreSQL when
+TAE_TEST_DATABASE_URL is set."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from twisted.internet import defer
+from twisted.internet.task import Clock
+
+from server import operations
+from server.accounts import hash_password
+from server.game_operations import OperationError, parse_duration
+from server.turn_timer import TimerSettings
+from tests.support.games import logs_in
+
+from .test_database import result
+from .test_operations import WallClock, db, queue, restart_after_crash, setup, start_desk, url  # noqa: F401
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def add(database, game_id, name):
+    request = queue(
+        database, game_id, "add_player", {"username": name, "password_hash": hash_password("pw", n=16)}
+    )
+    return request
+
+
+def notices(game, player=1):
+    return [m.message.body for m in game.snapshot.board(player) if m.message.subject == "Game settings"]
+
+
+def test_a_running_server_pauses_extends_resumes_and_sets(url, db):  # noqa: F811
+    game_id = db.create_game(setup("one", timer=TimerSettings("basic", turn_length=100)))
+    clock = Clock()
+    clock.advance(1_000)
+    store, desk, directory, _ = start_desk(url, clock=clock)
+    game = directory.find("one")
+    add(db, game_id, "ann"), add(db, game_id, "bob")
+    result(desk.poll())
+    pushed = []
+    game.subscribe(lambda s: s.announcement and pushed.append(s.announcement.seconds))
+    clock.advance(40)
+
+    pause = queue(db, game_id, "pause")
+    result(desk.poll())
+    assert db.request(pause).result == "game 'one' paused (60 s left in turn 0); players were told"
+    assert pushed[-1] == -1 and game.paused
+    clock.advance(10_000)
+    assert game.state.turn == 0, "the deadline stopped"
+
+    extend = queue(db, game_id, "extend", {"seconds": 3600})
+    result(desk.poll())
+    assert db.request(extend).status == "done" and game.snapshot.paused_left == 3660
+    resume = queue(db, game_id, "resume")
+    result(desk.poll())
+    assert db.request(resume).result == "game 'one' resumed (turn 0 ends in 1 h 1 min); players were told"
+    assert pushed[-1] == 3660 and game.timer.seconds_left() == 3660
+    assert len(notices(game, 1)) == 3 and len(notices(game, 2)) == 3
+    assert "paused the game during turn 0" in notices(game)[0] and "1 h 1 min" in notices(game)[-1]
+
+    bad = queue(db, game_id, "set", {"key": "max_players", "value": "1"})
+    good = queue(db, game_id, "set", {"key": "turn_length", "value": "2h"})
+    result(desk.poll())
+    assert db.request(bad).status == "failed" and "has 2 players already" in db.request(bad).result
+    assert db.request(good).status == "done"
+    assert game.setup.timer.turn_length == 7200 and game.timer.seconds_left() == 7200
+
+    # a stop and a crash later, the pause and the settings are still there
+    pause = queue(db, game_id, "pause")
+    result(desk.poll())
+    clock.advance(3)
+    later = Clock()
+    later.advance(50_000)
+    _, desk2, directory2, _ = restart_after_crash(url, clock=later)
+    again = directory2.find("one")
+    assert again.paused and again.snapshot.paused_left == pytest.approx(7200, abs=1)
+    assert again.setup.timer.turn_length == 7200
+    assert notices(again) == notices(game), "the boards come back in the order they were posted"
+    assert [m.index for m in again.snapshot.board(1)] == [m.index for m in game.snapshot.board(1)]
+    status = operations.game_status(db, "one", wallclock=time.time)
+    assert status.summary.paused and status.paused_left == pytest.approx(7200, abs=1)
+    result(defer.ensureDeferred(desk2.stop()))
+
+
+def test_without_a_server_the_controls_change_the_database(url, db):  # noqa: F811
+    wall = WallClock(1_800_000_000.0)
+    db.create_game(setup("g", timer=TimerSettings("basic", turn_length=600)))
+    for name in ("ann", "bob"):
+        operations.add_player(db, "g", name, "password", wallclock=wall, cost=16)
+    # the server set a deadline before it stopped
+    game_id = db.load_games()[0].game_id
+    db.set_deadline(game_id, 1, wall.now + 600)
+
+    def control(kind, payload=None):
+        return operations.control(db, "g", kind, payload, wallclock=wall).text
+
+    assert control("pause") == "game 'g' paused (10 min left in turn 0); players were told"
+    assert control("pause") == "game 'g' is paused already"
+    assert control("extend", {"seconds": parse_duration("1h")}).startswith(
+        "turn 0 of game 'g' extended by 1 h"
+    )
+    wall.now += 5_000
+    assert control("resume") == "game 'g' resumed (turn 0 ends in 1 h 10 min); players were told"
+    assert db.load_games()[0].deadline == (1, wall.now + 4200)
+    with pytest.raises(OperationError, match="no setting 'colour'"):
+        control("set", {"key": "colour", "value": "red"})
+    with pytest.raises(OperationError, match="calendar timer needs a schedule"):
+        control("set", {"key": "timer", "value": "calendar"})
+    assert "turns end Mon,Wed,Fri 20:00 (UTC)" in control(
+        "set", {"key": "schedule", "value": "mon,wed,fri 20:00"}
+    )
+    control("set", {"key": "timer", "value": "calendar"})
+    control("set", {"key": "time_zone", "value": "Europe/Berlin"})
+    stored = db.load_games()[0]
+    assert (stored.setup.timer.kind, stored.setup.timer.time_zone) == ("calendar", "Europe/Berlin")
+    listing = operations.list_games(db)[0]
+    assert listing.timer_brief == "calendar Mon,Wed,Fri 20:00 (Europe/Berlin)"
+
+    operations.remove_player(db, "g", "bob", wallclock=wall)
+    status = operations.game_status(db, "g", wallclock=wall)
+    assert [p["turn"] for p in status.players] == ["waiting", "removed"]
+    assert control("reinstate", {"username": "bob"}) == "player 'bob' (player 2) reinstated in game 'g'"
+    assert control("reinstate", {"username": "bob"}).endswith("was not removed")
+    with pytest.raises(OperationError, match="has no player named 'carl'"):
+        control("reinstate", {"username": "carl"})
+
+    # the server that starts now has it all, and bob logs in again
+    clock = Clock()
+    clock.advance(wall.now)
+    _, desk, directory, _ = start_desk(url, clock=clock, wallclock=WallClock(wall.now))
+    game = directory.find("g")
+    assert game.setup.timer.kind == "calendar" and not game.paused and game.removed_players == set()
+    assert logs_in(game, "bob", "password") == 2
+    assert len(notices(game, 2)) == len(notices(game, 1)) == 7
+    result(defer.ensureDeferred(desk.stop()))
+
+
+def test_a_removed_player_hears_why_the_login_fails_and_can_be_reinstated():
+    from server.game import Game
+    from server.refusals import REMOVED_LOGIN, Refused
+    from server.store import GameSetup, MemoryStore
+    from tests.support.deferreds import failureResultOf
+
+    store = MemoryStore()
+    game_setup = GameSetup("tae", timer=TimerSettings(turn_length=0))
+    game = Game(store.create_game(game_setup), game_setup, Game.initial_state(game_setup), store, Clock())
+    for name in ("ann", "bob"):
+        result(game.create_account(name, "password"))
+    result(game.remove_player("bob"))
+    refused = failureResultOf(game.authenticate("bob", "password"), Refused).value
+    assert refused.problem == REMOVED_LOGIN and int(refused.problem.code) == 5  # Permission Denied
+    assert "removed from the game by its operator" in refused.message
+    assert result(game.reinstate_player("bob")) == (2, True)
+    assert result(game.authenticate("bob", "password")) == 2
+    assert game.waiting_for() == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"), [("90m", 5400), ("2h", 7200), ("1d", 86400), ("1h30m", 5400), ("45", 45)]
+)
+def test_durations(text, seconds):
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "soon", "2 weeks", "1x", "-5m", "400d"])
+def test_bad_durations_are_one_line(text):
+    with pytest.raises(OperationError) as caught:
+        parse_duration(text)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
+    from server.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["extend", "g", "soon", "--database", "sqlite://"])
+    assert done.value.code == 2
+    assert "'soon' is not a duration" in capsys.readouterr().err
