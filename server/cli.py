@@ -50,6 +50,25 @@ EXIT_FAILURE = 1
 MAX_GAME_NAME = 200
 
 
+class Duration(click.ParamType):
+    """A length of time: seconds ("3600") or with units ("90m", "4h", "1d", "1h30m")."""
+
+    name = "duration"
+
+    def convert(self, value, param, ctx):
+        from .game_operations import OperationError, parse_duration
+
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_duration(str(value))
+        except OperationError as error:
+            self.fail(str(error), param, ctx)
+
+
+DURATION = Duration()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(package_name="tpserver-tae", prog_name="tae-server", message="%(prog)s %(version)s")
 @click.pass_context
@@ -151,7 +170,7 @@ def _open(config_path, database, *, create=False):
 )
 @click.option("--map", "map_path", metavar="FILE", help="Map file for a new game ('.', 'M', 'A').")
 @click.option("--seed", type=int, help="Random seed of a new game.")
-@click.option("--turn-length", type=click.IntRange(min=0), help="Seconds per turn (0: no deadline).")
+@click.option("--turn-length", type=DURATION, help="Seconds (or 90m, 4h, 1d) per turn (0: no deadline).")
 @click.option("--timer", type=click.Choice(TIMER_KINDS), help="Turn timer (default playersfinished).")
 @click.option("--game-name", help="Name of the open game created on first start (default tae).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), help="Log as text or JSON lines.")
@@ -246,7 +265,7 @@ def serve(
 @click.option("--seed", type=int, help="Random seed (default: a random one).")
 @click.option("--max-players", type=click.IntRange(min=0), help="Players allowed (0: no limit).")
 @click.option("--timer", type=click.Choice(TIMER_KINDS), help="Turn timer (default playersfinished).")
-@click.option("--turn-length", type=click.IntRange(min=0), help="Seconds per turn (0: no deadline).")
+@click.option("--turn-length", type=DURATION, help="Seconds (or 90m, 4h, 1d) per turn (0: no deadline).")
 @click.option("--players-min", type=click.IntRange(min=0), help="Players needed before turns start.")
 @click.option(
     "--threshold",

@@ -348,3 +348,17 @@ def test_serve_text_logs_say_where_to_connect_first(tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait(10)
+
+
+def test_turn_lengths_are_durations(tmp_path):
+    from click.testing import CliRunner
+
+    from server.cli import cli
+
+    url = f"sqlite:///{tmp_path / 'd.db'}"
+    made = CliRunner().invoke(cli, ["create-game", "weekly", "--turn-length", "1d", "--database", url])
+    assert made.exit_code == 0, made.output
+    listed = CliRunner().invoke(cli, ["list-games", "--json", "--database", url])
+    assert '"turn_length": 86400' in listed.output
+    bad = CliRunner().invoke(cli, ["create-game", "other", "--turn-length", "soon", "--database", url])
+    assert bad.exit_code == 2 and "is not a duration" in bad.output
