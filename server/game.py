@@ -6,6 +6,11 @@ store, and applied here only once the store has it, so nothing a player was told
 every applied change the game publishes one immutable `GameSnapshot` (`game.snapshot`, and to
 every `subscribe`r): readers render from snapshots and never look inside the game.
 
+`Game` is made of parts, a module each (`server.write_side` says how): this module holds the
+snapshots, the order queues, the boards and the turn lifecycle; `server.game_accounts` the
+players and accounts, `server.game_seats` who plays each seat (absence, vacations, the
+stand-in), `server.game_clock` the operators' controls of the clock and the settings.
+
 Writes return Deferreds; a refused write fails with `server.refusals.Refused`. While a turn is
 being resolved and stored, `ready()` holds back the TP sessions of this game so that no one sees
 a half-finished turn.
@@ -24,46 +29,32 @@ from twisted.logger import Logger
 import ruleset
 from ruleset import GameState, Message, Order, Phase, Problem, check_order, game_rng, join_rng, resolve_turn
 from ruleset.orders import NO_SUCH_QUEUE, owns_queue
-from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
 
-from . import absence_notices, operator_notices
+from . import absence_notices
 from .accounts import InlineHasher, PasswordHasher
-from .attendance import DAY_S, Attendance, Presence, after_turn, attendance_of, back
+from .attendance import Attendance, Presence, after_turn, attendance_of
+from .game_accounts import PlayerAccounts
+from .game_clock import TurnClockControls
+from .game_seats import Seats
 from .refusals import (
-    ACCOUNT_EXISTS,
-    BAD_LOGIN,
-    BAD_NAME,
     BAD_SLOT,
-    CREATION_DISABLED,
-    GAME_ENDED,
-    GAME_FULL,
-    MAX_NAME,
     NO_SUCH_MESSAGE,
-    NO_SUCH_PLAYER,
-    NO_VACATIONS,
-    NOT_ON_VACATION,
     REMOVED,
-    REMOVED_LOGIN,
     RESIGNED,
     TURN_NOT_STORED,
     Refused,
-    vacation_days,
+    refuse,
 )
 from .snapshot import Announcement, BoardMessage, GameSnapshot, QueuedOrder
 from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, StoreUnavailable, TurnRecord
-from .turn_timer import NoDeadline, TurnTimer
+from .turn_timer import TurnTimer
 from .views.modtimes import ModTimes, all_fingerprints, object_fingerprint, queue_fingerprint
+from .write_side import COMMIT_RETRY_S
 
 log = Logger()
 
-COMMIT_RETRY_S = 5
 
-
-def _refuse(problem: Problem) -> defer.Deferred:
-    return defer.fail(Refused(problem))
-
-
-class Game:
+class Game(PlayerAccounts, Seats, TurnClockControls):
     """A live game: construct it for a new game, or rebuild one with `Game.restore`."""
 
     def __init__(
@@ -332,571 +323,10 @@ class Game:
         if self._ready is None:
             return defer.succeed(None)
         if self._store_trouble is not None:
-            return _refuse(TURN_NOT_STORED)
+            return refuse(TURN_NOT_STORED)
         waiter: defer.Deferred = defer.Deferred()
         self._refusable.append(waiter)
         return waiter
-
-    # -- players and accounts ------------------------------------------------------------
-
-    def authenticate(self, username: str, password: str) -> defer.Deferred:
-        """The player id of a correct login; fails with Refused(BAD_LOGIN) otherwise, taking the
-        same time whether or not the name exists, or Refused(REMOVED_LOGIN) for a removed player.
-        A correct password whose stored hash is weaker than the policy's is hashed again."""
-        account = self._account_named(username)
-        d = self.hasher.verify(password, None if account is None else account.password_hash)
-
-        def checked(ok: bool) -> int:
-            if not ok or account is None:
-                raise Refused(BAD_LOGIN)
-            if account.player_id in self._removed:
-                raise Refused(REMOVED_LOGIN)
-            if attendance_of(self._attendance, account.player_id).presence is Presence.RESIGNED:
-                raise Refused(RESIGNED)
-            if self.hasher.policy.needs_upgrade(account.password_hash):
-                self._upgrade_hash(account, password)
-            return account.player_id
-
-        return d.addCallback(checked)
-
-    def _upgrade_hash(self, account: Account, password: str) -> None:
-        """Store a hash of the policy's strength for a password just verified (in the background:
-        the login is answered at once; a failure only leaves the old hash in place)."""
-        d = self.hasher.hash(password)
-        d.addCallback(lambda digest: self._lock.run(self._replace_hash, account.username, digest, account))
-        d.addCallbacks(
-            lambda _: log.info(
-                "game {game}: the password hash of player {player} was upgraded",
-                game=self.setup.name,
-                player=account.player_id,
-            ),
-            lambda failure: log.failure(
-                "game {game}: upgrading the password hash of player {player} failed",
-                failure,
-                game=self.setup.name,
-                player=account.player_id,
-            ),
-        )
-
-    def change_password(self, username: str, old_password: str, new_password: str) -> defer.Deferred:
-        """A player changes their password (the web API's password change): fails with
-        Refused(BAD_LOGIN) for a wrong name or old password (as a login would), or with the
-        policy's Refused for a new password that cannot be one. Fires with the player id."""
-        problem = self.hasher.policy.problem(new_password)
-        if problem is not None:
-            return _refuse(problem)
-        d = self.authenticate(username, old_password)
-
-        def hash_new(player: int) -> defer.Deferred:
-            account = self._account_named(username)
-            assert account is not None
-            return self.hasher.hash(new_password).addCallback(
-                lambda digest: self._lock.run(self._replace_hash, account.username, digest, None)
-            )
-
-        return d.addCallback(hash_new)
-
-    def set_password(
-        self, username: str, password: str | None = None, *, password_hash: str | None = None
-    ) -> defer.Deferred:
-        """An operator sets a player's password (`tae-server set-password`): a password (checked
-        against the policy) or a hash made by `server.accounts.hash_password`. Fires with the
-        player id; Refused(NO_SUCH_PLAYER) or the policy's Refused."""
-        if password_hash is None:
-            problem = self.hasher.policy.problem(password or "")
-            if problem is not None:
-                return _refuse(problem)
-        account = self._account_named(username)
-        if account is None:
-            return _refuse(NO_SUCH_PLAYER)
-        hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password or "")
-        return hashed.addCallback(
-            lambda digest: self._lock.run(self._replace_hash, account.username, digest, None)
-        )
-
-    def _replace_hash(self, username: str, digest: str, expected: Account | None) -> defer.Deferred:
-        """Store and apply a new password hash (only over `expected`'s, when given: an upgrade
-        never undoes a change made meanwhile)."""
-        account = self._accounts.get(username)
-        if account is None:
-            return _refuse(NO_SUCH_PLAYER)
-        if expected is not None and account.password_hash != expected.password_hash:
-            return defer.succeed(account.player_id)
-        store = getattr(self.store, "set_password_hash", None)
-        d = defer.maybeDeferred(store, self.id, account.player_id, digest) if store else defer.succeed(None)
-
-        def stored(_: object) -> int:
-            self._accounts[username] = replace(account, password_hash=digest)
-            return account.player_id
-
-        return d.addCallback(stored)
-
-    def create_account(
-        self,
-        username: str,
-        password: str,
-        email: str = "",
-        comment: str = "",
-        *,
-        creation_setting_applies: bool = True,
-        password_hash: str | None = None,
-    ) -> defer.Deferred:
-        """Add a player; fires with the new player id, or fails with Refused.
-
-        Operators hand over `password_hash` (made by `server.accounts.hash_password`) instead
-        of a password."""
-        problem = self._account_problem(username, creation_setting_applies)
-        if problem is None and not password_hash:
-            problem = self.hasher.policy.problem(password)
-        if problem is not None:
-            return _refuse(problem)
-        hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password)
-        return hashed.addCallback(
-            lambda digest: self._lock.run(
-                self._create_account, username, digest, email, comment, creation_setting_applies
-            )
-        )
-
-    def _create_account(
-        self, username: str, password_hash: str, email: str, comment: str, creation_setting_applies: bool
-    ) -> defer.Deferred:
-        problem = self._account_problem(username, creation_setting_applies)
-        if problem is not None:
-            return _refuse(problem)
-        player_id = len(self._state.players) + 1
-        state, messages = ruleset.add_player(self._state, username, join_rng(self.setup.seed, player_id))
-        account = Account(username, password_hash, player_id, email, comment)
-        d = defer.maybeDeferred(self.store.add_account, self.id, account, messages)
-
-        def stored(_: object) -> int:
-            self._state = state
-            self._accounts[username] = account
-            for message in messages:
-                self._post(message)
-            self._publish()
-            self._start_if_ready()
-            return player_id
-
-        return d.addCallback(stored)
-
-    def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
-        if creation_setting_applies and not self.setup.account_creation:
-            return CREATION_DISABLED
-        if (
-            not username
-            or len(username) > MAX_NAME
-            or "@" in username
-            or username.strip() != username
-            or not username.isprintable()
-        ):
-            return BAD_NAME
-        key = username.casefold()
-        if (
-            any(name.casefold() == key for name in self._accounts)
-            or self._state.player_by_name(username) is not None
-        ):
-            return ACCOUNT_EXISTS
-        if self._state.phase is Phase.OVER:
-            return GAME_ENDED
-        if self.setup.max_players and len(self._state.players) >= self.setup.max_players:
-            return GAME_FULL
-        return None
-
-    def remove_player(self, username: str) -> defer.Deferred:
-        """An operator removes a player: they can no longer log in or give orders, and the turn
-        no longer waits for them (their fleets stay; orders already accepted are kept).
-        Fires with the player id (removing twice is not an error); Refused(NO_SUCH_PLAYER)."""
-        return self._lock.run(self._remove_player, username)
-
-    def _remove_player(self, username: str) -> defer.Deferred:
-        player_id = self.player_id(username)
-        if player_id is None:
-            return _refuse(NO_SUCH_PLAYER)
-        if player_id in self._removed:
-            return defer.succeed(player_id)
-        remove = getattr(self.store, "remove_player", None)
-        d = defer.maybeDeferred(remove, self.id, player_id) if remove else defer.succeed(None)
-
-        def stored(_: object) -> int:
-            self._removed.add(player_id)
-            self._finished.discard(player_id)
-            self._publish()  # the player's Player frame says "Removed" from now on
-            log.info(
-                "game {game}: player {player} ({user}) removed",
-                game=self.setup.name,
-                player=player_id,
-                user=username,
-            )
-            if self._started and self._finished and not self.busy:
-                self._check_turn_end()  # the others may all have finished already
-            return player_id
-
-        return d.addCallback(stored)
-
-    # -- seats: absent players, vacations, resigning (server.attendance) -------------------
-
-    def attendance(self, player: int) -> Attendance:
-        return attendance_of(self._attendance, player)
-
-    def take_seat_back(self, player: int) -> defer.Deferred:
-        """The player logged in: an absent player plays their own seat again and everyone is
-        told. A vacation goes on (only its end or the player ends it); a resignation is for
-        good. Never fails: when the store cannot keep it, the seat stays with the stand-in
-        (logged) until the player's next login or order. Fires with None."""
-        if attendance_of(self._attendance, player).presence is not Presence.ABSENT:
-            return defer.succeed(None)  # every other login: no need to wait for the lock
-        return self._lock.run(self._back_quietly, player)
-
-    def _take_seat_back(self, player: int) -> defer.Deferred:
-        before = attendance_of(self._attendance, player)
-        if before.presence is not Presence.ABSENT or not self._state.has_player(player):
-            return defer.succeed(before)
-        return self._change_seat(back(before), absence_notices.logged_in_again(self._state, player))
-
-    def _back_quietly(self, player: int) -> defer.Deferred:
-        """`_take_seat_back` under the lock already held; a store failure only leaves the seat
-        with the stand-in (the request that brought the player back has succeeded)."""
-
-        def not_stored(failure) -> None:
-            log.warn(
-                "game {game}: storing that player {player} is back failed: {error}",
-                game=self.setup.name,
-                player=player,
-                error=failure.getErrorMessage(),
-            )
-
-        return self._take_seat_back(player).addCallbacks(lambda _: None, not_stored)
-
-    def start_vacation(self, player: int, days: int) -> defer.Deferred:
-        """The player goes on vacation for `days` days from now (1 to the game's
-        vacation_days_max; again while on vacation: a new end date). The stand-in plays the seat
-        until then. Fires with the Attendance; Refused when the game has no vacations, for
-        other lengths, a resigned or removed player, or a game that is over."""
-        return self._lock.run(self._start_vacation, player, days)
-
-    def _start_vacation(self, player: int, days: int) -> defer.Deferred:
-        problem = self._seat_problem(player)
-        maximum = self.setup.vacation_days_max
-        if problem is None and not maximum:
-            problem = NO_VACATIONS
-        if problem is None and (
-            isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= maximum
-        ):
-            problem = vacation_days(maximum)
-        if problem is not None:
-            return _refuse(problem)
-        before = attendance_of(self._attendance, player)
-        after = Attendance(player, Presence.VACATION, 0, self.clock.seconds() + days * DAY_S)
-        told = (
-            ()
-            if before.presence is Presence.VACATION
-            else absence_notices.vacation_started(self._state, player)
-        )
-        return self._change_seat(after, told)
-
-    def end_vacation(self, player: int) -> defer.Deferred:
-        """The player cancels their vacation and plays their own seat again; fires with the
-        Attendance, Refused(NOT_ON_VACATION) when they are not on one."""
-        return self._lock.run(self._end_vacation, player, False)
-
-    def _end_vacation(self, player: int, only_when_due: bool) -> defer.Deferred:
-        before = attendance_of(self._attendance, player)
-        if before.presence is not Presence.VACATION:
-            return defer.succeed(before) if only_when_due else _refuse(NOT_ON_VACATION)
-        if only_when_due and before.until is not None and before.until > self.clock.seconds():
-            self._schedule_vacation_end(before)  # the clock fired early
-            return defer.succeed(before)
-        return self._change_seat(back(before), absence_notices.vacation_ended(self._state, player))
-
-    def resign(self, player: int) -> defer.Deferred:
-        """The player leaves the game for good: the stand-in plays their seat to the end, and
-        they cannot log in again. Fires with the Attendance (resigning twice is not an error)."""
-        return self._lock.run(self._resign, player)
-
-    def _resign(self, player: int) -> defer.Deferred:
-        before = attendance_of(self._attendance, player)
-        if before.presence is Presence.RESIGNED:
-            return defer.succeed(before)
-        problem = self._seat_problem(player)
-        if problem is not None:
-            return _refuse(problem)
-        return self._change_seat(
-            Attendance(player, Presence.RESIGNED), absence_notices.resigned(self._state, player)
-        )
-
-    def _seat_problem(self, player: int) -> Problem | None:
-        if not self._state.has_player(player):
-            return NO_SUCH_PLAYER
-        if player in self._removed:
-            return REMOVED
-        if attendance_of(self._attendance, player).presence is Presence.RESIGNED:
-            return RESIGNED
-        if self._state.phase is Phase.OVER:
-            return GAME_ENDED
-        return None
-
-    def _change_seat(self, after: Attendance, told: tuple[Message, ...]) -> defer.Deferred:
-        """Store a seat's new attendance and the notices about it, then apply them (under the lock)."""
-        record = getattr(self.store, "record_attendance", None)
-        d = defer.maybeDeferred(record, self.id, (after,), told) if record else defer.succeed(None)
-
-        def stored(_: object) -> Attendance:
-            before = attendance_of(self._attendance, after.player)
-            self._attendance[after.player] = after
-            for message in told:
-                self._post(message)
-            self._schedule_vacation_end(after)
-            self._publish()
-            log.info(
-                "game {game}: player {player}'s seat: {before} -> {after}",
-                game=self.setup.name,
-                player=after.player,
-                before=before.presence.value,
-                after=after.presence.value,
-            )
-            if after.stand_in and self._started and not self.busy:
-                if self._finished:
-                    self._check_turn_end()  # the others may all have finished already
-                self._end_if_only_stand_ins_act()
-            return after
-
-        return d.addCallback(stored)
-
-    def _schedule_vacation_end(self, attendance: Attendance) -> None:
-        """Run the end of a vacation at its end date (at once for one that ended meanwhile)."""
-        call = self._vacation_ends.pop(attendance.player, None)
-        if call is not None and call.active():
-            call.cancel()
-        if attendance.presence is not Presence.VACATION or attendance.until is None or self._closed:
-            return
-        delay = max(0.0, attendance.until - self.clock.seconds())
-        self._vacation_ends[attendance.player] = self.clock.callLater(
-            delay, self._vacation_due, attendance.player
-        )
-
-    def _vacation_due(self, player: int) -> None:
-        self._vacation_ends.pop(player, None)
-        d = self._lock.run(self._end_vacation, player, True)
-
-        def not_stored(failure) -> None:
-            log.warn(
-                "game {game}: ending the vacation of player {player} failed ({error}); "
-                "trying again in {delay} s",
-                game=self.setup.name,
-                player=player,
-                error=failure.getErrorMessage(),
-                delay=COMMIT_RETRY_S,
-            )
-            if not self._closed:
-                self._vacation_ends[player] = self.clock.callLater(COMMIT_RETRY_S, self._vacation_due, player)
-
-        d.addErrback(not_stored)
-
-    # -- operator controls: reinstating, the turn clock, settings -------------------------
-
-    def reinstate_player(self, username: str) -> defer.Deferred:
-        """An operator takes back a removal: the player can log in and give orders again and
-        the turn waits for them again. Fires with (player id, whether they were removed);
-        Refused(NO_SUCH_PLAYER)."""
-        return self._lock.run(self._reinstate_player, username)
-
-    def _reinstate_player(self, username: str) -> defer.Deferred:
-        player_id = self.player_id(username)
-        if player_id is None:
-            return _refuse(NO_SUCH_PLAYER)
-        if player_id not in self._removed:
-            return defer.succeed((player_id, False))
-        store = getattr(self.store, "reinstate_player", None)
-        d = defer.maybeDeferred(store, self.id, player_id) if store else defer.succeed(None)
-
-        def stored(_: object) -> defer.Deferred:
-            self._removed.discard(player_id)
-            self._publish()  # the Player frame is "Human" again
-            log.info(
-                "game {game}: player {player} ({user}) reinstated",
-                game=self.setup.name,
-                player=player_id,
-                user=username,
-            )
-            name = self.snapshot.usernames.get(player_id, username)
-            return self._tell_everyone(operator_notices.reinstated(name)).addCallback(
-                lambda _: (player_id, True)
-            )
-
-        return d.addCallback(stored)
-
-    # -- operators' controls of the clock and the settings --------------------------------
-
-    @property
-    def paused(self) -> bool:
-        return self.timer.paused
-
-    def pause(self) -> defer.Deferred:
-        """Stop the turn clock (stored, so a restart keeps it stopped); every player is told.
-        Fires with False when the game was paused already."""
-        return self._lock.run(self._pause)
-
-    def _pause(self) -> defer.Deferred:
-        if self.timer.paused:
-            return defer.succeed(False)
-        deadline = self.timer.deadline
-        left = None if deadline is None else max(0.0, deadline - self.clock.seconds())
-        d = self._store_optional("set_pause", True, left)
-
-        def stored(_: object) -> defer.Deferred:
-            self.timer.pause()
-            self._publish(touched=())
-            log.info("game {game}: paused by an operator", game=self.setup.name)
-            return self._tell_everyone(operator_notices.paused(self._state.turn, left)).addCallback(
-                lambda _: True
-            )
-
-        return d.addCallback(stored)
-
-    def resume_clock(self) -> defer.Deferred:
-        """Start a paused clock again with the time that was left; every player is told (and a
-        turn everyone has finished meanwhile ends now). Fires with False when not paused."""
-        return self._lock.run(self._resume_clock)
-
-    def _resume_clock(self) -> defer.Deferred:
-        if not self.timer.paused:
-            return defer.succeed(False)
-        d = self._store_optional("set_pause", False, None)
-
-        def stored(_: object) -> defer.Deferred:
-            self.timer.resume()
-            self._publish(touched=())
-            log.info("game {game}: resumed by an operator", game=self.setup.name)
-            told = self._tell_everyone(operator_notices.resumed(self._state.turn, self._seconds_left()))
-            return told.addCallback(lambda _: self._store_deadline()).addCallback(lambda _: True)
-
-        def check(result: bool) -> bool:
-            if result and self._started and self._finished and not self.busy:
-                self.clock.callLater(0, self._check_turn_end)  # outside the lock it holds now
-            return result
-
-        return d.addCallback(stored).addCallback(check)
-
-    def extend(self, seconds: float) -> defer.Deferred:
-        """Move the open turn's deadline `seconds` later; every player is told. Fails with
-        turn_timer.NoDeadline when the turn has none."""
-        return self._lock.run(self._extend, seconds)
-
-    def _extend(self, seconds: float) -> defer.Deferred:
-        if self._state.phase is Phase.OVER:
-            return defer.fail(NoDeadline("the game is over"))
-        try:
-            before = (self.timer.deadline, self.timer.paused_left)
-            self.timer.extend(seconds)
-        except NoDeadline as error:
-            return defer.fail(error)
-        d = self._store_optional("set_pause", True, self.timer.paused_left) if self.timer.paused else None
-        d = d or self._store_deadline()
-
-        def stored(_: object) -> defer.Deferred:
-            self._publish(touched=())
-            log.info("game {game}: turn extended by {seconds} s", game=self.setup.name, seconds=seconds)
-            paused = self.timer.paused
-            left = self.timer.paused_left if paused else self._seconds_left()
-            return self._tell_everyone(operator_notices.extended(self._state.turn, seconds, left, paused))
-
-        def not_stored(failure):
-            if self.timer.paused:  # put the clock back as the store still has it
-                self.timer.restore_pause(before[1])
-            elif before[0] is not None:
-                self.timer.extend(before[0] - (self.timer.deadline or before[0]))
-            return failure
-
-        return d.addCallbacks(stored, not_stored)
-
-    def change_setup(self, setup: GameSetup, what: str) -> defer.Deferred:
-        """An operator changed settings of the running game (its timer, size, accounts; never
-        its name, map or seed): stored, then applied; a changed timer starts the open turn's
-        clock again under the new settings. `what` says the change to the players."""
-        try:
-            setup.timer.validate()
-        except Exception as error:
-            return defer.fail(error)
-        return self._lock.run(self._change_setup, setup, what)
-
-    def _change_setup(self, setup: GameSetup, what: str) -> defer.Deferred:
-        old = self.setup
-        setup = replace(setup, name=old.name, map_text=old.map_text, seed=old.seed, ctime=old.ctime)
-        d = self._store_optional("update_setup", setup)
-
-        def stored(_: object) -> defer.Deferred:
-            self.setup = setup
-            timer_changed = setup.timer != old.timer
-            running = self._turn_clock_runs()
-            if timer_changed and running:
-                self.timer.change_settings(setup.timer)
-            elif timer_changed:
-                self.timer.settings = setup.timer.validate()  # the first turn starts under them
-            self._publish(touched=())
-            log.info("game {game}: setting changed: {what}", game=self.setup.name, what=what)
-            text = operator_notices.setting_changed(
-                self._state.turn,
-                what,
-                self._seconds_left(),
-                timer_changed and running,
-                self.timer.paused,
-            )
-            told = self._tell_everyone(text)
-            if timer_changed:
-                told.addCallback(lambda _: self._store_deadline())
-            return told
-
-        def started(result: object) -> object:
-            self.clock.callLater(0, self._start_if_ready)  # fewer players may be needed now
-            return result
-
-        return d.addCallback(stored).addCallback(started)
-
-    def _turn_clock_runs(self) -> bool:
-        """The open turn has a clock: the game started (restored for a change made without a
-        server, it is not started, but has the players to be), and it is not over."""
-        if self._state.phase is Phase.OVER:
-            return False
-        return self._started or len(self._state.players) >= max(1, self.setup.timer.turn_players_min)
-
-    def _seconds_left(self) -> float | None:
-        deadline = self.timer.deadline
-        return None if deadline is None else max(0.0, deadline - self.clock.seconds())
-
-    def _store_optional(self, method: str, *args: object) -> defer.Deferred:
-        """Call a store method the game service uses when the store has it."""
-        call = getattr(self.store, method, None)
-        return defer.maybeDeferred(call, self.id, *args) if call else defer.succeed(None)
-
-    def _store_deadline(self) -> defer.Deferred:
-        """Store the open turn's deadline as the clock now has it (a running server's desk
-        records it too; without a server nobody else would)."""
-        if self.timer.deadline is None:
-            return defer.succeed(None)
-        return self._store_optional("set_deadline", self._state.turn + 1, self.timer.deadline)
-
-    def _tell_everyone(self, body: str) -> defer.Deferred:
-        """Post one board message to every player who is not removed (stored first)."""
-        messages = tuple(
-            Message(account.player_id, self._state.turn, operator_notices.SUBJECT, body)
-            for account in sorted(self._accounts.values(), key=lambda a: a.player_id)
-            if account.player_id not in self._removed
-        )
-        d = self._store_optional("add_notices", messages)
-
-        def stored(_: object) -> None:
-            for message in messages:
-                self._post(message)
-            self._publish()
-
-        def not_stored(failure) -> None:
-            log.warn(
-                "game {game}: storing the players' notice failed: {error}",
-                game=self.setup.name,
-                error=failure.getErrorMessage(),
-            )
-
-        return d.addCallbacks(stored, not_stored)
 
     # -- orders --------------------------------------------------------------------------
 
@@ -919,7 +349,7 @@ class Game:
     ) -> defer.Deferred:
         presence = attendance_of(self._attendance, player).presence
         if presence is Presence.RESIGNED:
-            return _refuse(RESIGNED)
+            return refuse(RESIGNED)
         d = self._insert_order(player, object_id, slot, order_type, target)
         if presence is Presence.ABSENT:
             d.addCallback(lambda position: self._back_quietly(player).addCallback(lambda _: position))
@@ -929,14 +359,14 @@ class Game:
         self, player: int, object_id: int, slot: int, order_type: int, target: int
     ) -> defer.Deferred:
         if player in self._removed:
-            return _refuse(REMOVED)
+            return refuse(REMOVED)
         order = Order(player, object_id, order_type, target)
         problem = check_order(self._state, order, self.snapshot.orders_of(player))
         queue = self._queues.get(object_id, ())
         if problem is None and not (slot == -1 or 0 <= slot <= len(queue)):
             problem = BAD_SLOT
         if problem is not None:
-            return _refuse(problem)
+            return refuse(problem)
         self.order_serial += 1
         position = len(queue) if slot == -1 else slot
         entry = OrderEntry(
@@ -958,10 +388,10 @@ class Game:
 
     def _remove_order(self, player: int, object_id: int, slot: int) -> defer.Deferred:
         if self._state.phase is Phase.OVER or not owns_queue(self._state, player, object_id):
-            return _refuse(NO_SUCH_QUEUE)
+            return refuse(NO_SUCH_QUEUE)
         queue = self._queues.get(object_id, ())
         if not 0 <= slot < len(queue):
-            return _refuse(BAD_SLOT)
+            return refuse(BAD_SLOT)
         queued = queue[slot]
         d = defer.maybeDeferred(self.store.remove_order, self.id, queued.entry.seq)
 
@@ -989,7 +419,7 @@ class Game:
     def _remove_message(self, player: int, slot: int) -> defer.Deferred:
         board = self._boards.get(player, ())
         if not 0 <= slot < len(board):
-            return _refuse(NO_SUCH_MESSAGE)
+            return refuse(NO_SUCH_MESSAGE)
         item = board[slot]
         d = defer.maybeDeferred(self.store.remove_message, self.id, player, item.index)
 
@@ -1009,7 +439,7 @@ class Game:
         if self._state.phase is Phase.OVER or self.busy or player in self._removed:
             return self.ready()
         if presence is Presence.RESIGNED:
-            return _refuse(RESIGNED)
+            return refuse(RESIGNED)
         if presence is Presence.ABSENT:  # finishing a turn is playing: the seat is theirs again
             back = self._lock.run(self._take_seat_back, player)
             return back.addCallback(lambda _: self.finish_turn(player))
@@ -1137,44 +567,6 @@ class Game:
             lambda failure: log.failure("game {game}: the stand-in failed", failure, game=self.setup.name)
         )
         d.addCallback(lambda _: self._resolve_orders())
-
-    def _play_stand_ins(self) -> defer.Deferred:
-        """Give the orders of every seat the stand-in plays in this turn, one seat after the
-        other in id order, each checked, stored and queued like any player's."""
-        stand_ins = self.snapshot.stand_ins()
-        d: defer.Deferred = defer.succeed(None)
-        for player in ruleset.acting_players(self._state, self._removed):
-            if player in stand_ins:
-                d.addCallback(self._stand_in_turn, player)
-        return d
-
-    def _stand_in_order(self, _previous: object, order: ruleset.Order) -> defer.Deferred:
-        return self._insert_order(order.player, order.fleet, -1, order.type, order.target)
-
-    def _stand_in_turn(self, _previous: object, player: int) -> defer.Deferred:
-        # The stand-in sees what the player sees, and the orders the player gave this turn.
-        seat = seat_view(self._state, player, self.snapshot.orders_of(player))
-        orders = stand_in_orders(seat, stand_in_rng(self.setup.seed, self._state.turn + 1, player))
-        d: defer.Deferred = defer.succeed(None)
-        for order in orders:
-            d.addCallback(self._stand_in_order, order)
-            d.addErrback(self._stand_in_order_failed, order)
-        if orders:
-            log.info(
-                "game {game}: the stand-in gives {count} orders for player {player}",
-                game=self.setup.name,
-                count=len(orders),
-                player=player,
-            )
-        return d
-
-    def _stand_in_order_failed(self, failure, order: Order) -> None:
-        log.warn(
-            "game {game}: the stand-in's order {order} was not taken: {error}",
-            game=self.setup.name,
-            order=order,
-            error=failure.getErrorMessage(),
-        )
 
     def _resolve_orders(self) -> None:
         orders = self.snapshot.all_orders()

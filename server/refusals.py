@@ -9,6 +9,8 @@ their own answer in one place each; nothing passes `(value, Problem)` tuples aro
 
 from __future__ import annotations
 
+from twisted.internet import defer
+
 from ruleset import Problem, ProblemCode
 
 
@@ -87,3 +89,8 @@ def vacation_days(maximum: int) -> Problem:
 def clipped(text: str, limit: int = 40) -> str:
     """Player text as a refusal may quote it: at most `limit` characters (then "…"), as a repr."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def refuse(problem: Problem) -> defer.Deferred:
+    """A Deferred that has failed with `Refused(problem)`: how a write says no."""
+    return defer.fail(Refused(problem))

@@ -121,11 +121,19 @@ def imports_of(path: Path, module: str) -> set[str]:
     return found
 
 
-READ_SIDE = ("server/views", "server/web")
+READ_SIDE = ("server/views", "server/web", "server/notifications")
+#: The write side: `Game` and the modules of its parts (server/write_side.py).
+WRITE_SIDE = (
+    "server.game",
+    "server.game_accounts",
+    "server.game_seats",
+    "server.game_clock",
+    "server.write_side",
+)
 
 
 def game_service_imports(path: Path, module: str) -> list[str]:
-    return [n for n in imports_of(path, module) if n == "server.game" or n.startswith("server.game.")]
+    return [n for n in imports_of(path, module) if any(n == w or n.startswith(w + ".") for w in WRITE_SIDE)]
 
 
 @pytest.mark.parametrize("folder", READ_SIDE)
@@ -146,6 +154,9 @@ def test_the_read_side_check_sees_violations(tmp_path):
     init = tmp_path / "__init__.py"
     init.write_text("from ..game import Game\n")
     assert sorted(game_service_imports(init, "server.views")) == ["server.game", "server.game.Game"]
+    part = tmp_path / "part.py"
+    part.write_text("from ..game_seats import Seats\n")
+    assert game_service_imports(part, "server.web.part") == ["server.game_seats", "server.game_seats.Seats"]
 
 
 # Reading the clock: time.time() and friends; the edge (where the server starts and the
