@@ -236,7 +236,7 @@ def test_every_page_and_api_call_works_through_a_node_that_does_not_run_the_game
         assert ended.status == 0 and "turn 2" in ended.text, ended
         assert a.call("GET", f"/api/games/{remote}")[1]["turn"] == 2
         assert admin.run("remove-player", remote, "cat").status == 0
-        assert b.call("GET", f"/api/games/{remote}/me", user="cat")[0] == 409  # removed
+        assert b.call("GET", f"/api/games/{remote}/me", user="cat")[0] == 403  # removed: Permission Denied
         assert admin.run("status", "no-such-game").status != 0
         made = admin.run("create-game", "g9")
         assert made.status == 0 and "runs it" in made.text, made
