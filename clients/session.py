@@ -17,7 +17,7 @@ What it does (spec/protocol.md §5, §6):
   pushed frames use 0) and never one that is still waiting for its answer.
 * **Matching.** Replies are matched by sequence number, so answers to pipelined requests may
   arrive interleaved. A request is answered by one frame, or by Sequence(N) and N frames
-  (``clients.replies`` knows which to expect); a lone Fail answers the whole request
+  (``protocol.replies`` knows which to expect); a lone Fail answers the whole request
   (``RequestFailed``). Items of a list reply may be Fails, or ``Undecodable`` when their body
   is broken (tpserver-cpp's TP03 Player frame is 8 bytes too long, Appendix A.1).
 * **Asynchronous frames.** Frames with sequence 0 (the pushed TimeRemaining, §5.6) become
