@@ -42,6 +42,7 @@ class Server:
     guard: LoginGuard | None = None
     cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
     advertiser: Any = None  # server.discovery's, when the games are advertised
+    notifications: Any = None  # server.notifications.service.Notifications, with a database
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -64,6 +65,8 @@ class Server:
             await self.desk.stop()
         if self.cluster is not None:
             await self.cluster.stop()  # hands every game over to the other nodes
+        if self.notifications is not None:
+            await self.notifications.stop()  # the events of the last turns are written first
         games = list(self.directory.games.values())
         clock = games[0].clock if games else default_reactor
         deadline = clock.seconds() + STOP_WAIT_S
@@ -263,6 +266,8 @@ async def _start_server(config: ServerConfig, reactor, store: GameStore | None) 
     _advertise(config, server, reactor)
     if server.desk is not None:
         server.desk.start()
+    if server.notifications is not None:
+        server.notifications.start()
     return server
 
 
@@ -334,6 +339,8 @@ async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPF
             hasher.stop()
             await defer.maybeDeferred(getattr(store, "close", lambda: None))
             raise
+    if desk is not None and node is None:
+        desk.notifications = _notifications(config, store, reactor, desk, None)
     directory: GameDirectory
     try:
         directory = (
@@ -350,10 +357,33 @@ async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPF
     server = Server(config, store, directory, desk=desk, hasher=hasher, cluster=node)
     if desk is not None:
         desk.directory = directory
+        server.notifications = _notifications(config, store, reactor, desk, node)
     factory.directory = directory
     if node is not None:
         factory.session_factory = node.session_factory
     return server
+
+
+def _notifications(config: ServerConfig, store: Any, reactor: Any, desk: Any, node: Any) -> Any:
+    """The server's notifications (None when they are off or the store keeps no outbox), made
+    once and handed to the operator desk, which gives it every game it brings to life. A
+    cluster node's games that arrived before (at join) are followed now; those that leave are
+    forgotten."""
+    if desk.notifications is not None:
+        return desk.notifications
+    if not config.notifications.enabled or not hasattr(store, "claim_notifications"):
+        return None
+    from .notifications.service import Notifications
+
+    notifications = Notifications(
+        store, reactor, config.notifications, name=node.name if node is not None else None
+    )
+    desk.notifications = notifications
+    if node is not None:
+        for game in list(node.directory.games.values()):
+            notifications.follow(game)
+        node.watch_departures(notifications.forget)
+    return notifications
 
 
 def _web_secret(config: ServerConfig):
@@ -376,7 +406,9 @@ async def _serve_web(
         return
     from .web import make_site
 
-    site = make_site(server.directory, server.store, reactor, secret=secret)
+    site = make_site(
+        server.directory, server.store, reactor, secret=secret, notifications=server.notifications
+    )
     server.web = site.web  # type: ignore[attr-defined]
     factory.serve(site)
     for description, port in zip(config.web, ports, strict=True):

@@ -32,6 +32,10 @@
     connections_per_address = 10000  # 0 = no limit, for every limit
     password_min_length = 6
 
+    [notifications]                  # webhooks and e-mail (server.notifications.settings)
+    smtp_host = "localhost"          # the relay for e-mail ("" = players can set webhooks only)
+    reminder_lead = 3600             # remind players this many seconds before a deadline
+
 The file is read against one typed schema (`ConfigFile`, with msgspec): an unknown key or a
 value of the wrong type is refused. Every problem is a `ConfigError` with a one-line message
 naming the setting.
@@ -52,6 +56,7 @@ from .admin.settings import AdminSettings, AdminTable, admin_settings
 from .cluster.settings import ClusterSettings, ClusterSettingsError
 from .discovery import DiscoverySettings
 from .limits import Limits, LimitsTable, apply_limits
+from .notifications.settings import NotificationSettings, NotificationSettingsError
 from .schema_errors import describe_validation_error
 from .store import GameSetup
 from .turn_timer import TimerSettings, TimerSettingsError
@@ -112,6 +117,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     cluster: ClusterTable | None = None
     admin: AdminTable | None = None
     discovery: DiscoverySettings | None = None
+    notifications: NotificationSettings | None = None
 
 
 class ConfigError(ValueError):
@@ -174,6 +180,7 @@ class ServerConfig:
 
     admin: AdminSettings = field(default_factory=AdminSettings)
     discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
+    notifications: NotificationSettings = field(default_factory=NotificationSettings)
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:
@@ -225,6 +232,8 @@ def load_config(path: str | None) -> ServerConfig:
         config = replace(config, admin=admin_settings(data.admin))
     if data.discovery is not None:
         config = replace(config, discovery=data.discovery)
+    if data.notifications is not None:
+        config = replace(config, notifications=data.notifications)
     return validate(config)
 
 
@@ -275,6 +284,10 @@ def validate(config: ServerConfig) -> ServerConfig:
         game.timer.validate()
     except TimerSettingsError as error:
         raise ConfigError(f"game.{error}") from None
+    try:
+        config.notifications.validate()
+    except NotificationSettingsError as error:
+        raise ConfigError(f"notifications.{error}") from None
     if config.node is not None:
         if not config.node.advertise:
             raise ConfigError("cluster.advertise: a node needs the HOST:PORT the other nodes reach it at")

@@ -121,7 +121,7 @@ def imports_of(path: Path, module: str) -> set[str]:
     return found
 
 
-READ_SIDE = ("server/views", "server/web")
+READ_SIDE = ("server/views", "server/web", "server/notifications")
 
 
 def game_service_imports(path: Path, module: str) -> list[str]:

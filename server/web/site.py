@@ -42,8 +42,10 @@ class WebSite:
         clock: IReactorTime,
         secret: bytes | None = None,
         server_name: str = "tpserver-tae",
+        notifications=None,
     ):
         self.games = games
+        self.notifications = notifications  # server.notifications.service.Notifications, or None
         self.archive = archive
         self.clock = clock
         self.server_name = server_name
@@ -130,13 +132,16 @@ def make_site(
     clock: IReactorTime,
     secret: bytes | None = None,
     server_name: str = "tpserver-tae",
+    notifications=None,
 ) -> Site:
-    """The web listener's Site: pages, the JSON API, static files, event streams."""
-    from . import api, pages
+    """The web listener's Site: pages, the JSON API, static files, event streams (and the
+    players' notification channels, given the server's `notifications`)."""
+    from . import api, notification_api, pages
 
-    web = WebSite(games, archive, clock, secret, server_name)
+    web = WebSite(games, archive, clock, secret, server_name, notifications)
     router = Router()
     api.register(router, web)
+    notification_api.register(router, web)
     pages.register(router, web)
     site = Site(EncodingResourceWrapper(WebRoot(router, pages.not_found(web)), [PageCompression()]))
     site.displayTracebacks = False
