@@ -190,8 +190,9 @@ def _insert_ignoring_duplicates(conn: Connection, rows: list[dict[str, Any]]) ->
         statement = sqlite_insert(notification_outbox).on_conflict_do_nothing(
             index_elements=["idempotency_key", "channel_id"]
         )
-    result = conn.execute(statement, rows)
-    return max(0, result.rowcount or 0)
+    unique = list({(row["idempotency_key"], row["channel_id"]): row for row in rows}.values())
+    result = conn.execute(statement.returning(notification_outbox.c.id), unique)
+    return len(result.all())
 
 
 def thd_enqueue(conn: Connection, entries: Sequence[OutboxEntry], now: float) -> int:
