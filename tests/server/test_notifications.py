@@ -155,10 +155,9 @@ def test_each_event_reaches_each_channel_exactly_once_also_across_a_restart(stor
     successResultOf(game.finish_turn(2))  # the turn ends, and with it the game
     deliver(clock2, again)
     assert game.snapshot.over
-    assert mail.delivered_keys() == sorted([f"{gid}:1:turn_started:1", f"{gid}:1:reminder:1", f"{gid}:1:game_over:1"])
-    assert hooks.delivered_keys("https://chat.example/hook") == sorted(
-        [f"{gid}:1:turn_started:1", f"{gid}:1:reminder:1", f"{gid}:1:game_over:1"]
-    )
+    anns = sorted([f"{gid}:1:turn_started:1", f"{gid}:1:reminder:1", f"{gid}:1:game_over:1"])
+    assert mail.delivered_keys() == anns
+    assert hooks.delivered_keys("https://chat.example/hook") == anns
     assert hooks.delivered_keys("http://127.0.0.1:9/bob") == sorted(
         [f"{gid}:1:turn_started:2", f"{gid}:1:reminder:2", f"{gid}:1:last_one:2", f"{gid}:1:game_over:2"]
     )
