@@ -15,6 +15,7 @@ for internal errors); ``clients.cli_runtime`` holds what the commands share.
 from __future__ import annotations
 
 import os
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
 import click
@@ -30,12 +31,14 @@ from .cli_orders import order_group
 from .cli_runtime import (
     EXIT_CODES,
     EXIT_REFUSED,
+    EXIT_USAGE,
     CliError,
     Runtime,
     TaeGroup,
     emit_json,
     json_option,
     runtime,
+    say,
     show,
 )
 from .cli_settings import Settings
@@ -49,9 +52,9 @@ _EPILOG = (
     + "\n".join(f"  {code:<3} {text}" for code, text in EXIT_CODES.items())
     + (
         "\n\n\b\nConnection settings: flags > TAE_HOST, TAE_PORT, TAE_USER, TAE_PASSWORD,\n"
-        "TAE_PROTOCOL, TAE_TIMEOUT, TAE_TLS, TAE_CA_FILE, TAE_INSECURE > config file\n"
-        "(--config, $TAE_CLIENT_CONFIG or ~/.config/tae-client/config.toml; keys host,\n"
-        "port, user, password, protocol, timeout, tls, ca_file, insecure) > defaults\n"
+        "TAE_PROTOCOL, TAE_TIMEOUT, TAE_TLS, TAE_CA_FILE, TAE_INSECURE, TAE_WEB_URL > config\n"
+        "file (--config, $TAE_CLIENT_CONFIG or ~/.config/tae-client/config.toml; keys host,\n"
+        "port, user, password, protocol, timeout, tls, ca_file, insecure, web_url) > defaults\n"
         "(localhost:6923, or 6924 with --tls; tp04, 30 s).\n\n"
         "\b\nFleets: an id, or merchant-leader, scientist-leader, settler-leader,\n"
         "mining-leader, bomber, colonist:TYPE (merchant, scientist, settler, mining).\n"
@@ -100,6 +103,11 @@ def _version() -> str:
     help="With --tls: accept any certificate (self-signed test servers only) [env TAE_INSECURE].",
 )
 @click.option(
+    "--web-url",
+    metavar="URL",
+    help="The server's web listener, for notify/vacation/resign/passwd [env TAE_WEB_URL; http://HOST:8080].",
+)
+@click.option(
     "--config",
     "config",
     metavar="FILE",
@@ -126,6 +134,7 @@ def cli(
     tls,
     ca_file,
     insecure,
+    web_url,
     config,
     json_default,
     color,
@@ -142,6 +151,7 @@ def cli(
         "tls": tls,
         "ca_file": ca_file,
         "insecure": insecure,
+        "web_url": web_url,
     }
     if color is None and "NO_COLOR" in os.environ:
         color = False
@@ -196,6 +206,35 @@ def show_settings(as_json):
         )
     click.echo(f"{'tls':<9} {text}  ({tls['sources']['tls']})")
     click.echo(f"{'config':<9} {data['config'] or '-'}")
+
+
+@cli.command("passwd")
+@click.option(
+    "--new-password-stdin",
+    "from_stdin",
+    is_flag=True,
+    help="Read the new password from the first line of stdin (for scripts) instead of asking.",
+)
+@json_option
+def passwd(from_stdin, as_json):
+    """Change the password of --user (through the server's web listener, see --web-url)."""
+    run = runtime()
+    api = run.player_api()
+    if from_stdin:
+        new_password = sys.stdin.readline().rstrip("\r\n")
+    elif sys.stdin.isatty():
+        new_password = click.prompt("new password", hide_input=True, confirmation_prompt=True, err=True)
+    else:
+        raise CliError(EXIT_USAGE, "no new password: run on a terminal or give --new-password-stdin")
+    if not new_password:
+        raise CliError(EXIT_USAGE, "the new password is empty")
+    api.call("POST", "password", {"new_password": new_password})
+    settings = run.settings()
+    hint = ""
+    if settings.sources.get("password") in ("file", "env"):
+        where = "$TAE_PASSWORD" if settings.sources["password"] == "env" else str(settings.config_path)
+        hint = f"; update {where}"
+    say(run, as_json, {"changed": True, "user": api.username}, f"password of {api.username} changed{hint}")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from .errors import (
     RequestTimeout,
     TlsMismatch,
 )
+from .player_api import PlayerApi, PlayerApiError
 from .tls import TlsOptions
 from .turn_file import TurnFileError
 
@@ -88,6 +89,10 @@ def describe_failure(error: BaseException) -> tuple[int, str]:
         return EXIT_USAGE, str(error)
     if isinstance(error, RequestFailed):
         return EXIT_REFUSED, f"the server refused: {error.fail.message}"
+    if isinstance(error, PlayerApiError):
+        if 400 <= error.status < 500:
+            return EXIT_REFUSED, f"the server refused: {error}"
+        return EXIT_CONNECTION, str(error)
     if isinstance(error, TlsMismatch):
         if error.client_tls:
             return EXIT_CONNECTION, f"{error}: connect without --tls"
@@ -237,6 +242,14 @@ class Runtime:
             client.update()
             self._client = client
         return self._client
+
+    def player_api(self) -> PlayerApi:
+        """The player's web API (``clients.player_api``) with this command's account."""
+        _, password = self.credentials()
+        try:
+            return PlayerApi.from_settings(self.settings(), password)
+        except PlayerApiError as error:
+            raise CliError(EXIT_USAGE, str(error)) from None
 
     def forget_client(self) -> None:
         """Drop the connection (it broke); the next ``client()`` connects again."""

@@ -15,6 +15,7 @@ Each setting has one name used everywhere: the flag ``--host``, the environment 
     tls = true                  # TLS from the first byte (the server's ssl: listener, port 6924)
     ca_file = "/etc/tae/ca.pem" # trust these certificates instead of the system's
     insecure = false            # true: accept any certificate (self-signed test servers only)
+    web_url = "https://tae.example.org"  # the web listener (default http://HOST:8080)
 
 One msgspec schema (``ConfigFile``) declares every key's type and range; values from flags and
 the environment are strings and are converted by the same schema. Every problem is a
@@ -50,6 +51,7 @@ __all__ = [
 DEFAULT_HOST = "localhost"
 DEFAULT_PORT = 6923
 DEFAULT_TLS_PORT = 6924
+DEFAULT_WEB_PORT = 8080
 DEFAULT_TIMEOUT = 30.0
 CONFIG_ENVIRONMENT = "TAE_CLIENT_CONFIG"
 
@@ -71,12 +73,13 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     tls: bool | None = None
     ca_file: Annotated[str, msgspec.Meta(pattern=_NON_BLANK)] | None = None
     insecure: bool | None = None
+    web_url: Annotated[str, msgspec.Meta(pattern=r"^https?://[^/\s]+")] | None = None
 
 
 #: Every setting, in the order ``tae-client settings`` shows them.
 KEYS: tuple[str, ...] = ConfigFile.__struct_fields__
 #: The connection settings (``sources`` of ``tae-client settings``); the rest are TLS settings.
-CONNECTION_KEYS = ("host", "port", "user", "password", "protocol", "timeout")
+CONNECTION_KEYS = ("host", "port", "user", "password", "protocol", "timeout", "web_url")
 TLS_KEYS = ("tls", "ca_file", "insecure")
 #: Setting name → its environment variable.
 ENVIRONMENT = {key: f"TAE_{key.upper()}" for key in KEYS}
@@ -94,6 +97,7 @@ _PROBLEMS: dict[str, Callable[[object], str]] = {
     "tls": lambda value: "must be true or false",
     "ca_file": lambda value: "must be the path of a PEM file",
     "insecure": lambda value: "must be true or false",
+    "web_url": lambda value: "the web address must be http://HOST[:PORT] or https://HOST[:PORT]",
 }
 
 
@@ -115,6 +119,7 @@ class Settings:
     tls: bool = False
     ca_file: str | None = None
     insecure: bool = False
+    web_url: str | None = None
     config_path: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
@@ -135,6 +140,14 @@ class Settings:
             return self.user.split("@", 1)[1] or None
         return None
 
+    @property
+    def web_address(self) -> str:
+        """The server's web listener: ``web_url``, else port 8080 of the TP host."""
+        if self.web_url:
+            return self.web_url.rstrip("/")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{DEFAULT_WEB_PORT}"
+
     def public(self) -> dict[str, object]:
         """The settings as plain data with the password masked (for ``tae-client settings``)."""
         return {
@@ -144,6 +157,7 @@ class Settings:
             "password": "********" if self.password else None,
             "protocol": self.protocol,
             "timeout": self.timeout,
+            "web_url": self.web_address,
             "config": str(self.config_path) if self.config_path else None,
             "sources": {key: self.sources[key] for key in CONNECTION_KEYS if key in self.sources},
             "tls": {

@@ -74,7 +74,7 @@ def _normal_turn(
         return finish(position, log, turn=log.turn, rotation=next_rotation, reason=EndReason.STALEMATE)
 
     ids = sorted(position.names)
-    start = next_rotation % len(ids)
+    start = next_rotation % len(ids) if ids else 0  # an operator may end the turn of an empty game
     order_body = text.turn_order([position.player(pid) for pid in ids[start:] + ids[:start]])
     for player_id in ids:
         log.tell(player_id, text.TURN_COMPLETE, text.score_report(position.scores[player_id]))

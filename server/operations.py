@@ -31,7 +31,7 @@ from .accounts import SCRYPT_N, hash_password
 from .database.opening import DatabaseProblem, one_line, shown_url
 from .game import Game
 from .game_operations import OperationError, add_player_to, remove_player_from, set_password_of
-from .store import GameSetup
+from .store import GameSetup, MemoryStore
 
 DEFAULT_WAIT_S = 10.0
 
@@ -204,7 +204,7 @@ def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
         return q.thd_game_summaries(conn, name)[0], q.thd_load_games(conn, [game_id], all_states=False)[0]
 
     summary, stored = db.run(read)
-    snapshot = Game.restore(stored, None, Clock()).snapshot
+    snapshot = Game.restore(stored, MemoryStore(), Clock()).snapshot  # read only: never writes
     state = snapshot.state
     waiting = set(snapshot.waiting_for())
     players = []

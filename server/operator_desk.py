@@ -103,7 +103,8 @@ class OperatorDesk:
         if self._deadlines.get(snapshot.game_id) == key:
             return
         self._deadlines[snapshot.game_id] = key
-        d = defer.maybeDeferred(self.store.set_deadline, snapshot.game_id, *key)
+        turn, when = key
+        d = defer.maybeDeferred(self.store.set_deadline, snapshot.game_id, turn, when)
         d.addErrback(
             lambda failure: log.failure(
                 "game {game}: storing the turn deadline failed", failure, game=snapshot.name
@@ -197,6 +198,12 @@ class OperatorDesk:
     def _game(self, game_id: int) -> Game | None:
         return next((g for g in self.directory.games.values() if g.id == game_id), None)
 
+    def _running_game(self, game_id: int) -> Game:
+        game = self._game(game_id)
+        if game is None:
+            raise OperationError(f"game {game_id} is not running on this server")
+        return game
+
     async def apply(self, request) -> tuple[str, str]:
         """Carry out one request: ("done" | "failed", a one-line result)."""
         from .database.operator_requests import DONE, FAILED
@@ -228,21 +235,19 @@ class OperatorDesk:
         return f"game {game.setup.name!r} loaded at turn {game.state.turn}"
 
     async def _apply_end_turn(self, request) -> str:
-        game = self._game(request.game_id)
+        game = self._running_game(request.game_id)
         return await end_turn_of(game, int(request.payload.get("turn", game.state.turn + 1)))
 
     async def _apply_add_player(self, request) -> str:
-        game = self._game(request.game_id)
+        game = self._running_game(request.game_id)
         return await add_player_to(game, request.payload)
 
     async def _apply_remove_player(self, request) -> str:
-        game = self._game(request.game_id)
+        game = self._running_game(request.game_id)
         return await remove_player_from(game, request.payload["username"])
 
     async def _apply_set_password(self, request) -> str:
-        game = self._game(request.game_id)
-        if game is None:
-            raise OperationError(f"no game with id {request.game_id}")
+        game = self._running_game(request.game_id)
         return await set_password_of(game, request.payload)
 
     async def _apply_move_game(self, request) -> str:

@@ -358,7 +358,7 @@ class ClusterNode:
         mine = sorted(
             (g for g in self.directory.games.values() if g.id not in self.leaving), key=lambda g: -g.id
         )
-        plan = []
+        plan: list[tuple[Game, Any]] = []
         while counts[self.name] > share and mine and len(plan) < REBALANCE_PER_ROUND:
             target = min((n for n in running if n.name != self.name), key=lambda n: (counts[n.name], n.name))
             if counts[target.name] >= counts[self.name] - 1:
@@ -478,7 +478,7 @@ class ClusterNode:
         if kind in ("claims", "node"):
             self.wake()
         elif kind == "request":
-            if self.desk is not None and self._local_by_id(game_id) is not None:
+            if self.desk is not None and isinstance(game_id, int) and self._local_by_id(game_id) is not None:
                 self.desk.poll()
             else:
                 self.wake()  # perhaps a new game, waiting for a node

@@ -211,7 +211,7 @@ class ClusterSession:
         return b""
 
     async def _route_locally(self, message, frame: Frame, placement) -> bytes:
-        result = await defer.maybeDeferred(self.local.handle, message, frame.sequence)
+        result: bytes = await defer.maybeDeferred(self.local.handle, message, frame.sequence)  # type: ignore[call-overload]
         if (
             isinstance(message, tp.Login)
             and self.local.state is State.PLAYING
@@ -240,7 +240,10 @@ class ClusterSession:
             upstream = await self._upstream_to(placement)
             return answer_bytes(await self._exchange(upstream, frame), frame.sequence)
         except UpstreamLost:
-            return await defer.maybeDeferred(self.local.handle, decode_answer([frame]), frame.sequence)
+            local: bytes = await defer.maybeDeferred(  # type: ignore[call-overload]
+                self.local.handle, decode_answer([frame]), frame.sequence
+            )
+            return local
 
     async def _upstream_to(self, placement) -> Upstream:
         if self.upstream is not None and not self.upstream.lost and self.upstream_node == placement.node:
@@ -313,7 +316,7 @@ class ClusterSession:
             return result
         outer: defer.Deferred = defer.Deferred()
         turn = game.state.turn + 1
-        abandoned = []
+        abandoned: list[bool] = []
 
         def answered(value: Any) -> None:
             self.node.end(gid)
@@ -326,9 +329,12 @@ class ClusterSession:
             abandoned.append(True)
             self._abandon = None
             d = defer.ensureDeferred(self._carry_over_request(message, frame, turn))
-            d.addBoth(
-                lambda value: outer.called or outer.callback(b"" if isinstance(value, Exception) else value)
-            )
+
+            def carried_over(value: Any) -> None:
+                if not outer.called:
+                    outer.callback(b"" if isinstance(value, (Exception, Failure)) else value)
+
+            d.addBoth(carried_over)
 
         self._abandon = abandon
         result.addBoth(answered)
@@ -342,10 +348,14 @@ class ClusterSession:
     async def _repeat(self, message: tp.Message, frame: Frame, turn: int) -> bytes:
         """The request under way when the game left, now that the new owner serves us."""
         if isinstance(message, WRITES):
-            refs = ()
+            refs: tuple[tuple[tp.ReferenceType, int], ...] = ()
             if isinstance(message, tp.InsertOrder):
                 refs = ((tp.ReferenceType.ORDER_QUEUE, message.id),)
-            fail = tp.Fail(FailCode.UNAVAILABLE_TEMPORARILY, MOVED_TEXT, tuple(Reference(*r) for r in refs))
+            fail = tp.Fail(
+                FailCode.UNAVAILABLE_TEMPORARILY,
+                MOVED_TEXT,
+                tuple(Reference(kind, ref) for kind, ref in refs),
+            )
             return self._encode(fail, frame.sequence)
         if isinstance(message, tp.FinishedTurn) and self.game_id is not None and self.credentials:
             last, finished = await self.node.store.read(
@@ -353,7 +363,8 @@ class ClusterSession:
             )
             if last >= turn or finished:
                 return self._encode(tp.Okay("Turn finished"), frame.sequence)
-        return await defer.maybeDeferred(self.handle_frame, message, frame)
+        again: bytes = await defer.maybeDeferred(self.handle_frame, message, frame)  # type: ignore[call-overload]
+        return again
 
     # -- carrying the session over ---------------------------------------------------------
 
@@ -395,7 +406,12 @@ class ClusterSession:
 
             self._recovery.addBoth(done)
         d: defer.Deferred = defer.Deferred()
-        self._recovery.addBoth(lambda ok: (d.callback(ok), ok)[1])
+
+        def tell(ok: Any) -> Any:
+            d.callback(ok)
+            return ok
+
+        self._recovery.addBoth(tell)
         return d
 
     async def _find_new_owner(self) -> bool:
@@ -508,13 +524,13 @@ class ClusterSession:
 def _fields(message: tp.Message) -> tuple:
     from dataclasses import astuple
 
-    return astuple(message)
+    return astuple(message)  # type: ignore[call-overload]  # every TP message is a dataclass
 
 
 def _replace(message: tp.Message, **changes) -> Any:
     from dataclasses import replace
 
-    return replace(message, **changes)
+    return replace(message, **changes)  # type: ignore[type-var]  # every TP message is a dataclass
 
 
 def _sleep(reactor, seconds: float) -> defer.Deferred:

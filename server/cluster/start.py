@@ -6,6 +6,9 @@ the rest of the start (listeners, shutdown) is the single server's.
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from typing import Any
+
 from twisted.internet import defer
 from twisted.logger import Logger
 
@@ -19,7 +22,7 @@ log = Logger()
 
 
 @defer.inlineCallbacks
-def open_node_store(config: ServerConfig, reactor, store=None) -> defer.Deferred:
+def open_node_store(config: ServerConfig, reactor, store=None) -> Generator[defer.Deferred, Any, FencedStore]:
     """The node's FencedStore on the configured PostgreSQL database (schema created if the
     database is empty; an older schema is refused, as for a single server)."""
     from sqlalchemy.engine import make_url

@@ -86,7 +86,9 @@ def thd_create_game(conn: Connection, setup: GameSetup) -> int:
     if taken is not None:
         raise ConflictError(f"a game named {setup.name!r} exists (id {taken.id})")
     result = conn.execute(games.insert().values(**_setup_values(setup)))
-    return int(result.inserted_primary_key[0])
+    key = result.inserted_primary_key
+    assert key is not None, "an INSERT has a primary key"
+    return int(key[0])
 
 
 def _require_game(conn: Connection, game_id: int, *, lock: bool = False) -> Row:
@@ -315,7 +317,7 @@ def thd_game_summaries(conn: Connection, name: str | None = None) -> list[GameSu
             data = conn.execute(
                 sa.select(turns.c.state).where(turns.c.game_id == row.id, turns.c.turn == row.last_turn)
             ).scalar()
-            state = codec.decode_state(data)
+            state = codec.decode_state(data) if data is not None else None
         board = state.board if state is not None else _setup_from_row(row).board()
         names = {p.id: p.name for p in state.players} if state is not None else {}
         winners = (
@@ -405,13 +407,13 @@ def thd_load_games(
         stored[row.game_id].removed_messages.add((row.player, row.message_index))
     last_turn: dict[int, int] = {}
     if not all_states:
-        for row in conn.execute(
+        for last in conn.execute(
             sa.select(turns.c.game_id, sa.func.max(turns.c.turn).label("last"))
             .where(*where(turns))
             .group_by(turns.c.game_id)
         ):
-            last_turn[row.game_id] = row.last
-    for row in conn.execute(
+            last_turn[last.game_id] = last.last
+    for turn in conn.execute(
         sa.select(
             turns.c.game_id,
             turns.c.turn,
@@ -423,14 +425,16 @@ def thd_load_games(
         .where(*where(turns))
         .order_by(turns.c.game_id, turns.c.turn)
     ):
-        full = all_states or last_turn.get(row.game_id) == row.turn
-        stored[row.game_id].turns.append(
+        full = all_states or last_turn.get(turn.game_id) == turn.turn
+        stored[turn.game_id].turns.append(
             TurnRecord(
-                row.turn,
-                codec.decode_state(row.state) if full else None,
-                codec.decode_messages(row.messages),
-                codec.decode_events(row.events) if full else (),
-                row.modtime_serial,
+                turn.turn,
+                # Without all_states only the last turn's state is decoded: a running game
+                # needs no other, and replay (which does) asks for all of them.
+                codec.decode_state(turn.state) if full else None,  # type: ignore[arg-type]
+                codec.decode_messages(turn.messages),
+                codec.decode_events(turn.events) if full else (),
+                turn.modtime_serial,
             )
         )
     return list(stored.values())

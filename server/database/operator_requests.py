@@ -51,7 +51,9 @@ def thd_queue_request(conn: Connection, game_id: int, kind: str, payload: dict[s
             game_id=game_id, kind=kind, payload=payload, status=PENDING, result=""
         )
     )
-    request_id = int(result.inserted_primary_key[0])
+    key = result.inserted_primary_key
+    assert key is not None, "an INSERT has a primary key"
+    request_id = int(key[0])
     if conn.dialect.name == "postgresql":
         from .ownership import thd_lock_space, thd_notify
 

@@ -34,6 +34,8 @@ def run_online() -> None:
         run_with(connection)
         return
     url = os.environ.get("TAE_DATABASE_URL") or config.get_main_option("sqlalchemy.url")
+    if not url:
+        raise SystemExit("no database: set TAE_DATABASE_URL or sqlalchemy.url")
     engine = create_engine(url)
     try:
         with engine.begin() as connection:

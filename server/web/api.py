@@ -2,7 +2,7 @@
 
 Reads: GET /api/games, /api/games/NAME, /api/games/NAME/history, /api/games/NAME/turns/N (public),
 /api/games/NAME/me and /api/games/NAME/orders (the caller's own). Writes (POST, JSON bodies):
-/api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts.
+/api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts, /password.
 A caller authenticates with HTTP Basic (account name and password, as over TP) or with
 `Authorization: Bearer TOKEN` from POST /api/games/NAME/token. Every refusal is
 `{"error": {"code": N, "name": "...", "message": "..."}}` with TP's Fail code and text.
@@ -95,6 +95,21 @@ def json_fields(request) -> dict[str, Any]:
     return fields
 
 
+def basic_credentials(request) -> tuple[str, str]:
+    """The account name and password of an ``Authorization: Basic`` header, or a refusal."""
+    header = (request.getHeader(b"authorization") or b"").strip()
+    scheme, _, value = header.partition(b" ")
+    if scheme.lower() != b"basic":
+        raise refusal(NO_CREDENTIALS)
+    try:
+        username, sep, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        raise refusal(NO_CREDENTIALS) from None
+    if not sep:
+        raise refusal(NO_CREDENTIALS)
+    return username, password
+
+
 def client_address(request) -> str:
     peer = request.getClientAddress()
     return getattr(peer, "host", None) or "unknown"
@@ -123,14 +138,7 @@ class Api:
             if found[1] in snapshot.removed_players:
                 raise refusal(REMOVED)
             return found[1]
-        if scheme != b"basic":
-            raise refusal(NO_CREDENTIALS)
-        try:
-            username, sep, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
-        except (binascii.Error, UnicodeDecodeError):
-            raise refusal(NO_CREDENTIALS) from None
-        if not sep:
-            raise refusal(NO_CREDENTIALS)
+        username, password = basic_credentials(request)
         address = client_address(request)
         if self.web.brake.blocked(address):
             raise refusal(TOO_MANY_LOGINS)
@@ -234,6 +242,27 @@ class Api:
         player = await self.caller(request, game, allow_token=False)
         return answer(request, {"token": self.web.sessions.issue_token(game.snapshot.name, player)})
 
+    async def password(self, request, name: str) -> bytes:
+        """Change the caller's password: HTTP Basic with the current one (never a token),
+        ``{"new_password": "..."}``; 204 once the new hash is stored."""
+        game = self.game(name)
+        fields = json_fields(request)
+        new_password = fields.get("new_password")
+        if not isinstance(new_password, str):
+            raise refusal(Problem(ProblemCode.FRAME, 'Send {"new_password": "..."}.'))
+        username, password = basic_credentials(request)
+        address = client_address(request)
+        if self.web.brake.blocked(address):
+            raise refusal(TOO_MANY_LOGINS)
+        try:
+            await defer.maybeDeferred(game.change_password, username, password, new_password)
+        except Refused as refused:
+            if refused.problem == BAD_LOGIN:
+                self.web.brake.failed(address)
+            raise
+        request.setResponseCode(204)
+        return b""
+
     async def accounts(self, request, name: str) -> bytes:
         game = self.game(name)
         player = await actions.create_account(game, json_fields(request))
@@ -271,6 +300,7 @@ def register(router: Router, web: WebSite) -> None:
         ("POST", "/api/games/{name}/finish", api.finish),
         ("POST", "/api/games/{name}/token", api.token),
         ("POST", "/api/games/{name}/accounts", api.accounts),
+        ("POST", "/api/games/{name}/password", api.password),
     ]
     for method, pattern, handler in routes:
         router.add(method, pattern, _refusals(handler))

@@ -29,6 +29,9 @@ class ServedGame(Protocol):
     def authenticate(self, username: str, password: str) -> Any:
         """Deferred[player id]; fails with Refused(BAD_LOGIN / REMOVED)."""
 
+    def change_password(self, username: str, old_password: str, new_password: str) -> Any:
+        """Deferred[player id]; fails with Refused(BAD_LOGIN) or the password policy's Refused."""
+
     def create_account(self, username: str, password: str, email: str = "", comment: str = "") -> Any:
         """Deferred[player id]; fails with Refused."""
 

@@ -48,7 +48,7 @@ def test_bot_help_documents_the_password_and_the_exit_codes():
     result = CliRunner().invoke(cli, ["bot", "--help"])
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
-    assert "Password of the bots' accounts (created if new). [default: bot]" in text
+    assert "Password of the bots' accounts (created if new). [default: bot-password]" in text
     assert "--count" in text and "--deadline" in text and "--json" in text
     assert "3 connection lost or refused" in text and "5 the deadline" in text
     assert "bot" in CliRunner().invoke(cli, ["--help"]).stdout

@@ -100,6 +100,7 @@ def test_settings_command_masks_the_password(tmp_path, monkeypatch):
         "password": "file",
         "protocol": "default",
         "timeout": "default",
+        "web_url": "default",
     }
     text = CliRunner().invoke(cli, ["--config", str(config), "settings"]).stdout
     assert "password  ********  (file)" in text and "s3cret-pw" not in text

@@ -15,7 +15,10 @@ import sys
 from pathlib import Path
 
 from ruleset import DEFAULT_BOARD, Board
-from ruleset.scenario import load, play, result
+from ruleset.scenario.play import play
+from ruleset.scenario.result import result
+
+from .docs_scenarios import load
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

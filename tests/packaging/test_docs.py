@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 
 from ruleset import DEFAULT_BOARD
-from ruleset.scenario import load, play, result, run_file
+from ruleset.scenario.__main__ import run_file
+from ruleset.scenario.play import play
+from ruleset.scenario.result import result
 
 from .docs_diagrams import BOARD_SVG, DOCS, EXAMPLES, board_svg, example_diagrams
+from .docs_scenarios import load
 
 RULES = DOCS / "rules.md"
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.toml"))

@@ -224,3 +224,14 @@ def test_every_game_ends_within_a_bounded_number_of_turns(board, players, seed, 
     assert record.ended and record.turns <= TURN_BOUND
     event(f"ended by {record.state.result.reason.value}")
     event(f"{min(record.turns // 10 * 10, 30)}+ turns")
+
+
+def test_a_game_without_players_resolves_a_turn():
+    """An operator may end the turn of a game nobody has joined yet."""
+    import random
+
+    from ruleset import resolve_turn
+    from ruleset.setup import new_game
+
+    outcome = resolve_turn(new_game(seed=3), [], random.Random(3))
+    assert outcome.state.turn == 1 and outcome.state.players == ()
