@@ -27,6 +27,7 @@ from . import cli_output as output
 from .blocking import BlockingClient
 from .cli_bot import bot
 from .cli_discover import discover
+from .cli_notify import notify
 from .cli_orders import order_group
 from .cli_runtime import (
     EXIT_CODES,
@@ -314,7 +315,7 @@ def orders(as_json):
     show(run, as_json, data, output.render_orders)
 
 
-for command in (order_group, submit, finish, wait, play, bot, discover):
+for command in (order_group, submit, finish, wait, play, bot, discover, notify):
     cli.add_command(command)
 
 

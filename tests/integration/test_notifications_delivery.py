@@ -200,3 +200,59 @@ def test_every_event_reaches_every_channel_once_through_restarts_and_outages(tmp
     finally:
         server.kill()
         receivers.stop()
+
+
+def tae_client(web_port: int, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "clients.cli", "--user", "ann", "--password", "ann-password"]
+        + ["--web-url", f"http://127.0.0.1:{web_port}", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_tae_client_notify_sets_tests_and_removes_channels(tmp_path, sqlite_url):
+    receivers = Receivers(tmp_path / "received.jsonl")
+    receivers.start()
+    web_port = free_port()
+    server = start_server(sqlite_url, config_file(tmp_path, receivers), web_port)
+    web = Web(web_port)
+    try:
+        web.call("POST", "/api/games/tae/accounts", {"username": "ann", "password": "ann-password"})
+        hook = f"http://127.0.0.1:{receivers.http}/ann-slack"
+        added = tae_client(web_port, "notify", "webhook", hook, "--format", "slack")
+        assert added.returncode == 0 and "webhook (slack)" in added.stdout, added.stderr
+        assert tae_client(web_port, "notify", "email", "ann@test.invalid").returncode == 0
+        refused = tae_client(web_port, "notify", "webhook", "gopher://example.org/")
+        assert refused.returncode != 0 and "http:// or https://" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        listing = json.loads(tae_client(web_port, "notify", "show", "--json").stdout)
+        assert [(c["kind"], c["format"]) for c in listing["channels"]] == [
+            ("webhook", "slack"),
+            ("email", "email"),
+        ]
+        shown = tae_client(web_port, "notify", "show").stdout
+        assert hook in shown and "ann@test.invalid" in shown
+
+        assert "2 channel(s)" in tae_client(web_port, "notify", "test").stdout
+        deadline = time.monotonic() + 30
+        while (
+            len([r for r in receivers.received() if ":test:" in r["key"]]) < 2 and time.monotonic() < deadline
+        ):
+            time.sleep(0.1)
+        tests = [r for r in receivers.received() if ":test:" in r["key"]]
+        assert sorted(r["channel"] for r in tests) == ["email", "webhook"]
+        slack = next(r for r in tests if r["channel"] == "webhook")
+        assert set(slack["body"]) == {"text"} and "test notification" in slack["body"]["text"]
+
+        assert tae_client(web_port, "notify", "off", hook).returncode == 0
+        listing = json.loads(tae_client(web_port, "notify", "show", "--json").stdout)
+        assert [c["kind"] for c in listing["channels"]] == ["email"]
+        assert tae_client(web_port, "notify", "off", "99").returncode != 0
+        assert tae_client(web_port, "notify", "off").returncode == 0
+        assert json.loads(tae_client(web_port, "notify", "show", "--json").stdout)["channels"] == []
+    finally:
+        server.kill()
+        receivers.stop()
