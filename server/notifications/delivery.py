@@ -56,7 +56,7 @@ class WebhookSender:
         self.reactor = reactor
         self.timeout = timeout
         self.pool = HTTPConnectionPool(reactor, persistent=True)
-        self.pool.maxPersistentPerHost = 32
+        self.pool.maxPersistentPerHost = 64
         self.pool.retryAutomatically = False
         self.agent = Agent(reactor, connectTimeout=timeout, pool=self.pool)
 

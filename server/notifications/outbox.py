@@ -1,8 +1,9 @@
 """Handing events to the durable outbox without holding anything up.
 
 `Outbox.add(entries)` only appends to a list (the game's snapshot listener calls it, inside the
-end of a turn, so it must cost next to nothing); the list is written once per reactor turn, on
-the database thread, in one transaction (`thd_enqueue`: one row per entry and channel, a row
+end of a turn, so it must cost next to nothing); the list is written `batch_delay` seconds
+later (50 ms: the turns of many games that end together share one write), on the database
+thread, in one transaction (`thd_enqueue`: one row per entry and channel, a row
 already there is left alone). A write that fails (the database is away) is tried again every
 `retry` seconds with everything that came meanwhile; what a crash loses before it is written is
 derived again at the next start (`server.notifications.follower`), and the idempotency keys
@@ -22,6 +23,7 @@ from ..database.notification_outbox import OutboxEntry
 log = Logger()
 
 RETRY_S = 5.0
+BATCH_DELAY_S = 0.05
 
 
 class Outbox:
@@ -32,11 +34,13 @@ class Outbox:
         *,
         on_stored: Callable[[int], None] | None = None,
         retry: float = RETRY_S,
+        batch_delay: float = BATCH_DELAY_S,
     ):
         self.store = store
         self.clock = clock
         self.on_stored = on_stored
         self.retry = retry
+        self.batch_delay = batch_delay
         self._pending: list[OutboxEntry] = []
         self._call: IDelayedCall | None = None
         self._writing: defer.Deferred | None = None
@@ -48,7 +52,7 @@ class Outbox:
         before = len(self._pending)
         self._pending.extend(entries)
         if len(self._pending) > before:
-            self._schedule(0)
+            self._schedule(self.batch_delay)
 
     def _schedule(self, delay: float) -> None:
         if self._call is None and self._writing is None:
@@ -72,7 +76,7 @@ class Outbox:
         if self.on_stored is not None and added:
             self.on_stored(int(added))
         if self._pending:
-            self._schedule(0)
+            self._schedule(self.batch_delay)
 
     def _not_written(self, failure, batch: list[OutboxEntry]) -> None:
         self._writing = None

@@ -74,6 +74,7 @@ class Notifications:
         webhooks=None,
         mail=None,
         poll_interval: float = 1.0,
+        batch_delay: float | None = None,
     ):
         self.store = store
         self.reactor = reactor
@@ -91,6 +92,8 @@ class Notifications:
             poll_interval=poll_interval,
         )
         self.outbox = Outbox(store, self.clock, on_stored=self.worker.wake)
+        if batch_delay is not None:
+            self.outbox.batch_delay = batch_delay
         self.follower = GameFollower(self.outbox, self.clock, settings.reminder_lead)
         self.started = False
 

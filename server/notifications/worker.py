@@ -28,7 +28,7 @@ log = Logger()
 
 POLL_INTERVAL_S = 1.0
 BATCH = 200
-CONCURRENCY = 256
+CONCURRENCY = 64
 
 
 class DeliveryWorker:

@@ -82,6 +82,7 @@ def service(store, clock, webhooks=None, mail=None, **changes) -> Notifications:
         name="test-node",
         webhooks=webhooks or RecordingSender(),
         mail=mail or RecordingSender(),
+        batch_delay=0,
     )
 
 
