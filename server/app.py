@@ -65,8 +65,6 @@ class Server:
             await self.desk.stop()
         if self.cluster is not None:
             await self.cluster.stop()  # hands every game over to the other nodes
-        if self.notifications is not None:
-            await self.notifications.stop()  # the events of the last turns are written first
         games = list(self.directory.games.values())
         clock = games[0].clock if games else default_reactor
         deadline = clock.seconds() + STOP_WAIT_S
@@ -83,6 +81,10 @@ class Server:
                     game=game.setup.name,
                     turn=game.state.turn + 1,
                 )
+        if self.notifications is not None:
+            # after the last turns were stored: their events are written to the outbox, and
+            # the sends in flight end (each within its time limit)
+            await self.notifications.stop()
         if self.guard is not None:
             self.guard.stop()
         if self.hasher is not None:

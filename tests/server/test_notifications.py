@@ -522,3 +522,30 @@ def test_the_settings_are_checked_with_one_line_errors(tmp_path):
     path.write_text('[notifications]\nsmtp_host = "relay.example.org"\nreminder_lead = 600\n')
     loaded = load_config(str(path)).notifications
     assert loaded.smtp_host == "relay.example.org" and loaded.reminder_lead == 600
+
+
+def test_an_outbox_write_that_fails_is_tried_again_with_what_came_meanwhile():
+    from server.notifications.outbox import Outbox
+    from server.store import StoreUnavailable
+
+    clock = Clock()
+    written: list[list[str]] = []
+
+    class Flaky:
+        down = True
+
+        def enqueue_notifications(self, entries, now):
+            if self.down:
+                return defer.fail(StoreUnavailable("the database is away"))
+            written.append([e.key for e in entries])
+            return defer.succeed(len(entries))
+
+    flaky = Flaky()
+    outbox = Outbox(flaky, clock, retry=5, batch_delay=0.05)
+    outbox.add([entry(1, 1)])
+    clock.advance(0.05)
+    assert written == [] and not outbox.idle
+    outbox.add([entry(1, 2)])
+    flaky.down = False
+    clock.advance(5)
+    assert written == [["1:1:turn_started:1", "1:1:turn_started:2"]] and outbox.idle
