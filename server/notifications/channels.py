@@ -29,8 +29,16 @@ _ADDRESS = re.compile(r"^[^@\s<>,;\"'()\[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+# What a player can be told (server.notifications.events), as the API lists it.
+EVENT_KINDS = ("turn_started", "reminder", "last_one", "conflict", "game_over")
+
+
 class ChannelError(ValueError):
     """A channel that cannot be used; the message says why in one line."""
+
+
+class TooManyChannels(ChannelError):
+    """The player has as many channels as the server allows."""
 
 
 def check_webhook(url: str, fmt: str = "json") -> tuple[str, str]:
@@ -116,7 +124,9 @@ __all__ = [
     "EMAIL",
     "WEBHOOK",
     "WEBHOOK_FORMATS",
+    "EVENT_KINDS",
     "ChannelError",
+    "TooManyChannels",
     "check_address",
     "check_webhook",
     "describe",

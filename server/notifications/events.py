@@ -24,6 +24,7 @@ from ruleset import Phase
 
 from ..database.notification_outbox import OutboxEntry
 from ..snapshot import GameSnapshot
+from .channels import EVENT_KINDS
 
 TURN_STARTED, REMINDER, LAST_ONE, CONFLICT, GAME_OVER, TEST = (
     "turn_started",
@@ -33,7 +34,7 @@ TURN_STARTED, REMINDER, LAST_ONE, CONFLICT, GAME_OVER, TEST = (
     "game_over",
     "test",
 )
-KINDS = (TURN_STARTED, REMINDER, LAST_ONE, CONFLICT, GAME_OVER, TEST)
+KINDS = (*EVENT_KINDS, TEST)  # EVENT_KINDS: the five above, in this order
 
 
 def idempotency_key(game_id: int, turn: int, kind: str, player: int) -> str:

@@ -20,7 +20,7 @@ from twisted.logger import Logger
 from ..database.notification_outbox import EMAIL, WEBHOOK, ChannelRow
 from ..snapshot import GameSnapshot
 from . import events
-from .channels import ChannelError, check_address, check_webhook, describe
+from .channels import ChannelError, TooManyChannels, check_address, check_webhook, describe
 from .delivery import MailSender, WebhookSender
 from .follower import GameFollower
 from .outbox import Outbox
@@ -28,10 +28,6 @@ from .settings import NotificationSettings
 from .worker import DeliveryWorker
 
 log = Logger()
-
-
-class TooManyChannels(ChannelError):
-    """The player has as many channels as the server allows."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,9 +21,7 @@ from typing import Any
 
 from ruleset import Problem, ProblemCode
 
-from ..notifications.channels import WEBHOOK_FORMATS, ChannelError
-from ..notifications.events import KINDS
-from ..notifications.service import TooManyChannels
+from ..notifications.channels import EVENT_KINDS, WEBHOOK_FORMATS, ChannelError, TooManyChannels
 from ..refusals import Refused
 from ..store import StoreError
 from .api import Api, answer, encode, error_document, json_fields, refusal
@@ -65,7 +63,7 @@ class NotificationApi:
             "formats": list(WEBHOOK_FORMATS),
             "email": settings.email_enabled,
             "max_channels": settings.max_channels,
-            "events": [k for k in KINDS if k != "test"],
+            "events": list(EVENT_KINDS),
             "reminder_lead": settings.reminder_lead,
         }
 

@@ -143,3 +143,28 @@ def test_a_server_without_notifications_says_so():
     site = make_site(FakeDirectory(game), None, clock, secret=b"test-secret")
     answer = Client(site).get("/api/games/Nebula/notifications", headers=basic("alice", "alice-pw"))
     assert answer.status == 409 and answer.json()["error"]["message"] == "This server sends no notifications."
+
+
+def test_the_players_page_lists_adds_and_removes_channels(site):
+    from .helpers import log_in
+
+    client, _, notifications, _ = site
+    browser = log_in(client.site, "Nebula", "alice", "alice-pw")
+    page = browser.get("/games/Nebula/play").text
+    assert 'id="notifications"' in page and "No channels yet." in page
+    token = browser.csrf("/games/Nebula/play")
+    fields = {"csrf": token, "kind": "webhook", "target": "https://chat.example/<b>", "format": "discord"}
+    answer = browser.post_form("/games/Nebula/play/notify", fields)
+    assert answer.status == 303 and answer.header("location").endswith("/play#notifications")
+    page = browser.get("/games/Nebula/play").text
+    assert "webhook (discord) https://chat.example/&lt;b&gt;" in page  # escaped
+    assert "https://chat.example/<b>" not in page
+    refused = browser.post_form("/games/Nebula/play/notify", {**fields, "target": "ftp://x/"})
+    assert refused.status == 303
+    assert "must start with http:// or https://" in browser.get("/games/Nebula/play").text
+    (channel,) = successResultOf(defer.ensureDeferred(notifications.channels(1, 1)))
+    browser.post_form("/games/Nebula/play/notify-remove", {"csrf": token, "channel": str(channel.id)})
+    assert successResultOf(defer.ensureDeferred(notifications.channels(1, 1))) == []
+    forged = Client(client.site).post_form("/games/Nebula/play/notify", fields)
+    assert forged.status in (303, 400, 403)
+    assert successResultOf(defer.ensureDeferred(notifications.channels(1, 1))) == []
