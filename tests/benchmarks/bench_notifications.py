@@ -69,8 +69,8 @@ class Receiver(resource.Resource):
 
 
 def serve_receiver(port_file: str) -> None:
-    port = reactor.listenTCP(0, server.Site(Receiver()), interface="127.0.0.1")
-    Path(port_file).write_text(str(port.getHost().port))
+    port = reactor.listenTCP(0, server.Site(Receiver()), interface="127.0.0.1")  # type: ignore[arg-type]
+    Path(port_file).write_text(str(port.getHost().port))  # type: ignore[attr-defined]
     reactor.run()
 
 

@@ -128,10 +128,11 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     journal = Journal(args.out)
-    reactor.listenTCP(args.http, server.Site(Hooks(journal)), interface="127.0.0.1")
+    reactor.listenTCP(args.http, server.Site(Hooks(journal)), interface="127.0.0.1")  # type: ignore[arg-type]
     reactor.listenTCP(args.smtp, Relay(journal), interface="127.0.0.1")
     if args.silent:
-        reactor.listenTCP(args.silent, protocol.Factory.forProtocol(Silent), interface="127.0.0.1")
+        silent = protocol.Factory.forProtocol(Silent)
+        reactor.listenTCP(args.silent, silent, interface="127.0.0.1")  # type: ignore[arg-type]
     print("ready", flush=True)
     reactor.run()
 
