@@ -549,3 +549,48 @@ def test_an_outbox_write_that_fails_is_tried_again_with_what_came_meanwhile():
     flaky.down = False
     clock.advance(5)
     assert written == [["1:1:turn_started:1", "1:1:turn_started:2"]] and outbox.idle
+
+
+@pytest.mark.postgres
+def test_nodes_claiming_in_parallel_share_the_rows_without_overlap(pg_url):
+    """Four threads (four nodes' workers) claim from one outbox at once, until it is empty:
+    each row is claimed by exactly one of them."""
+    import threading
+
+    from server.database import in_transaction
+
+    upgrade(pg_url)
+    store = DatabaseStore(pg_url, thread=SynchronousDatabaseThread())
+    try:
+        game = new_game(store, Clock())
+        for player in range(1, 5):
+            hook = ("webhook", f"https://x.example/{player}", "json", 4)
+            successResultOf(store.add_notification_channel(game.id, player, *hook))
+        entries = [
+            outbox_q.OutboxEntry(
+                game.id, player, f"{game.id}:{turn}:turn_started:{player}", "turn_started", {}
+            )
+            for turn in range(1, 101)
+            for player in range(1, 5)
+        ]
+        assert successResultOf(store.enqueue_notifications(entries, START)) == 400
+        claimed: dict[str, list[int]] = {}
+
+        def node(name: str) -> None:
+            mine = claimed.setdefault(name, [])
+            while True:
+                rows = in_transaction(store.engine, outbox_q.thd_claim_due, name, START, 600, 7)
+                if not rows:
+                    return
+                mine.extend(r.id for r in rows)
+
+        threads = [threading.Thread(target=node, args=(f"node-{i}",)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        every = [row for rows in claimed.values() for row in rows]
+        assert len(every) == 400 and len(set(every)) == 400
+        assert sum(1 for rows in claimed.values() if rows) >= 2  # they did share the work
+    finally:
+        store.engine.dispose()
