@@ -21,12 +21,15 @@ notifications), then with the notifications following them. Printed:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 from twisted.internet import defer, reactor, task
@@ -234,18 +237,41 @@ async def wait_idle(notifications: Notifications) -> None:
         await task.deferLater(reactor, 0.05, lambda: None)
 
 
+@contextlib.contextmanager
+def _database(args, folder: str) -> Iterator[str]:
+    if not args.postgres:
+        yield args.database or f"sqlite:///{Path(folder) / 'bench.db'}"
+        return
+    from tests.benchmarks.bench_storage import postgres_databases
+
+    databases, admin = postgres_databases()
+    if databases is None:
+        raise SystemExit(f"PostgreSQL: {admin}")
+    try:
+        with databases() as url:
+            yield url.render_as_string(hide_password=False)
+    finally:
+        admin.dispose()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.bench_notifications")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--database", help="a database URL (default: a temporary SQLite file)")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="on PostgreSQL (TAE_TEST_DATABASE_URL), in a schema of its own dropped afterwards",
+    )
     parser.add_argument("--receiver", metavar="PORT_FILE", help=argparse.SUPPRESS)
     args = parser.parse_args(argv if argv is not None else [])
+    # readBody warns about the pooled connection of the counter's GET; harmless here
+    warnings.filterwarnings("ignore", "Using readBody with a transport", DeprecationWarning)
     if args.receiver:
         serve_receiver(args.receiver)
         return
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, _database(args, folder) as url:
         receiver = ReceiverProcess(folder)
-        url = args.database or f"sqlite:///{Path(folder) / 'bench.db'}"
         print(f"notifications: {args.games} games x {PLAYERS} webhooks on {url.split(':')[0]}", flush=True)
         failure: list = []
 
