@@ -14,7 +14,7 @@ from twisted.internet import defer
 from twisted.internet.error import ConnectError, ConnectionRefusedError, DNSLookupError, TimeoutError
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
-from twisted.web.client import Agent, FileBodyProducer, HTTPConnectionPool
+from twisted.web.client import Agent, FileBodyProducer, HTTPConnectionPool, ResponseFailed
 from twisted.web.http_headers import Headers
 
 from .channels import email_message, webhook_body
@@ -37,6 +37,10 @@ class DeliveryFailed(Exception):
 def _reason(failure) -> str:
     if failure.check(DeliveryFailed):
         return str(failure.value)
+    if failure.check(ResponseFailed):  # also ResponseNeverReceived: the reasons are inside
+        reasons = getattr(failure.value, "reasons", None) or []
+        if reasons:
+            return _reason(reasons[0])
     if failure.check(defer.TimeoutError, TimeoutError, defer.CancelledError):
         return "no answer in time"
     if failure.check(ConnectionRefusedError):
