@@ -127,7 +127,14 @@ class MailSender:
         self.settings = settings
 
     def send(self, address: str, payload: dict) -> defer.Deferred:
-        from twisted.mail.smtp import ESMTPSenderFactory, SMTPDeliveryError
+        from twisted.mail.smtp import (
+            AUTHDeclinedError,
+            AUTHRequiredError,
+            ESMTPSenderFactory,
+            SMTPConnectError,
+            SMTPDeliveryError,
+            TLSRequiredError,
+        )
 
         s = self.settings
         if not s.email_enabled:
@@ -161,7 +168,17 @@ class MailSender:
         connector = self.reactor.connectTCP(s.smtp_host, s.smtp_port, factory, timeout=s.request_timeout)
         d.addTimeout(s.request_timeout * 2, self.reactor)
 
+        relay = f"{s.smtp_host}:{s.smtp_port}"
+
         def refused(failure):
+            if failure.check(TLSRequiredError):
+                raise DeliveryFailed(f"the relay {relay} offers no STARTTLS (smtp_starttls is true)")
+            if failure.check(AUTHRequiredError):
+                raise DeliveryFailed(f"the relay {relay} offers no login (smtp_username is set)")
+            if failure.check(AUTHDeclinedError):
+                raise DeliveryFailed(f"the relay {relay} refused smtp_username/smtp_password")
+            if failure.check(SMTPConnectError):
+                raise DeliveryFailed(f"cannot connect to the relay {relay}")
             if failure.check(SMTPDeliveryError):
                 code = getattr(failure.value, "code", 0) or 0
                 text = failure.getErrorMessage().strip().splitlines()

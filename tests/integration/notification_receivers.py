@@ -3,7 +3,8 @@
     python -m tests.integration.notification_receivers --http PORT --smtp PORT --silent PORT --out FILE
 
 * HTTP on 127.0.0.1:PORT (twisted.web): every POST is answered 200 and written to FILE as
-  `{"channel": "webhook", "path", "key" (the Idempotency-Key header), "body"}`.
+  `{"channel": "webhook", "path", "key" (the Idempotency-Key header), "body"}`; a POST to
+  /status/NNN is answered with status NNN instead (and not written).
 * SMTP on 127.0.0.1:PORT (twisted.mail's ESMTP server, any sender and recipient): every message
   is written as `{"channel": "email", "to", "key" (the X-TAE-Idempotency-Key header), "subject"}`.
 * --silent PORT: a TCP port that accepts connections and never answers (a hung webhook).
@@ -45,6 +46,9 @@ class Hooks(resource.Resource):
 
     def render_POST(self, request):
         body = request.content.read()
+        if request.path.startswith(b"/status/"):  # answered with that status, not kept
+            request.setResponseCode(int(request.path.split(b"/")[2]))
+            return b"as asked"
         self.journal.write(
             {
                 "channel": "webhook",

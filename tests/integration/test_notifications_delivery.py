@@ -278,3 +278,43 @@ def test_tae_client_notify_sets_tests_and_removes_channels(tmp_path, sqlite_url)
     finally:
         server.kill()
         receivers.stop()
+
+
+def test_the_senders_against_real_receivers_say_what_went_wrong(tmp_path):
+    receivers = Receivers(tmp_path / "received.jsonl")
+    receivers.start()
+    try:
+        ports = [receivers.http, receivers.smtp, receivers.silent, free_port()]
+        run = subprocess.run(
+            [sys.executable, "-m", "tests.integration.sender_probe", *map(str, ports)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        results = {r["case"]: r for r in map(json.loads, run.stdout.splitlines())}
+    finally:
+        receivers.stop()
+    assert "crash" not in results, results.get("crash")
+    assert results["webhook ok"]["ok"] and results["mail ok"]["ok"]
+    assert results["webhook 404"] == {
+        "case": "webhook 404",
+        "ok": False,
+        "error": "HTTP 404 Not Found",
+        "permanent": True,
+    }
+    assert (
+        results["webhook 503"]["error"] == "HTTP 503 Service Unavailable"
+        and not results["webhook 503"]["permanent"]
+    )
+    assert not results["webhook 429"]["permanent"]
+    assert results["webhook hung"]["error"] == "no answer in time"
+    assert results["webhook refused"]["error"] == "connection refused"
+    assert "offers no STARTTLS" in results["mail starttls"]["error"]
+    assert "offers no login" in results["mail login"]["error"]
+    assert "cannot connect to the relay" in results["mail refused"]["error"]
+    assert results["mail off"]["permanent"] is True
+    kept = receivers.received()
+    assert [r["path"] for r in kept if r["channel"] == "webhook"] == ["/ok"]
+    (mail,) = [r for r in kept if r["channel"] == "email"]
+    assert mail["to"] == "ann@test.invalid" and mail["key"] == "9:1:test:1" and mail["subject"] == "probe"
