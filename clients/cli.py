@@ -25,6 +25,7 @@ from protocol import CreateAccount
 from . import cli_board, cli_status
 from . import cli_output as output
 from .blocking import BlockingClient
+from .cli_absence import resign, vacation
 from .cli_bot import bot
 from .cli_discover import discover
 from .cli_notify import notify
@@ -315,7 +316,7 @@ def orders(as_json):
     show(run, as_json, data, output.render_orders)
 
 
-for command in (order_group, submit, finish, wait, play, bot, discover, notify):
+for command in (order_group, submit, finish, wait, play, bot, discover, vacation, resign, notify):
     cli.add_command(command)
 
 

@@ -25,6 +25,8 @@ log = Logger()
 
 # How long a stopping server waits for turns being resolved to be stored.
 STOP_WAIT_S = 60
+# How long a web request for a game that is moving or failing over waits for its new owner.
+WEB_RELAY_WAIT_S = 15.0
 
 
 @dataclass
@@ -408,11 +410,24 @@ async def _serve_web(
         return
     from .web import make_site
 
+    places = None
+    if server.cluster is not None and config.node is not None:
+        from .cluster.web_places import NodeWebPlaces
+
+        places = NodeWebPlaces(server.cluster, wait=min(config.node.relay_timeout, WEB_RELAY_WAIT_S))
     site = make_site(
-        server.directory, server.store, reactor, secret=secret, notifications=server.notifications
+        server.directory,
+        server.store,
+        reactor,
+        secret=secret,
+        places=places,
+        reactor=reactor,
+        notifications=server.notifications,
     )
     server.web = site.web  # type: ignore[attr-defined]
     factory.serve(site)
+    if places is not None and config.node is not None:
+        await _publish_web_address(config, server, places, ports)
     for description, port in zip(config.web, ports, strict=True):
         address = port.getHost()
         scheme = "https" if description.startswith("ssl:") else "http"
@@ -426,15 +441,51 @@ async def _serve_web(
         )
 
 
+async def _publish_web_address(config: ServerConfig, server: Server, places: Any, ports: list) -> None:
+    """Tell the other nodes where this node's web listener is; forget what the pages kept of a
+    game that leaves this node."""
+    from .cluster.web_places import web_address
+
+    assert config.node is not None
+    address = web_address(config.node.advertise, config.node.web_advertise, list(zip(config.web, ports)))
+    if address is None:
+        log.warn(
+            "cluster node {node}: no plain tcp web listener: the other nodes cannot relay web "
+            "requests here (set cluster.web_advertise)",
+            node=config.node.node,
+        )
+    await places.publish(address)
+    server.cluster.watch_departures(server.web.forget)
+    log.info(
+        "cluster node {node}: web listener reached by the other nodes at {address}",
+        node=config.node.node,
+        address=address,
+    )
+
+
 async def _start_admin(config: ServerConfig, server: Server, reactor: Any) -> None:
     if not config.admin.listen:
         return
     from .admin import LiveBackend
     from .admin import listen as listen_admin
 
-    backend = LiveBackend(
-        server.directory, server.store, reactor, config.game, desk=server.desk, hasher=server.hasher
-    )
+    backend: Any
+    if server.cluster is not None:
+        from .admin.cluster import ClusterBackend
+
+        backend = ClusterBackend(
+            server.directory,
+            server.store,
+            reactor,
+            config.game,
+            cluster=server.cluster,
+            desk=server.desk,
+            hasher=server.hasher,
+        )
+    else:
+        backend = LiveBackend(
+            server.directory, server.store, reactor, config.game, desk=server.desk, hasher=server.hasher
+        )
     server.ports.extend(await listen_admin(reactor, config.admin, backend, server.hasher))
 
 

@@ -6,6 +6,7 @@
     tae-server create-game NAME [--map FILE] [--seed N] [--max-players N] [--timer KIND]
                      [--turn-length S] [--players-min N] [--threshold P --over S --under S]
                      [--no-account-creation] [--auto-add] [--description TEXT]
+                     [--absent-after TURNS] [--vacation-days-max DAYS]
     tae-server list-games [--json]
     tae-server status GAME [--json]
     tae-server add-player GAME NAME --password PW [--email E] [--comment C]
@@ -162,6 +163,11 @@ def _open(config_path, database, *, create=False):
 @click.option("--node", metavar="NAME", help="Run as this cluster node (PostgreSQL; see docs/cluster.md).")
 @click.option("--advertise", metavar="HOST:PORT", help="Where the other nodes reach this node's TP listener.")
 @click.option(
+    "--web-advertise",
+    metavar="HOST:PORT",
+    help="Where the other nodes reach this node's web listener (default: the --advertise host).",
+)
+@click.option(
     "--admin",
     multiple=True,
     metavar="ENDPOINT",
@@ -180,6 +186,7 @@ def serve(
     database,
     node,
     advertise,
+    web_advertise,
     admin,
     limits,
 ) -> None:
@@ -197,12 +204,17 @@ def serve(
         timer=timer,
         name=game_name,
     )
-    if node or advertise:
+    if node or advertise or web_advertise:
         from .cluster.settings import ClusterSettings
         from .config import validate
 
         cluster = config.cluster or ClusterSettings("", "")
-        cluster = replace(cluster, node=node or cluster.node, advertise=advertise or cluster.advertise)
+        cluster = replace(
+            cluster,
+            node=node or cluster.node,
+            advertise=advertise or cluster.advertise,
+            web_advertise=web_advertise or cluster.web_advertise,
+        )
         if not cluster.node:
             raise click.UsageError("--advertise is for a cluster node: give --node NAME too")
         config = validate(replace(config, cluster=cluster))
@@ -248,6 +260,18 @@ def serve(
 @click.option("--no-account-creation", is_flag=True, help="Players cannot create accounts themselves.")
 @click.option("--auto-add", is_flag=True, help="A login with an unknown name creates the account.")
 @click.option("--description", help="Long name shown to clients.")
+@click.option(
+    "--absent-after",
+    type=click.IntRange(min=0),
+    metavar="TURNS",
+    help="Turns missed in a row before the stand-in plays the seat (default 2; 0: never).",
+)
+@click.option(
+    "--vacation-days-max",
+    type=click.IntRange(min=0),
+    metavar="DAYS",
+    help="The longest vacation a player may declare (default 14; 0: no vacations).",
+)
 @wait_option
 @database_options
 def create_game(
@@ -264,6 +288,8 @@ def create_game(
     no_account_creation,
     auto_add,
     description,
+    absent_after,
+    vacation_days_max,
     wait,
     config_path,
     database,
@@ -289,6 +315,8 @@ def create_game(
         account_creation=False if no_account_creation else None,
         auto_add=True if auto_add else None,
         description=description,
+        absent_after_missed_turns=absent_after,
+        vacation_days_max=vacation_days_max,
     )
     if len(name) > MAX_GAME_NAME:
         raise ConfigError(f"game name: at most {MAX_GAME_NAME} characters")
@@ -395,6 +423,18 @@ def status(game, as_json, config_path, database) -> None:
     )
     for player in data["players"]:
         lines.append(f"    {player['id']:>3}  {player['name']:<20} {player['turn']}")
+    setup = info.setup
+    if setup is not None:
+        lines.append(
+            "  absent players: "
+            + (
+                f"the stand-in plays after {setup.absent_after_missed_turns} missed turns"
+                if setup.absent_after_missed_turns
+                else "never marked"
+            )
+            + "; vacations: "
+            + (f"up to {setup.vacation_days_max} days" if setup.vacation_days_max else "none")
+        )
     if s.phase != "over":
         if info.deadline is None:
             left = "no deadline set" if info.server else "no deadline known (the server is not running)"

@@ -22,10 +22,13 @@
     max_players = 0                  # 0 = no limit
     auto_add = false                 # a login with an unknown name creates the account
     account_creation = true          # CreateAccount is offered (feature 1000)
+    absent_after_missed_turns = 2    # turns missed in a row before the stand-in plays (0: never)
+    vacation_days_max = 14           # the longest vacation a player may declare (0: none)
 
     [cluster]                        # several nodes on one PostgreSQL database (docs/cluster.md)
     node = "node-a"                  # this node's name (or `serve --node NAME`)
     advertise = "10.0.0.5:6923"      # where the other nodes reach its TP listener (--advertise)
+    web_advertise = "10.0.0.5:8080"  # ... and its web listener (--web-advertise; see there)
     poll_interval = 1.0              # the other settings: server.cluster.settings
 
     [limits]                         # what one client may take (server.limits lists them all)
@@ -53,6 +56,7 @@ import msgspec
 import ruleset
 
 from .admin.settings import AdminSettings, AdminTable, admin_settings
+from .attendance import DEFAULT_ABSENT_AFTER, DEFAULT_VACATION_DAYS_MAX
 from .cluster.settings import ClusterSettings, ClusterSettingsError
 from .discovery import DiscoverySettings
 from .limits import Limits, LimitsTable, apply_limits
@@ -72,7 +76,10 @@ _GAME_INTS = (
     "turn_length_over_threshold",
     "turn_length_under_threshold",
     "max_players",
+    "absent_after_missed_turns",
+    "vacation_days_max",
 )
+_GAME_SETUP_INTS = ("seed", "max_players", "absent_after_missed_turns", "vacation_days_max")
 
 
 class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -91,6 +98,8 @@ class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     max_players: int | None = None
     auto_add: bool | None = None
     account_creation: bool | None = None
+    absent_after_missed_turns: int | None = None
+    vacation_days_max: int | None = None
 
 
 class ClusterTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -98,6 +107,7 @@ class ClusterTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tru
 
     node: str | None = None
     advertise: str | None = None
+    web_advertise: str | None = None
     poll_interval: float | None = None
     failover_timeout: float | None = None
     relay_timeout: float | None = None
@@ -134,6 +144,8 @@ class GameConfig:
     auto_add: bool = False
     account_creation: bool = True
     description: str = "An open game of TaE: anyone can join."
+    absent_after_missed_turns: int = DEFAULT_ABSENT_AFTER
+    vacation_days_max: int = DEFAULT_VACATION_DAYS_MAX
 
     def setup(self, ctime: int) -> GameSetup:
         """The setup of a new game with this configuration (reads and checks the map file)."""
@@ -159,6 +171,8 @@ class GameConfig:
             account_creation=self.account_creation,
             description=self.description,
             ctime=ctime,
+            absent_after_missed_turns=self.absent_after_missed_turns,
+            vacation_days_max=self.vacation_days_max,
         )
 
 
@@ -261,7 +275,7 @@ def apply_game_settings(game: GameConfig, values: dict[str, Any], prefix: str = 
             timer = replace(timer, kind=_expect(value, str, where))
         elif key in ("auto_add", "account_creation"):
             changes[key] = _expect(value, bool, where)
-        elif key in ("seed", "max_players"):
+        elif key in _GAME_SETUP_INTS:
             changes[key] = _expect(value, int, where)
         elif key in _GAME_INTS:
             timer = replace(timer, **{key: _expect(value, int, where)})
@@ -278,8 +292,9 @@ def validate(config: ServerConfig) -> ServerConfig:
     game = config.game
     if not game.name or "@" in game.name or game.name.strip() != game.name:
         raise ConfigError(f"game.name: {game.name!r} is not a usable game name")
-    if game.max_players < 0:
-        raise ConfigError("game.max_players cannot be negative")
+    for key in ("max_players", "absent_after_missed_turns", "vacation_days_max"):
+        if getattr(game, key) < 0:
+            raise ConfigError(f"game.{key} cannot be negative")
     try:
         game.timer.validate()
     except TimerSettingsError as error:
@@ -295,4 +310,10 @@ def validate(config: ServerConfig) -> ServerConfig:
             config.node.validate()
         except ClusterSettingsError as error:
             raise ConfigError(str(error)) from None
+        if config.web and not config.web_secret_file:
+            # Browser sessions, forms and API tokens are signed: every node must know the key.
+            raise ConfigError(
+                "web_secret_file: a cluster node's web listener needs a key file, the same key "
+                "on every node (docs/cluster.md)"
+            )
     return config

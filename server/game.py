@@ -24,8 +24,11 @@ from twisted.logger import Logger
 import ruleset
 from ruleset import GameState, Message, Order, Phase, Problem, check_order, game_rng, join_rng, resolve_turn
 from ruleset.orders import NO_SUCH_QUEUE, owns_queue
+from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
 
+from . import absence_notices as notices
 from .accounts import InlineHasher, PasswordHasher
+from .attendance import DAY_S, Attendance, Presence, after_turn, attendance_of, back
 from .refusals import (
     ACCOUNT_EXISTS,
     BAD_LOGIN,
@@ -37,9 +40,13 @@ from .refusals import (
     MAX_NAME,
     NO_SUCH_MESSAGE,
     NO_SUCH_PLAYER,
+    NO_VACATIONS,
+    NOT_ON_VACATION,
     REMOVED,
+    RESIGNED,
     TURN_NOT_STORED,
     Refused,
+    vacation_days,
 )
 from .snapshot import Announcement, BoardMessage, GameSnapshot, QueuedOrder
 from .store import Account, GameSetup, GameStore, OrderEntry, StoredGame, StoreUnavailable, TurnRecord
@@ -79,6 +86,8 @@ class Game:
         self._queues: dict[int, tuple[QueuedOrder, ...]] = {}
         self._finished: set[int] = set()
         self._removed: set[int] = set()  # removed by an operator: no login, not waited for
+        self._attendance: dict[int, Attendance] = {}  # seats the stand-in plays, missed turns
+        self._vacation_ends: dict[int, IDelayedCall] = {}
         self._boards: dict[int, tuple[BoardMessage, ...]] = {}
         self._posted: dict[int, int] = {}
         self._last_turn: tuple[tuple[Message, ...], tuple] = ((), ())
@@ -153,6 +162,7 @@ class Game:
             queues.setdefault(entry.object_id, []).append(QueuedOrder(entry, order))
         game._queues = {object_id: tuple(queue) for object_id, queue in queues.items()}
         game._removed = set(stored.removed_players)
+        game._attendance = dict(stored.attendance)
         game._finished = {
             player
             for turn, player in stored.finished
@@ -168,9 +178,10 @@ class Game:
     def _restart_serial(stored: StoredGame, clock: IReactorTime) -> int:
         """A modtime serial above any this game can have issued before the restart.
 
-        Only a turn's serial is stored; between turns every join, order, removal and message
-        removal moved the serial by at most two. Clients cache by modtime, so after a restart
-        every item must look at least as new as before (§5.5); the clock keeps it plausible.
+        Only a turn's serial is stored; between turns every join, order, removal, message
+        removal and change of a seat moved the serial by at most two. Clients cache by
+        modtime, so after a restart every item must look at least as new as before (§5.5); the
+        clock keeps it plausible.
         """
         last = stored.turns[-1].modtime_serial if stored.turns else 0
         events = (
@@ -178,6 +189,8 @@ class Game:
             + len(stored.turns)
             + len(stored.removed_messages)
             + 2 * (len(stored.orders) + len(stored.removed_orders))
+            # a seat's change (server.attendance) posts a notice to every player's board
+            + len(stored.join_messages)
         )
         return max(last, int(clock.seconds())) + 2 * events + 16
 
@@ -207,6 +220,7 @@ class Game:
             queues=MappingProxyType(dict(self._queues)),
             finished=frozenset(self._finished),
             removed_players=frozenset(self._removed),
+            attendance=MappingProxyType(dict(self._attendance)),
             usernames=MappingProxyType({a.player_id: a.username for a in self._accounts.values()}),
             boards=MappingProxyType(dict(self._boards)),
             posted=MappingProxyType(dict(self._posted)),
@@ -329,6 +343,8 @@ class Game:
                 raise Refused(BAD_LOGIN)
             if account.player_id in self._removed:
                 raise Refused(REMOVED)
+            if attendance_of(self._attendance, account.player_id).presence is Presence.RESIGNED:
+                raise Refused(RESIGNED)
             if self.hasher.policy.needs_upgrade(account.password_hash):
                 self._upgrade_hash(account, password)
             return account.player_id
@@ -509,6 +525,159 @@ class Game:
 
         return d.addCallback(stored)
 
+    # -- seats: absent players, vacations, resigning (server.attendance) -------------------
+
+    def attendance(self, player: int) -> Attendance:
+        return attendance_of(self._attendance, player)
+
+    def take_seat_back(self, player: int) -> defer.Deferred:
+        """The player logged in: an absent player plays their own seat again and everyone is
+        told. A vacation goes on (only its end or the player ends it); a resignation is for
+        good. Never fails: when the store cannot keep it, the seat stays with the stand-in
+        (logged) until the player's next login or order. Fires with None."""
+        if attendance_of(self._attendance, player).presence is not Presence.ABSENT:
+            return defer.succeed(None)  # every other login: no need to wait for the lock
+        return self._lock.run(self._back_quietly, player)
+
+    def _take_seat_back(self, player: int) -> defer.Deferred:
+        before = attendance_of(self._attendance, player)
+        if before.presence is not Presence.ABSENT or not self._state.has_player(player):
+            return defer.succeed(before)
+        return self._change_seat(back(before), notices.logged_in_again(self._state, player))
+
+    def _back_quietly(self, player: int) -> defer.Deferred:
+        """`_take_seat_back` under the lock already held; a store failure only leaves the seat
+        with the stand-in (the request that brought the player back has succeeded)."""
+
+        def not_stored(failure) -> None:
+            log.warn(
+                "game {game}: storing that player {player} is back failed: {error}",
+                game=self.setup.name,
+                player=player,
+                error=failure.getErrorMessage(),
+            )
+
+        return self._take_seat_back(player).addCallbacks(lambda _: None, not_stored)
+
+    def start_vacation(self, player: int, days: int) -> defer.Deferred:
+        """The player goes on vacation for `days` days from now (1 to the game's
+        vacation_days_max; again while on vacation: a new end date). The stand-in plays the seat
+        until then. Fires with the Attendance; Refused when the game has no vacations, for
+        other lengths, a resigned or removed player, or a game that is over."""
+        return self._lock.run(self._start_vacation, player, days)
+
+    def _start_vacation(self, player: int, days: int) -> defer.Deferred:
+        problem = self._seat_problem(player)
+        maximum = self.setup.vacation_days_max
+        if problem is None and not maximum:
+            problem = NO_VACATIONS
+        if problem is None and (
+            isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= maximum
+        ):
+            problem = vacation_days(maximum)
+        if problem is not None:
+            return _refuse(problem)
+        before = attendance_of(self._attendance, player)
+        after = Attendance(player, Presence.VACATION, 0, self.clock.seconds() + days * DAY_S)
+        told = () if before.presence is Presence.VACATION else notices.vacation_started(self._state, player)
+        return self._change_seat(after, told)
+
+    def end_vacation(self, player: int) -> defer.Deferred:
+        """The player cancels their vacation and plays their own seat again; fires with the
+        Attendance, Refused(NOT_ON_VACATION) when they are not on one."""
+        return self._lock.run(self._end_vacation, player, False)
+
+    def _end_vacation(self, player: int, only_when_due: bool) -> defer.Deferred:
+        before = attendance_of(self._attendance, player)
+        if before.presence is not Presence.VACATION:
+            return defer.succeed(before) if only_when_due else _refuse(NOT_ON_VACATION)
+        if only_when_due and before.until is not None and before.until > self.clock.seconds():
+            self._schedule_vacation_end(before)  # the clock fired early
+            return defer.succeed(before)
+        return self._change_seat(back(before), notices.vacation_ended(self._state, player))
+
+    def resign(self, player: int) -> defer.Deferred:
+        """The player leaves the game for good: the stand-in plays their seat to the end, and
+        they cannot log in again. Fires with the Attendance (resigning twice is not an error)."""
+        return self._lock.run(self._resign, player)
+
+    def _resign(self, player: int) -> defer.Deferred:
+        before = attendance_of(self._attendance, player)
+        if before.presence is Presence.RESIGNED:
+            return defer.succeed(before)
+        problem = self._seat_problem(player)
+        if problem is not None:
+            return _refuse(problem)
+        return self._change_seat(Attendance(player, Presence.RESIGNED), notices.resigned(self._state, player))
+
+    def _seat_problem(self, player: int) -> Problem | None:
+        if not self._state.has_player(player):
+            return NO_SUCH_PLAYER
+        if player in self._removed:
+            return REMOVED
+        if attendance_of(self._attendance, player).presence is Presence.RESIGNED:
+            return RESIGNED
+        if self._state.phase is Phase.OVER:
+            return GAME_ENDED
+        return None
+
+    def _change_seat(self, after: Attendance, told: tuple[Message, ...]) -> defer.Deferred:
+        """Store a seat's new attendance and the notices about it, then apply them (under the lock)."""
+        record = getattr(self.store, "record_attendance", None)
+        d = defer.maybeDeferred(record, self.id, (after,), told) if record else defer.succeed(None)
+
+        def stored(_: object) -> Attendance:
+            before = attendance_of(self._attendance, after.player)
+            self._attendance[after.player] = after
+            for message in told:
+                self._post(message)
+            self._schedule_vacation_end(after)
+            self._publish()
+            log.info(
+                "game {game}: player {player}'s seat: {before} -> {after}",
+                game=self.setup.name,
+                player=after.player,
+                before=before.presence.value,
+                after=after.presence.value,
+            )
+            if after.stand_in and self._started and not self.busy:
+                if self._finished:
+                    self._check_turn_end()  # the others may all have finished already
+                self._end_if_only_stand_ins_act()
+            return after
+
+        return d.addCallback(stored)
+
+    def _schedule_vacation_end(self, attendance: Attendance) -> None:
+        """Run the end of a vacation at its end date (at once for one that ended meanwhile)."""
+        call = self._vacation_ends.pop(attendance.player, None)
+        if call is not None and call.active():
+            call.cancel()
+        if attendance.presence is not Presence.VACATION or attendance.until is None or self._closed:
+            return
+        delay = max(0.0, attendance.until - self.clock.seconds())
+        self._vacation_ends[attendance.player] = self.clock.callLater(
+            delay, self._vacation_due, attendance.player
+        )
+
+    def _vacation_due(self, player: int) -> None:
+        self._vacation_ends.pop(player, None)
+        d = self._lock.run(self._end_vacation, player, True)
+
+        def not_stored(failure) -> None:
+            log.warn(
+                "game {game}: ending the vacation of player {player} failed ({error}); "
+                "trying again in {delay} s",
+                game=self.setup.name,
+                player=player,
+                error=failure.getErrorMessage(),
+                delay=COMMIT_RETRY_S,
+            )
+            if not self._closed:
+                self._vacation_ends[player] = self.clock.callLater(COMMIT_RETRY_S, self._vacation_due, player)
+
+        d.addErrback(not_stored)
+
     # -- orders --------------------------------------------------------------------------
 
     def check_order(self, player: int, object_id: int, order_type: int, target: int) -> Problem | None:
@@ -521,8 +690,20 @@ class Game:
     def insert_order(
         self, player: int, object_id: int, slot: int, order_type: int, target: int
     ) -> defer.Deferred:
-        """Check, store, then queue an order; fires with its slot (slot -1 appends)."""
-        return self._lock.run(self._insert_order, player, object_id, slot, order_type, target)
+        """Check, store, then queue a player's order; fires with its slot (slot -1 appends).
+        An absent player who gives an order plays their own seat again."""
+        return self._lock.run(self._player_inserts, player, object_id, slot, order_type, target)
+
+    def _player_inserts(
+        self, player: int, object_id: int, slot: int, order_type: int, target: int
+    ) -> defer.Deferred:
+        presence = attendance_of(self._attendance, player).presence
+        if presence is Presence.RESIGNED:
+            return _refuse(RESIGNED)
+        d = self._insert_order(player, object_id, slot, order_type, target)
+        if presence is Presence.ABSENT:
+            d.addCallback(lambda position: self._back_quietly(player).addCallback(lambda _: position))
+        return d
 
     def _insert_order(
         self, player: int, object_id: int, slot: int, order_type: int, target: int
@@ -604,8 +785,14 @@ class Game:
         """The player has finished the turn: stored, then applied (and when that ends the turn,
         answered once the new turn is ready), so the player's Okay is never ahead of the store.
         A flag the store cannot keep is not applied: the request fails with the store's error."""
+        presence = attendance_of(self._attendance, player).presence
         if self._state.phase is Phase.OVER or self.busy or player in self._removed:
             return self.ready()
+        if presence is Presence.RESIGNED:
+            return _refuse(RESIGNED)
+        if presence is Presence.ABSENT:  # finishing a turn is playing: the seat is theirs again
+            back = self._lock.run(self._take_seat_back, player)
+            return back.addCallback(lambda _: self.finish_turn(player))
         if player in self._finished:
             self._check_turn_end()
             return self.ready_or_refused().addErrback(lambda _: None)
@@ -628,8 +815,30 @@ class Game:
 
     def _check_turn_end(self) -> None:
         acting = self.snapshot.acting_players()
+        if not acting:
+            self._end_if_only_stand_ins_act()
+            return
         done = sum(1 for pid in acting if pid in self._finished)
         self.timer.player_finished(done, len(acting), len(self._state.players))
+
+    def _end_if_only_stand_ins_act(self) -> None:
+        """A turn in which only seats the stand-in plays act (a combat between two absent
+        players, say) ends at once while anyone else is still playing the game: they have
+        nothing to do in it. A game nobody plays any more goes on at its deadline only."""
+        if self._only_stand_ins_act():
+            self.clock.callLater(0, self._end_stand_ins_turn)
+
+    def _only_stand_ins_act(self) -> bool:
+        snapshot = self.snapshot
+        if not self._started or snapshot.over or self.busy or self._closed or snapshot.acting_players():
+            return False
+        everyone = ruleset.acting_players(self._state, self._removed)
+        present = [p.id for p in self._state.players if p.id not in self._removed | snapshot.stand_ins()]
+        return bool(everyone and present)
+
+    def _end_stand_ins_turn(self) -> None:
+        if self._only_stand_ins_act():  # still so (nobody came back meanwhile)
+            self.timer.force_end()
 
     def _store_finished(self, player: int, turn: int) -> defer.Deferred:
         """Remember durably that the player finished, so that a turn whose end a crash cut short
@@ -659,8 +868,11 @@ class Game:
             return
         if deadline is not None and deadline[0] == self._state.turn + 1:
             self.timer.resume_deadline(deadline[1])
+        for attendance in self._attendance.values():
+            self._schedule_vacation_end(attendance)
         if self._finished and not self.busy:
             self._check_turn_end()
+        self._end_if_only_stand_ins_act()
 
     def start(self) -> None:
         """Start the first turn's timer once the game has enough players."""
@@ -689,6 +901,51 @@ class Game:
         self._lock.acquire().addCallback(self._resolve_locked)
 
     def _resolve_locked(self, _lock: object) -> None:
+        d = self._play_stand_ins()
+        d.addErrback(
+            lambda failure: log.failure("game {game}: the stand-in failed", failure, game=self.setup.name)
+        )
+        d.addCallback(lambda _: self._resolve_orders())
+
+    def _play_stand_ins(self) -> defer.Deferred:
+        """Give the orders of every seat the stand-in plays in this turn, one seat after the
+        other in id order, each checked, stored and queued like any player's."""
+        stand_ins = self.snapshot.stand_ins()
+        d: defer.Deferred = defer.succeed(None)
+        for player in ruleset.acting_players(self._state, self._removed):
+            if player in stand_ins:
+                d.addCallback(self._stand_in_turn, player)
+        return d
+
+    def _stand_in_order(self, _previous: object, order: ruleset.Order) -> defer.Deferred:
+        return self._insert_order(order.player, order.fleet, -1, order.type, order.target)
+
+    def _stand_in_turn(self, _previous: object, player: int) -> defer.Deferred:
+        # The stand-in sees what the player sees, and the orders the player gave this turn.
+        seat = seat_view(self._state, player, self.snapshot.orders_of(player))
+        orders = stand_in_orders(seat, stand_in_rng(self.setup.seed, self._state.turn + 1, player))
+        d: defer.Deferred = defer.succeed(None)
+        for order in orders:
+            d.addCallback(self._stand_in_order, order)
+            d.addErrback(self._stand_in_order_failed, order)
+        if orders:
+            log.info(
+                "game {game}: the stand-in gives {count} orders for player {player}",
+                game=self.setup.name,
+                count=len(orders),
+                player=player,
+            )
+        return d
+
+    def _stand_in_order_failed(self, failure, order: Order) -> None:
+        log.warn(
+            "game {game}: the stand-in's order {order} was not taken: {error}",
+            game=self.setup.name,
+            order=order,
+            error=failure.getErrorMessage(),
+        )
+
+    def _resolve_orders(self) -> None:
         orders = self.snapshot.all_orders()
         try:
             outcome = resolve_turn(self._state, orders, game_rng(self.setup.seed, self._state.turn + 1))
@@ -700,8 +957,29 @@ class Game:
             self._lock.release()
             self._release()
             return
+        attendance: tuple[Attendance, ...] = ()
+        told: tuple[Message, ...] = ()
+        if outcome.state.phase is not Phase.OVER:
+            # Who missed this turn: the players it waited for who gave no order and did not finish.
+            acted = {order.player for order in orders} | self._finished
+            tally = after_turn(
+                self._attendance,
+                self.snapshot.acting_players(),
+                acted,
+                self.setup.absent_after_missed_turns,
+            )
+            attendance = tally.changed
+            missed = {row.player: row.missed for row in tally.changed}
+            for player in tally.became_absent:
+                told += notices.became_absent(outcome.state, player, missed[player])
         record = TurnRecord(
-            outcome.state.turn, outcome.state, outcome.messages, outcome.events, self._modtimes.serial + 1
+            outcome.state.turn,
+            outcome.state,
+            outcome.messages,
+            outcome.events,
+            self._modtimes.serial + 1,
+            attendance,
+            told,
         )
         self._commit(record, outcome)
 
@@ -710,15 +988,27 @@ class Game:
         if self._closed:
             return
         d = defer.maybeDeferred(self.store.commit_turn, self.id, record)
-        d.addCallback(lambda _: self._apply(outcome))
+        d.addCallback(lambda _: self._apply(outcome, record))
         d.addErrback(self._commit_failed, record, outcome)
 
-    def _apply(self, outcome: ruleset.TurnOutcome) -> None:
+    def _apply(self, outcome: ruleset.TurnOutcome, record: TurnRecord) -> None:
         self._state = outcome.state
         self._queues.clear()
         self._finished.clear()
         for message in outcome.messages:
             self._post(message)
+        for row in record.attendance:
+            self._attendance[row.player] = row
+        for message in record.notices:
+            self._post(message)
+        for row in record.attendance:
+            if row.presence is Presence.ABSENT:
+                log.info(
+                    "game {game}: player {player} missed {missed} turns: the stand-in plays the seat",
+                    game=self.setup.name,
+                    player=row.player,
+                    missed=row.missed,
+                )
         self._last_turn = (tuple(outcome.messages), tuple(outcome.events))
         for event in outcome.events:
             log.debug(
@@ -748,6 +1038,7 @@ class Game:
             self._publish()
             self._release()
             self.timer.start_turn(len(self._state.players))
+            self._end_if_only_stand_ins_act()
 
     def _commit_failed(self, failure, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
         """The store could not keep the turn. Nothing was told yet: keep the sessions waiting
@@ -788,6 +1079,10 @@ class Game:
         unstored is resolved again by whoever runs the game next (it is deterministic)."""
         self._closed = True
         self.timer.stop()
+        for call in self._vacation_ends.values():
+            if call.active():
+                call.cancel()
+        self._vacation_ends.clear()
         if self._retry is not None and self._retry.active():
             self._retry.cancel()
         self._retry = None

@@ -176,6 +176,7 @@ class GameStatus:
     seconds_left: int | None = None
     server: str | None = None
     final_scores: dict[str, int] = field(default_factory=dict)
+    setup: Any = None  # the game's GameSetup
 
     def as_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -191,6 +192,11 @@ class GameStatus:
             server=self.server,
             final_scores=self.final_scores,
         )
+        if self.setup is not None:
+            data.update(
+                absent_after_missed_turns=self.setup.absent_after_missed_turns,
+                vacation_days_max=self.setup.vacation_days_max,
+            )
         return data
 
 
@@ -212,6 +218,8 @@ def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
         pid = account.player_id
         if pid in snapshot.removed_players:
             turn = "removed"
+        elif pid in snapshot.stand_ins():
+            turn = f"{snapshot.seat_label(pid)}: the stand-in plays"
         elif pid in snapshot.finished:
             turn = "finished"
         elif pid in waiting:
@@ -219,7 +227,15 @@ def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
         else:
             turn = "not playing this turn"
         score = state.player(pid).scores if state.has_player(pid) else ()
-        players.append({"id": pid, "name": account.username, "turn": turn, "scores": list(score)})
+        players.append(
+            {
+                "id": pid,
+                "name": account.username,
+                "turn": turn,
+                "seat": snapshot.seat_label(pid),
+                "scores": list(score),
+            }
+        )
     names = {p.id: p.name for p in state.players}
     deadline = None
     if stored.deadline is not None and stored.deadline[0] == state.turn + 1 and not snapshot.over:
@@ -237,6 +253,7 @@ def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
         None if deadline is None else max(0, round(deadline - now)),
         None if holder is None else holder.describe(now),
         final,
+        stored.setup,
     )
 
 

@@ -46,6 +46,14 @@ REMOVED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You have been removed fr
 NO_SUCH_PLAYER = Problem(ProblemCode.NO_SUCH_THING, "No player of that name in this game.")
 NO_SUCH_MESSAGE = Problem(ProblemCode.NO_SUCH_THING, "No such message")
 
+# Vacations and resignation (server.attendance).
+RESIGNED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You resigned from this game.")
+NO_VACATIONS = Problem(ProblemCode.PERMISSION_DENIED, "This game has no vacations.")
+NOT_ON_VACATION = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "You are not on vacation.")
+CONFIRM_RESIGN = Problem(
+    ProblemCode.FRAME, 'Resigning is for good: send {"confirm": true} to resign from this game.'
+)
+
 EMPTY_PASSWORD = Problem(ProblemCode.FRAME, "A password is needed.")
 LONG_PASSWORD = Problem(ProblemCode.FRAME, f"A password can have at most {MAX_PASSWORD} characters.")
 TOO_MANY_FAILED_LOGINS = Problem(
@@ -64,6 +72,10 @@ TURN_NOT_STORED = Problem(
 
 def short_password(min_length: int) -> Problem:
     return Problem(ProblemCode.FRAME, f"A password must have at least {min_length} characters.")
+
+
+def vacation_days(maximum: int) -> Problem:
+    return Problem(ProblemCode.FRAME, f"A vacation lasts 1 to {maximum} whole days.")
 
 
 def clipped(text: str, limit: int = 40) -> str:

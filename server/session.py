@@ -301,6 +301,7 @@ class Session:
             d = game.create_account(username, message.password, creation_setting_applies=False)
         else:
             d = game.authenticate(username, message.password)
+            d.addCallback(lambda player: _seat_taken_back(game, player))
         return d.addCallback(lambda player: self._logged_in(game, player))
 
     def _logged_in(self, game: Game, player: int) -> tp.Message:
@@ -663,6 +664,11 @@ class Session:
             return tp_frames.player_message(snapshot, pid)
 
         return self._each(message.ids, one)
+
+
+def _seat_taken_back(game: Game, player: int) -> defer.Deferred:
+    """Logging in takes an absent player's seat back from the stand-in (`Game.take_seat_back`)."""
+    return game.take_seat_back(player).addCallback(lambda _: player)
 
 
 def _game_named(name: str | None) -> str:

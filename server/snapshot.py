@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from ruleset import GameState, Message, Order, Phase, acting_players
 
+from .attendance import Attendance, Presence, stand_ins
 from .store import GameSetup, OrderEntry
 
 T = TypeVar("T")
@@ -67,6 +68,9 @@ class GameSnapshot:
     * `started`: the first turn's timer runs (the game had enough players);
       `resolving`: the coming turn is being resolved and stored right now.
     * `last_turn_messages` / `last_turn_events`: what the last resolved turn posted and did.
+    * `attendance`: player id → who plays their seat (`server.attendance`), for players whose
+      seat is played by the stand-in or who missed turns; private parts (missed turns, the end
+      of a vacation) are the player's own: public views use `seat_label`.
     * `announcement`: set on the snapshot published because the turn timer announced something
       (the TP TimeRemaining push); None on every other snapshot.
     * `state_cache`: values computed from `state` alone, shared by every snapshot of that same
@@ -80,6 +84,7 @@ class GameSnapshot:
     queues: Mapping[int, tuple[QueuedOrder, ...]] = field(default_factory=_empty)
     finished: frozenset[int] = frozenset()
     removed_players: frozenset[int] = frozenset()
+    attendance: Mapping[int, Attendance] = field(default_factory=_empty)
     usernames: Mapping[int, str] = field(default_factory=_empty)
     boards: Mapping[int, tuple[BoardMessage, ...]] = field(default_factory=_empty)
     posted: Mapping[int, int] = field(default_factory=_empty)
@@ -114,8 +119,26 @@ class GameSnapshot:
         return self.state.phase is Phase.OVER
 
     def acting_players(self) -> tuple[int, ...]:
-        """Who must act in the coming turn (`ruleset.acting_players`)."""
-        return acting_players(self.state, self.removed_players)
+        """Who must act in the coming turn (`ruleset.acting_players`): the turn waits for them.
+        Seats the stand-in plays are not waited for (it gives their orders at the turn's end)."""
+        return acting_players(self.state, self.removed_players | self.stand_ins())
+
+    def stand_ins(self) -> frozenset[int]:
+        """The players whose seat the stand-in plays (absent, on vacation or resigned)."""
+        if not self.attendance:
+            return frozenset()
+        return stand_ins(self.attendance, self.removed_players)
+
+    def presence(self, player: int) -> Presence:
+        found = self.attendance.get(player)
+        return Presence.PLAYING if found is None else found.presence
+
+    def seat_label(self, player: int) -> str:
+        """What anyone may read about who plays a seat: "removed", "absent", "on vacation",
+        "resigned" or "playing"."""
+        if player in self.removed_players:
+            return "removed"
+        return self.presence(player).label
 
     def waiting_for(self) -> tuple[int, ...]:
         """Players who can act in the coming turn and have not finished it."""

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import ruleset
 from ruleset import Event, GameState, Message
 
+from .attendance import DEFAULT_ABSENT_AFTER, DEFAULT_VACATION_DAYS_MAX, Attendance
 from .turn_timer import TimerSettings
 
 
@@ -47,6 +48,10 @@ class GameSetup:
     account_creation: bool = True
     description: str = ""
     ctime: int = 0
+    # Absent players (server.attendance): turns missed in a row before the stand-in takes the
+    # seat (0: never), and the longest vacation a player may declare (0: no vacations).
+    absent_after_missed_turns: int = DEFAULT_ABSENT_AFTER
+    vacation_days_max: int = DEFAULT_VACATION_DAYS_MAX
 
     def board(self) -> ruleset.Board:
         """The game's board: its own map, or the default one."""
@@ -81,13 +86,19 @@ class OrderEntry:
 
 @dataclass(frozen=True, slots=True)
 class TurnRecord:
-    """A resolved turn: its number, the state after it, what it posted and what happened."""
+    """A resolved turn: its number, the state after it, what it posted and what happened.
+
+    `attendance` and `notices` are what the end of the turn changed about who plays the seats
+    (`server.attendance`) and told everyone about it; they are stored with the turn, in its
+    transaction, and are not part of what a replay of the turn reproduces."""
 
     turn: int
     state: GameState
     messages: tuple[Message, ...]
     events: tuple[Event, ...]
     modtime_serial: int
+    attendance: tuple[Attendance, ...] = ()
+    notices: tuple[Message, ...] = ()
 
 
 @dataclass
@@ -107,6 +118,7 @@ class StoredGame:
     removed_players: set[int] = field(default_factory=set)
     finished: set[tuple[int, int]] = field(default_factory=set)  # (turn, player)
     deadline: tuple[int, float] | None = None  # (turn, Unix time)
+    attendance: dict[int, Attendance] = field(default_factory=dict)  # only seats not plainly played
 
 
 class GameStore(Protocol):
@@ -123,7 +135,8 @@ class GameStore(Protocol):
 
     # Optional (the game service calls them when the store has them):
     # record_finished(game_id, turn, player), remove_player(game_id, player_id),
-    # set_deadline(game_id, turn, deadline), set_password_hash(game_id, player_id, hash).
+    # set_deadline(game_id, turn, deadline), set_password_hash(game_id, player_id, hash),
+    # record_attendance(game_id, attendance, notices).
 
 
 class MemoryStore:
@@ -153,7 +166,17 @@ class MemoryStore:
         self.games[game_id].removed_messages.add((player, index))
 
     def commit_turn(self, game_id: int, record: TurnRecord) -> None:
-        self.games[game_id].turns.append(record)
+        stored = self.games[game_id]
+        stored.turns.append(record)
+        self.record_attendance(game_id, record.attendance, record.notices)
+
+    def record_attendance(
+        self, game_id: int, attendance: tuple[Attendance, ...], notices: tuple[Message, ...]
+    ) -> None:
+        stored = self.games[game_id]
+        for row in attendance:
+            stored.attendance[row.player] = row
+        stored.join_messages.extend(notices)
 
     def record_finished(self, game_id: int, turn: int, player: int) -> None:
         self.games[game_id].finished.add((turn, player))

@@ -58,6 +58,8 @@ def _report(snapshot: GameSnapshot, now: float) -> GameReport:
         turn = (
             "removed"
             if pid in snapshot.removed_players
+            else f"{snapshot.seat_label(pid)}: the stand-in plays"
+            if pid in snapshot.stand_ins()
             else "finished"
             if pid in snapshot.finished
             else "waiting"

@@ -6,6 +6,8 @@ configuration file (`server.config`)::
     [cluster]
     node = "node-a"                  # this node's name, unique in the cluster
     advertise = "10.0.0.5:6923"      # where the other nodes reach this node's TP listener
+    web_advertise = "10.0.0.5:8080"  # where they reach its web listener (default: the host of
+                                     # `advertise` and the port of the first tcp web listener)
     poll_interval = 1.0              # seconds between claim rounds (heartbeat, orphans, claims)
     failover_timeout = 10.0          # a node silent this long is cut off (hung, or partitioned)
     relay_timeout = 30.0             # how long a relayed session waits for its game's new owner
@@ -36,6 +38,7 @@ def parse_address(text: str) -> tuple[str, int]:
 class ClusterSettings:
     node: str
     advertise: str
+    web_advertise: str | None = None
     poll_interval: float = 1.0
     failover_timeout: float = 10.0
     relay_timeout: float = 30.0
@@ -50,6 +53,11 @@ class ClusterSettings:
             parse_address(self.advertise)
         except ValueError as error:
             raise ClusterSettingsError(f"cluster.advertise: {error}") from None
+        if self.web_advertise is not None:
+            try:
+                parse_address(self.web_advertise)
+            except ValueError as error:
+                raise ClusterSettingsError(f"cluster.web_advertise: {error}") from None
         for name in ("poll_interval", "failover_timeout", "relay_timeout", "handover_timeout"):
             if getattr(self, name) <= 0:
                 raise ClusterSettingsError(f"cluster.{name} must be positive")

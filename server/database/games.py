@@ -18,6 +18,7 @@ import ruleset
 from ruleset import Message
 
 from .. import state_codec as codec
+from ..attendance import Attendance, Presence
 from ..store import (
     Account,
     ConflictError,
@@ -28,7 +29,16 @@ from ..store import (
     TurnRecord,
 )
 from ..turn_timer import TimerSettings
-from .schema import accounts, finished_turns, games, join_messages, orders, removed_messages, turns
+from .schema import (
+    accounts,
+    attendance,
+    finished_turns,
+    games,
+    join_messages,
+    orders,
+    removed_messages,
+    turns,
+)
 
 INT64 = range(-(2**63), 2**63)
 
@@ -55,6 +65,8 @@ def _setup_values(setup: GameSetup) -> dict:
         "account_creation": setup.account_creation,
         "description": setup.description,
         "ctime": setup.ctime,
+        "absent_after_missed_turns": setup.absent_after_missed_turns,
+        "vacation_days_max": setup.vacation_days_max,
     }
 
 
@@ -77,6 +89,8 @@ def _setup_from_row(row: Row) -> GameSetup:
         account_creation=bool(row.account_creation),
         description=row.description,
         ctime=row.ctime,
+        absent_after_missed_turns=row.absent_after_missed_turns,
+        vacation_days_max=row.vacation_days_max,
     )
 
 
@@ -121,6 +135,12 @@ def thd_add_account(conn: Connection, game_id: int, account: Account, messages: 
             joined_turn=game.last_turn,
         )
     )
+    _post_between_turns(conn, game_id, account.player_id, messages)
+
+
+def _post_between_turns(conn: Connection, game_id: int, about: int, messages: Iterable[Message]) -> None:
+    """Store board messages posted between two turns (a player joining, a seat's notices), in
+    posting order after those stored before; `about` is the player they concern."""
     messages = list(messages)
     if not messages:
         return
@@ -134,7 +154,7 @@ def thd_add_account(conn: Connection, game_id: int, account: Account, messages: 
             {
                 "game_id": game_id,
                 "seq": first + i,
-                "joined_player": account.player_id,
+                "joined_player": about,
                 "player": m.player,
                 "turn": m.turn,
                 "subject": m.subject,
@@ -228,6 +248,35 @@ def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> None:
         .where(games.c.id == game_id)
         .values(last_turn=record.turn, last_modtime_serial=record.modtime_serial)
     )
+    thd_record_attendance(conn, game_id, record.attendance, record.notices)
+
+
+# -- who plays each seat (revision 0004a) ------------------------------------------------------
+
+
+def thd_record_attendance(
+    conn: Connection, game_id: int, rows: Iterable[Attendance], notices: Iterable[Message]
+) -> None:
+    """Store seats' attendance (replacing what a player had) and the notices about them."""
+    for row in rows:
+        key = (attendance.c.game_id == game_id, attendance.c.player_id == row.player)
+        values = {"presence": row.presence.value, "missed": row.missed, "until": row.until}
+        if conn.execute(attendance.update().where(*key).values(**values)).rowcount == 0:
+            conn.execute(attendance.insert().values(game_id=game_id, player_id=row.player, **values))
+    for about, group in _by_player(notices):
+        _post_between_turns(conn, game_id, about, group)
+
+
+def _by_player(notices: Iterable[Message]) -> list[tuple[int, list[Message]]]:
+    """Notices grouped by the player they are about (the first mention of a player), in order."""
+    groups: list[tuple[int, list[Message]]] = []
+    for message in notices:
+        about = next((m.id for m in message.mentions if m.kind == ruleset.MentionKind.PLAYER), message.player)
+        if groups and groups[-1][0] == about:
+            groups[-1][1].append(message)
+        else:
+            groups.append((about, [message]))
+    return groups
 
 
 # -- players' turn state and the deadline --------------------------------------------------
@@ -386,6 +435,10 @@ def thd_load_games(
         game.join_turns[row.player_id] = row.joined_turn
         if row.removed:
             game.removed_players.add(row.player_id)
+    for row in conn.execute(sa.select(attendance).where(*where(attendance))):
+        stored[row.game_id].attendance[row.player_id] = Attendance(
+            row.player_id, Presence(row.presence), row.missed, row.until
+        )
     for row in conn.execute(sa.select(finished_turns).where(*where(finished_turns))):
         stored[row.game_id].finished.add((row.turn, row.player))
     for row in conn.execute(

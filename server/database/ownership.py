@@ -54,6 +54,7 @@ cluster_nodes = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(100), nullable=False, unique=True),
     sa.Column("advertise", sa.String(255), nullable=False),
+    sa.Column("web_address", sa.String(255), nullable=True),  # server.database.web_addresses
     sa.Column("host", sa.String(255), nullable=False),
     sa.Column("pid", sa.Integer, nullable=False),
     sa.Column("backend_pid", sa.Integer, nullable=True),

@@ -23,6 +23,14 @@ Added by revision 0002 (operations):
 * operator_requests: what `tae-server` asks of a running server (load a new game, end a turn,
   add or remove a player); the server polls it and writes back status and result.
 * server_lease: the one server using this database: host, pid and a heartbeat.
+
+Added by revision 0004a (absent players, `server.attendance`):
+
+* games.absent_after_missed_turns / games.vacation_days_max: the game's settings.
+* attendance: per player whose seat is not plainly theirs or who missed turns in a row: the
+  presence (absent, vacation, resigned, playing), turns missed in a row, a vacation's end.
+* join_messages also keeps the notices about seats (posted between turns, like join
+  messages); `joined_player` is the player a notice is about.
 """
 
 from __future__ import annotations
@@ -69,6 +77,8 @@ games = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
     sa.Column("deadline_turn", sa.Integer, nullable=True),
     sa.Column("deadline", sa.Float, nullable=True),
+    sa.Column("absent_after_missed_turns", sa.Integer, nullable=False, server_default="2"),
+    sa.Column("vacation_days_max", sa.Integer, nullable=False, server_default="14"),
 )
 
 accounts = sa.Table(
@@ -149,6 +159,20 @@ finished_turns = sa.Table(
     sa.Column("turn", sa.Integer, nullable=False),
     sa.Column("player", sa.Integer, nullable=False),
     sa.PrimaryKeyConstraint("game_id", "turn", "player"),
+)
+
+attendance = sa.Table(
+    "attendance",
+    metadata,
+    _game_fk(),
+    sa.Column("player_id", sa.Integer, nullable=False),
+    sa.Column("presence", sa.String(16), nullable=False),
+    sa.Column("missed", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("until", sa.Float, nullable=True),
+    sa.PrimaryKeyConstraint("game_id", "player_id"),
+    sa.ForeignKeyConstraint(
+        ["game_id", "player_id"], ["accounts.game_id", "accounts.player_id"], ondelete="CASCADE"
+    ),
 )
 
 operator_requests = sa.Table(

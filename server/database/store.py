@@ -102,6 +102,10 @@ class _Games:
     def set_deadline(self, game_id: int, turn: int, deadline: float | None):
         return self._write(q.thd_set_deadline, game_id, turn, deadline)
 
+    def record_attendance(self, game_id: int, attendance: tuple, notices: tuple[Message, ...]):
+        """Who plays seats now (`server.attendance.Attendance` rows) and what everyone is told."""
+        return self._write(q.thd_record_attendance, game_id, tuple(attendance), tuple(notices))
+
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str):
         return self._run(q.thd_set_password_hash, game_id, player_id, password_hash)
 

@@ -16,7 +16,7 @@ from twisted.internet import defer
 from ruleset import ORDER_TYPES_BY_NAME, OrderType, Problem, ProblemCode
 from ruleset.orders import ORDER_NAMES
 
-from ..refusals import Refused
+from ..refusals import CONFIRM_RESIGN, Refused
 from ..snapshot import GameSnapshot
 from .contract import ServedGame
 from .documents import order_type_for
@@ -107,6 +107,29 @@ async def remove(game: ServedGame, player: int, fields: Mapping[str, Any]) -> No
 
 async def finish(game: ServedGame, player: int) -> None:
     await defer.maybeDeferred(game.finish_turn, player)
+
+
+async def seat_taken_back(game: ServedGame, player: int) -> None:
+    """A login takes an absent player's seat back from the stand-in (`take_seat_back` never
+    fails: a seat it cannot store as theirs stays with the stand-in until their first order)."""
+    await defer.maybeDeferred(game.take_seat_back, player)
+
+
+async def start_vacation(game: ServedGame, player: int, fields: Mapping[str, Any]) -> Any:
+    days = fields.get("days")
+    if isinstance(days, bool) or not isinstance(days, int):
+        raise bad_input("'days' must be a whole number of days.")
+    return await defer.maybeDeferred(game.start_vacation, player, days)
+
+
+async def end_vacation(game: ServedGame, player: int) -> Any:
+    return await defer.maybeDeferred(game.end_vacation, player)
+
+
+async def resign(game: ServedGame, player: int, fields: Mapping[str, Any]) -> Any:
+    if fields.get("confirm") is not True:
+        raise Refused(CONFIRM_RESIGN)
+    return await defer.maybeDeferred(game.resign, player)
 
 
 async def create_account(game: ServedGame, fields: Mapping[str, Any]) -> int:

@@ -2,7 +2,9 @@
 
 Reads: GET /api/games, /api/games/NAME, /api/games/NAME/history, /api/games/NAME/turns/N (public),
 /api/games/NAME/me and /api/games/NAME/orders (the caller's own). Writes (POST, JSON bodies):
-/api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts, /password.
+/api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts, /password,
+and the caller's seat: POST /vacation {"days": N} (DELETE /vacation ends it), POST /resign
+{"confirm": true}; GET /seat reads it (`server.attendance`).
 A caller authenticates with HTTP Basic (account name and password, as over TP) or with
 `Authorization: Bearer TOKEN` from POST /api/games/NAME/token. Every refusal is
 `{"error": {"code": N, "name": "...", "message": "..."}}` with TP's Fail code and text.
@@ -19,10 +21,11 @@ from twisted.internet import defer
 
 from ruleset import Problem, ProblemCode
 
-from ..refusals import BAD_LOGIN, REMOVED, Refused
+from ..refusals import BAD_LOGIN, REMOVED, RESIGNED, Refused
+from ..snapshot import GameSnapshot
+from ..store import StoreUnavailable
 from . import actions
 from .documents import (
-    lobby_entry,
     my_orders,
     my_view,
     public_game,
@@ -31,7 +34,8 @@ from .documents import (
     system_document,
     with_time,
 )
-from .routing import HTTPFailure, Router
+from .relay import client_address
+from .routing import UNAVAILABLE, HTTPFailure, Router
 from .sessions import TOO_MANY_LOGINS
 from .site import WebSite
 
@@ -110,11 +114,6 @@ def basic_credentials(request) -> tuple[str, str]:
     return username, password
 
 
-def client_address(request) -> str:
-    peer = request.getClientAddress()
-    return getattr(peer, "host", None) or "unknown"
-
-
 class Api:
     def __init__(self, web: WebSite):
         self.web = web
@@ -137,6 +136,8 @@ class Api:
                 raise refusal(BAD_TOKEN)
             if found[1] in snapshot.removed_players:
                 raise refusal(REMOVED)
+            if snapshot.seat_label(found[1]) == "resigned":
+                raise refusal(RESIGNED)
             return found[1]
         username, password = basic_credentials(request)
         address = client_address(request)
@@ -151,9 +152,8 @@ class Api:
 
     # -- reads -----------------------------------------------------------------------------
 
-    def games(self, request) -> bytes:
-        now = self.web.now()
-        return answer(request, {"games": [lobby_entry(g.snapshot, now) for g in self.web.games.ordered()]})
+    async def games(self, request) -> bytes:
+        return answer(request, {"games": await self.web.lobby_entries(request)})
 
     async def public(self, request, name: str) -> bytes:
         snapshot = self.game(name).snapshot
@@ -240,7 +240,35 @@ class Api:
         game = self.game(name)
         json_fields(request)
         player = await self.caller(request, game, allow_token=False)
+        await actions.seat_taken_back(game, player)  # a token is a login
         return answer(request, {"token": self.web.sessions.issue_token(game.snapshot.name, player)})
+
+    # -- the caller's seat (server.attendance) --------------------------------------------
+
+    async def seat(self, request, name: str) -> bytes:
+        game = self.game(name)
+        player = await self.caller(request, game)
+        return answer(request, seat_answer(game.snapshot, player))
+
+    async def vacation(self, request, name: str) -> bytes:
+        game = self.game(name)
+        fields = json_fields(request)
+        player = await self.caller(request, game)
+        await actions.start_vacation(game, player, fields)
+        return answer(request, seat_answer(game.snapshot, player))
+
+    async def end_vacation(self, request, name: str) -> bytes:
+        game = self.game(name)
+        player = await self.caller(request, game)
+        await actions.end_vacation(game, player)
+        return answer(request, seat_answer(game.snapshot, player))
+
+    async def resign(self, request, name: str) -> bytes:
+        game = self.game(name)
+        fields = json_fields(request)
+        player = await self.caller(request, game)
+        await actions.resign(game, player, fields)
+        return answer(request, seat_answer(game.snapshot, player))
 
     async def password(self, request, name: str) -> bytes:
         """Change the caller's password: HTTP Basic with the current one (never a token),
@@ -270,6 +298,21 @@ class Api:
         return answer(request, {"player": player})
 
 
+def seat_answer(snapshot: GameSnapshot, player: int) -> dict[str, Any]:
+    """The caller's own seat: who plays it, their missed turns, their vacation's end."""
+    attendance = snapshot.attendance.get(player)
+    return {
+        "game": snapshot.name,
+        "player": player,
+        "seat": snapshot.seat_label(player),
+        "stand_in": player in snapshot.stand_ins(),
+        "missed_turns": attendance.missed if attendance is not None else 0,
+        "vacation_until": attendance.until if attendance is not None else None,
+        "vacation_days_max": snapshot.setup.vacation_days_max,
+        "absent_after_missed_turns": snapshot.setup.absent_after_missed_turns,
+    }
+
+
 def _refusals(handler):
     """Turn a `Refused` from any step into its JSON error."""
 
@@ -281,6 +324,10 @@ def _refusals(handler):
             return result
         except Refused as refused:
             raise refusal(refused.problem) from None
+        except StoreUnavailable as error:
+            # Not stored (the database is away, or the game just moved to another node).
+            problem = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, f"{UNAVAILABLE.decode()} ({error})")
+            raise HTTPFailure(503, encode(error_document(problem)), JSON, {b"retry-after": b"2"}) from None
 
     return run
 
@@ -300,6 +347,10 @@ def register(router: Router, web: WebSite) -> None:
         ("POST", "/api/games/{name}/finish", api.finish),
         ("POST", "/api/games/{name}/token", api.token),
         ("POST", "/api/games/{name}/accounts", api.accounts),
+        ("GET", "/api/games/{name}/seat", api.seat),
+        ("POST", "/api/games/{name}/vacation", api.vacation),
+        ("DELETE", "/api/games/{name}/vacation", api.end_vacation),
+        ("POST", "/api/games/{name}/resign", api.resign),
         ("POST", "/api/games/{name}/password", api.password),
     ]
     for method, pattern, handler in routes:

@@ -10,6 +10,7 @@ with `server.refusals.Refused` when the game says no.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ruleset import Problem
@@ -47,6 +48,18 @@ class ServedGame(Protocol):
     def finish_turn(self, player: int) -> Any:
         """Deferred[None], fired once the finished flag is stored."""
 
+    def take_seat_back(self, player: int) -> Any:
+        """Deferred: a login takes an absent player's seat back from the stand-in (never fails)."""
+
+    def start_vacation(self, player: int, days: int) -> Any:
+        """Deferred[Attendance]; fails with Refused."""
+
+    def end_vacation(self, player: int) -> Any:
+        """Deferred[Attendance]; fails with Refused(NOT_ON_VACATION)."""
+
+    def resign(self, player: int) -> Any:
+        """Deferred[Attendance]; fails with Refused."""
+
 
 class GameFinder(Protocol):
     """The games a server hosts (`server.directory.GameDirectory`)."""
@@ -61,3 +74,42 @@ class TurnArchive(Protocol):
     its messages and events) or None for a turn never played; a plain value or a Deferred."""
 
     def turn_record(self, game_id: int, turn: int) -> Any: ...
+
+
+HERE, ELSEWHERE, AWAY, UNKNOWN = "here", "elsewhere", "away", "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a game runs, for the web listener of one cluster node: `HERE` (this node serves
+    it), `ELSEWHERE` (node `node`, whose web listener is at `address`, None when it has none or
+    it is not known yet), `AWAY` (no node runs it at this moment: moving, failing over), or
+    `UNKNOWN` (no such game)."""
+
+    kind: str
+    node: str | None = None
+    address: str | None = None
+
+
+class GamePlaces(Protocol):
+    """Where the games of a cluster run (`server.cluster.web_places`): what a node's web
+    listener needs to relay the requests of games run by another node."""
+
+    @property
+    def node(self) -> str:
+        """This node's name."""
+
+    @property
+    def wait(self) -> float:
+        """Seconds a request waits for the new owner of a game that is moving or failing over."""
+
+    def locate(self, name: str) -> Location: ...
+
+    def refresh(self) -> Any:
+        """Deferred that fires after a fresh look at the database (claims and web addresses)."""
+
+    def peers(self) -> Any:
+        """Deferred[list[(node, web address)]]: the other nodes that run games."""
+
+    def default_name(self) -> str | None:
+        """The cluster's default game (listed first in the lobby)."""

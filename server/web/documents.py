@@ -68,6 +68,8 @@ def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
             "finished": pid in snapshot.finished and pid in acting,
             "waiting": pid in waiting,
             "removed": pid in snapshot.removed_players,
+            "seat": snapshot.seat_label(pid),
+            "stand_in": pid in snapshot.stand_ins(),
             "colonists": counts.get(pid, {}).get(Role.COLONIST, 0),
             "bombers": counts.get(pid, {}).get(Role.BOMBER, 0),
         }
@@ -176,12 +178,24 @@ def summary_document(summary: TurnSummary) -> dict[str, Any]:
     return {"turn": summary.turn, "combat": summary.combat, "lines": list(summary.lines)}
 
 
+def seat_document(snapshot: GameSnapshot, player: int) -> dict[str, Any]:
+    """Who plays the player's seat, for the player only: with their missed turns in a row and
+    the end of their vacation (Unix time), which public documents leave out."""
+    attendance = snapshot.attendance.get(player)
+    return {
+        "seat": snapshot.seat_label(player),
+        "stand_in": player in snapshot.stand_ins(),
+        "missed_turns": attendance.missed if attendance is not None else 0,
+        "vacation_until": attendance.until if attendance is not None else None,
+    }
+
+
 def lobby_entry(snapshot: GameSnapshot, now: float) -> dict[str, Any]:
     public = public_game(snapshot)
     keys = ("name", "description", "turn", "phase", "over", "started", "timer", "accepting_players")
     entry = {key: public[key] for key in keys}
     entry["players"] = [
-        {k: p[k] for k in ("id", "name", "colour", "finished", "waiting", "removed")}
+        {k: p[k] for k in ("id", "name", "colour", "finished", "waiting", "removed", "seat", "stand_in")}
         for p in public["players"]
     ]
     return with_time(entry, snapshot, now)
@@ -286,6 +300,7 @@ def my_view(snapshot: GameSnapshot, player: int, history: HistoryBook | None) ->
         "must_act": player in snapshot.acting_players(),
         "finished": player in snapshot.finished,
         "removed": player in snapshot.removed_players,
+        **seat_document(snapshot, player),
         "scores": dict(zip(SCORE_KEYS, me.scores)),
         "score_titles": dict(zip(SCORE_KEYS, SCORE_TITLES)),
         "score_history": [{"turn": turn, "scores": list(scores)} for turn, scores in points],

@@ -42,6 +42,7 @@ def public_key(snapshot: GameSnapshot) -> Hashable:
         snapshot.deadline,
         snapshot.finished,
         snapshot.removed_players,
+        snapshot.stand_ins(),
         tuple(p.name for p in snapshot.state.players),
     )
 

@@ -21,11 +21,12 @@ from ruleset import Problem, ProblemCode
 
 from ..refusals import BAD_LOGIN, Refused
 from . import actions
-from .api import client_address, error_document
+from .api import error_document
 from .contract import ServedGame
-from .documents import lobby_entry, my_view, public_game, summary_document, with_time
+from .documents import my_view, public_game, summary_document, with_time
 from .live import player_key, public_key, version
 from .mapsvg import STYLE, map_head, order_marks, render_map
+from .relay import client_address, is_secure
 from .routing import HTTPFailure, Router
 from .scoreplot import score_plot
 from .sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, TOO_MANY_LOGINS, Session
@@ -55,12 +56,14 @@ class Browser:
         self.csrf_cookie = raw_csrf.decode("ascii", "replace") if raw_csrf else ""
 
     def _cookie(self, name: bytes, value: str, max_age: int | None) -> None:
+        prefix = name + b"="
+        self.request.cookies = [c for c in self.request.cookies if not c.startswith(prefix)]
         self.request.addCookie(
             name,
             value.encode(),
             path=b"/",
             httpOnly=True,
-            secure=self.request.isSecure(),
+            secure=is_secure(self.request),
             sameSite="lax",
             max_age=None if max_age is None else str(max_age).encode(),
         )
@@ -85,8 +88,21 @@ class Browser:
             fresh.notices.extend(self.session.notices)
             self.web.sessions.drop(self.session.id)
         self.session = fresh
-        self._cookie(SESSION_COOKIE, fresh.id, int(self.web.sessions.lifetime))
+        self.save()
         return fresh
+
+    def add_login(self, game_name: str, player: int, username: str) -> None:
+        """Log this browser in to a game: a new session (`start_session`) with the login."""
+        session = self.start_session()
+        session.logins[game_name] = (player, username)
+        self.save()
+
+    def save(self) -> None:
+        """Send the session cookie again (its logins changed): every node reads them from it."""
+        if self.session is not None:
+            self._cookie(
+                SESSION_COOKIE, self.web.sessions.seal(self.session), int(self.web.sessions.lifetime)
+            )
 
     def end_session(self) -> None:
         if self.session is not None:
@@ -137,10 +153,9 @@ class Pages:
 
     # -- public pages ----------------------------------------------------------------------
 
-    def lobby(self, request) -> bytes:
+    async def lobby(self, request) -> bytes:
         browser = Browser(self.web, request)
-        now = self.web.now()
-        games = [lobby_entry(game.snapshot, now) for game in self.web.games.ordered()]
+        games = await self.web.lobby_entries()
         logins = browser.session.logins if browser.session else {}
         return self.render(
             request,
@@ -229,8 +244,8 @@ class Pages:
             if refused.problem == BAD_LOGIN:
                 self.web.brake.failed(address)
             return await self.game(request, name, refused.problem)
-        session = browser.start_session()
-        session.logins[snapshot.name] = (player, username)
+        await actions.seat_taken_back(game, player)
+        browser.add_login(snapshot.name, player, username)
         return self._redirect(request, game_path(snapshot.name, "play"))
 
     def logout(self, request, name: str) -> bytes:
@@ -243,6 +258,8 @@ class Pages:
             browser.session.logins.pop(name, None)
             if not browser.session.logins:
                 browser.end_session()
+            else:
+                browser.start_session()  # a new id: no node goes on with the old logins
         return self._redirect(request, game_path(name))
 
     async def join(self, request) -> bytes:
@@ -257,8 +274,7 @@ class Pages:
                 raise Refused(Problem(ProblemCode.FRAME, "The two passwords differ."))
             player = await actions.create_account(game, fields)
         except Refused as refused:
-            now = self.web.now()
-            games = [lobby_entry(g.snapshot, now) for g in self.web.games.ordered()]
+            games = await self.web.lobby_entries()
             return self.render(
                 request,
                 "lobby.html",
@@ -269,8 +285,7 @@ class Pages:
                 notices=[("error", refused.message)],
                 joining=fields,
             )
-        session = browser.start_session()
-        session.logins[game.snapshot.name] = (player, fields.get("username", ""))
+        browser.add_login(game.snapshot.name, player, fields.get("username", ""))
         browser.notify("ok", f"Welcome, {fields.get('username', '')}: you play in {game.snapshot.name}.")
         return self._redirect(request, game_path(game.snapshot.name, "play"))
 
@@ -397,6 +412,25 @@ def _seconds(value: int) -> str:
     if minutes:
         return f"{minutes} min {seconds:02d} s"
     return f"{seconds} s"
+
+
+def refusal_body(web: WebSite):
+    """The body of a refusal the web listener makes itself (the relay's): a JSON error under
+    /api/ and for a script that asks for JSON, else a page."""
+
+    def body(request, status: int, text: str) -> bytes:
+        code = ProblemCode.PERMISSION_DENIED if status == 403 else ProblemCode.UNAVAILABLE_TEMPORARILY
+        if request.path.startswith(b"/api/") or b"application/json" in (request.getHeader(b"accept") or b""):
+            request.setHeader(b"content-type", b"application/json; charset=utf-8")
+            return json.dumps(error_document(Problem(code, text))).encode()
+        request.setHeader(b"content-type", HTML)
+        title = "Refused" if status == 403 else "Try again shortly"
+        page = web.templates.get_template("error.html").render(
+            title=title, text=text, server_name=web.server_name
+        )
+        return page.encode()
+
+    return body
 
 
 def not_found(web: WebSite):

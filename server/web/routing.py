@@ -3,7 +3,12 @@
 A handler is `handler(request, *path_parts) -> bytes | Deferred[bytes] | NOT_DONE_YET`. Path
 parts are percent-decoded (a game may be called anything). A handler that raises or fails
 with `HTTPFailure` gets its status and body; any other failure is logged and answered with a
-plain 500, never a traceback. Every answer carries the security headers of `SECURITY_HEADERS`.
+plain 500, never a traceback; a write the database could not take (`StoreUnavailable`: the
+database is unreachable, or on a cluster node the game just moved to another node) is a 503.
+Every answer carries the security headers of `SECURITY_HEADERS`.
+
+On a cluster node, `WebRoot.relay` (`server.web.relay.WebRelay`) first takes the requests of
+games another node runs and answers them from there.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote
 
 from twisted.internet import defer
@@ -19,7 +25,13 @@ from twisted.python.failure import Failure
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, GzipEncoderFactory
 
+from ..store import StoreUnavailable
+
 log = Logger()
+
+UNAVAILABLE = (
+    b"The game's server could not store this just now; it may or may not have been done: look again."
+)
 
 SECURITY_HEADERS = {
     b"content-security-policy": b"default-src 'self'; img-src 'self' data:; style-src 'self'; "
@@ -99,6 +111,7 @@ class WebRoot(Resource):
         super().__init__()
         self.router = router
         self.not_found = not_found
+        self.relay: Any = None  # server.web.relay.WebRelay, on a cluster node
 
     def render(self, request):
         for name, value in SECURITY_HEADERS.items():
@@ -107,6 +120,19 @@ class WebRoot(Resource):
             path = request.path.decode("ascii")
         except UnicodeDecodeError:
             return self._fail(request, HTTPFailure(400, b"Bad path"))
+        if self.relay is not None:
+            taken = self.relay.take(request, path)
+            if taken is not None:
+                return taken
+        return self.serve(request, path)
+
+    def serve_later(self, request, path: str) -> None:
+        """Answer a request here whose answer was held (the relay waited for its game)."""
+        result = self.serve(request, path)
+        if result is not NOT_DONE_YET:
+            self._write(request, result)
+
+    def serve(self, request, path: str):
         try:
             route, parts, other = self.router.match(request.method, path)
         except UnicodeDecodeError:
@@ -146,6 +172,9 @@ class WebRoot(Resource):
 
     def _fail(self, request, failure) -> bytes:
         error = failure.value if isinstance(failure, Failure) else failure
+        if isinstance(error, StoreUnavailable):
+            log.info("web request {path}: {error}", path=request.path, error=error)
+            error = HTTPFailure(503, UNAVAILABLE, headers={b"retry-after": b"2"})
         if not isinstance(error, HTTPFailure):
             log.failure("web request {path} failed", failure, path=request.path)
             error = HTTPFailure(500, b"Something went wrong on the server; it has been logged.")

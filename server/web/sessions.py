@@ -1,8 +1,12 @@
 """Who is asking: browser sessions, CSRF tokens, API tokens, and a brake on password guessing.
 
-* A browser session is a random id in an HttpOnly, SameSite=Lax cookie, kept in memory (a
-  restart logs everybody out of the web pages, never out of a game). One session can be logged
-  in to several games, with a different account in each.
+* A browser session is a random id in an HttpOnly, SameSite=Lax cookie. The cookie also
+  carries the session's logins, sealed (an HMAC with the site's secret, and the time it is good
+  until), so any node of a cluster that shares the secret knows the session, and a restart
+  with a configured secret keeps it; each node keeps the sessions it saw in memory. One session
+  can be logged in to several games, with a different account in each. A session dropped
+  (a new login, a logout) is refused by the node that dropped it; a copy of its cookie kept
+  elsewhere stays good on the other nodes until it expires, for the logins it had.
 * Every form carries a CSRF token: an HMAC of the browser's `tae_csrf` cookie and its session id,
   so a token is worthless in another browser or after the session changes.
 * API tokens are signed, not stored: `game`, `player` and the issue time under an HMAC with the
@@ -29,6 +33,7 @@ CSRF_COOKIE = b"tae_csrf"
 SESSION_LIFETIME = 14 * 24 * 3600
 TOKEN_LIFETIME = 90 * 24 * 3600
 MAX_SESSIONS = 50_000
+MAX_SEALED_LOGINS = 20
 
 BAD_CSRF = Problem(ProblemCode.PERMISSION_DENIED, "This form has expired; reload the page and try again.")
 TOO_MANY_LOGINS = Problem(
@@ -60,33 +65,76 @@ class SessionStore:
         self.secret = secret or os.urandom(32)
         self.lifetime = lifetime
         self.sessions: dict[str, Session] = {}
+        self.dropped: dict[str, None] = {}  # ids of sessions dropped here, oldest first
 
     # -- sessions --------------------------------------------------------------------------
 
-    def get(self, session_id: str | None) -> Session | None:
-        if not session_id:
+    def get(self, cookie: str | None) -> Session | None:
+        """The session of a session cookie (`seal`'s value, or a bare session id this node
+        knows); None for an unknown, dropped, forged or expired one."""
+        if not cookie:
             return None
+        session_id = cookie.split(".", 1)[0]
         session = self.sessions.get(session_id)
         now = self.clock.seconds()
+        if session is None and session_id not in self.dropped:
+            session = self._unseal(cookie, now)
+            if session is not None:
+                self._keep(session)
         if session is None or session.expires < now:
             self.sessions.pop(session_id, None)
             return None
-        session.expires = now + self.lifetime
+        session.expires = max(session.expires, now + self.lifetime)
         return session
 
-    def create(self) -> Session:
+    def seal(self, session: Session) -> str:
+        """The session cookie's value: the id, the logins and how long they are good, signed."""
+        logins = dict(list(session.logins.items())[:MAX_SEALED_LOGINS])
+        body = _b64(
+            json.dumps(
+                [int(self.clock.seconds() + self.lifetime), [[g, p, u] for g, (p, u) in logins.items()]],
+                separators=(",", ":"),
+            ).encode()
+        )
+        return f"{session.id}.{body}.{self._sign(f'session|{session.id}|{body}')}"
+
+    def _unseal(self, cookie: str, now: float) -> Session | None:
+        session_id, _, rest = cookie.partition(".")
+        body, _, signature = rest.partition(".")
+        if (
+            not session_id
+            or not body
+            or not hmac.compare_digest(self._sign(f"session|{session_id}|{body}"), signature)
+        ):
+            return None
+        try:
+            until, logins = json.loads(_unb64(body))
+            found = {str(g): (int(p), str(u)) for g, p, u in logins}
+        except (ValueError, TypeError):
+            return None
+        if not isinstance(until, int) or until < now:
+            return None
+        return Session(session_id, float(until), found)
+
+    def _keep(self, session: Session) -> None:
         now = self.clock.seconds()
         if len(self.sessions) >= MAX_SESSIONS:
             for sid in [sid for sid, s in self.sessions.items() if s.expires < now]:
                 del self.sessions[sid]
             while len(self.sessions) >= MAX_SESSIONS:  # the oldest first (dicts keep insertion order)
                 del self.sessions[next(iter(self.sessions))]
-        session = Session(secrets.token_urlsafe(32), now + self.lifetime)
         self.sessions[session.id] = session
+
+    def create(self) -> Session:
+        session = Session(secrets.token_urlsafe(32), self.clock.seconds() + self.lifetime)
+        self._keep(session)
         return session
 
     def drop(self, session_id: str) -> None:
         self.sessions.pop(session_id, None)
+        self.dropped[session_id] = None
+        while len(self.dropped) > MAX_SESSIONS:
+            del self.dropped[next(iter(self.dropped))]
 
     # -- CSRF ------------------------------------------------------------------------------
 

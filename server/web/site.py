@@ -4,12 +4,17 @@
 is the `WebSite` (close it on shutdown to end the event streams). Pages and API handlers
 (`server.web.pages`, `server.web.api`) share what lives here: the game lookup, one
 `HistoryBook` and one `LiveFeed` per game, the sessions, and a small cache of past turns.
+
+On a cluster node (`places`, `server.web.contract.GamePlaces`) the site relays the requests of
+games other nodes run to them (`server.web.relay`), lists every node's games in the lobby
+(`lobby_entries`), and forgets what it kept of a game that leaves this node (`forget`).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from twisted.internet import defer
@@ -21,8 +26,8 @@ from ruleset import visible_to
 
 from ..snapshot import GameSnapshot
 from ..store import TurnRecord
-from .contract import GameFinder, ServedGame, TurnArchive
-from .documents import public_galaxy
+from .contract import GameFinder, GamePlaces, ServedGame, TurnArchive
+from .documents import lobby_entry, public_galaxy
 from .galaxy import Galaxy, galaxy
 from .history import HistoryBook
 from .live import LiveFeed
@@ -55,6 +60,8 @@ class WebSite:
         self.feeds: dict[int, LiveFeed] = {}
         self.painters: dict[int, SystemPainter] = {}
         self._past: OrderedDict[tuple[int, int], tuple[TurnRecord, Galaxy]] = OrderedDict()
+        self.places: GamePlaces | None = None
+        self.relay: Any = None  # server.web.relay.WebRelay, on a cluster node
         self.templates = Environment(
             loader=FileSystemLoader(str(HERE / "templates")),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -121,6 +128,32 @@ class WebSite:
             self._past.move_to_end(key)
         return cached
 
+    async def lobby_entries(self, request: Any = None) -> list[dict[str, Any]]:
+        """The lobby: every game of this node and, on a cluster node, of the others (not when
+        `request` is another node asking for this node's games)."""
+        from .relay import relayed_from
+
+        now = self.now()
+        entries = [lobby_entry(game.snapshot, now) for game in self.games.ordered()]
+        if self.relay is None or self.places is None or (request is not None and relayed_from(request)):
+            return entries
+        known = {entry["name"] for entry in entries}
+        for entry in await self.relay.listings():  # a game moving may be listed twice
+            if entry["name"] not in known:
+                known.add(entry["name"])
+                entries.append(entry)
+        default = self.places.default_name()
+        return sorted(entries, key=lambda e: (e["name"] != default, e["name"]))
+
+    def forget(self, game_id: int) -> None:
+        """The game left this node (a cluster handed it over): its event streams end (the
+        pages reconnect, to its new owner) and nothing kept of it is used again."""
+        feed = self.feeds.pop(game_id, None)
+        if feed is not None:
+            feed.close()
+        self.books.pop(game_id, None)
+        self.painters.pop(game_id, None)
+
     def close(self) -> None:
         for feed in self.feeds.values():
             feed.close()
@@ -132,10 +165,13 @@ def make_site(
     clock: IReactorTime,
     secret: bytes | None = None,
     server_name: str = "tpserver-tae",
+    places: GamePlaces | None = None,
+    reactor: Any = None,
     notifications=None,
 ) -> Site:
-    """The web listener's Site: pages, the JSON API, static files, event streams (and the
-    players' notification channels, given the server's `notifications`)."""
+    """The web listener's Site: pages, the JSON API, static files, event streams; with
+    `places` (a cluster node, which has a `secret`), the games of the other nodes too; with
+    the server's `notifications`, the players' notification channels."""
     from . import api, notification_api, pages
 
     web = WebSite(games, archive, clock, secret, server_name, notifications)
@@ -143,7 +179,17 @@ def make_site(
     api.register(router, web)
     notification_api.register(router, web)
     pages.register(router, web)
-    site = Site(EncodingResourceWrapper(WebRoot(router, pages.not_found(web)), [PageCompression()]))
+    root = WebRoot(router, pages.not_found(web))
+    if places is not None:
+        from .relay import RelaySigner, WebRelay
+
+        if secret is None:
+            raise ValueError("a cluster node's web listener needs the secret every node shares")
+        web.places = places
+        web.relay = root.relay = WebRelay(
+            places, RelaySigner(secret, clock), clock, root.serve_later, pages.refusal_body(web), reactor
+        )
+    site = Site(EncodingResourceWrapper(root, [PageCompression()]))
     site.displayTracebacks = False
     site.web = web  # type: ignore[attr-defined]
     return site

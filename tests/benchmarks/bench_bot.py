@@ -155,10 +155,10 @@ def play_in_process(
         name = f"{seat}{index + 1}"
         if seat == "bot":
             client = loopback_client(directory, version)
-            client.login(name, "pw", create=True)
+            client.login(name, "bench-password", create=True)
             joined.append((Bot(name, (strategy or BotStrategy)()), client))
         else:
-            randoms.append(successResultOf(game.create_account(name, "pw")))
+            randoms.append(successResultOf(game.create_account(name, "bench-password")))
     bots = {game.player_id(bot.name): (bot, client) for bot, client in joined}
     while game.state.phase is not Phase.OVER and game.state.turn < max_turns:
         turn = game.state.turn
@@ -329,7 +329,7 @@ def tcp_game(version: Version = Version.TP04, map_path: Path | None = None) -> t
                 "127.0.0.1",
                 port,
                 ["ann", "bob", "cid", "dee"],
-                "pw",
+                "bench-password",
                 version,
                 timeout=30,
                 turn_timeout=60,

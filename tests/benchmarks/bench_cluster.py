@@ -75,7 +75,7 @@ class ScriptedPlayer:
         reading = asyncio.ensure_future(self._read(reader))
         try:
             await self.request(tp.Connect("bench-cluster"))
-            answer = await self.request(tp.Login(self.login, "pw"))
+            answer = await self.request(tp.Login(self.login, "bench-password"))
             assert isinstance(answer, tp.Okay), answer
             self.ready.set()
             await go.wait()
@@ -157,7 +157,7 @@ def _add_games(url: str, count: int) -> list[str]:
     node claims it complete); the passwords are hashed cheaply, the benchmark is about turns."""
     names = [f"b{i:03}" for i in range(count)]
     timer = TimerSettings(turn_length=300, turn_players_min=2)
-    digest = hash_password("pw", n=16)
+    digest = hash_password("bench-password", n=16)
 
     def create(conn, setup: GameSetup) -> None:
         game_id = q.thd_create_game(conn, setup)

@@ -71,3 +71,7 @@ def main() -> None:
     print(f"GetObjectsByID reply: Sequence + 400 objects ({len(reply):,} bytes):")
     print(f"  encode   {reply_encodes:12,.1f} replies/s  ({reply_encodes * 400:,.0f} objects/s)")
     print(f"  decode   {reply_decodes:12,.1f} replies/s  ({reply_decodes * 400:,.0f} objects/s)")
+
+
+if __name__ == "__main__":
+    main()

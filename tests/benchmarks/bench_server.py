@@ -33,8 +33,8 @@ class Client:
         self.deframer = Deframer()
         self.seq = 1
         self.request(tp.Connect("bench"))
-        self.request(tp.CreateAccount(name, "pw", "", ""))
-        self.request(tp.Login(name, "pw"))
+        self.request(tp.CreateAccount(name, "bench-password", "", ""))
+        self.request(tp.Login(name, "bench-password"))
         ids = self.request(tp.GetObjectIDs(-1, 0, -1, -1))[0]
         self.ids = tuple(i.id for i in tp.decode(ids).ids)
         self.fetch = None

@@ -42,7 +42,7 @@ def played(board, players: int, turns: int) -> tuple[FakeGame, Clock]:
     clock.advance(1_000_000)
     game = FakeGame("Bench", clock, FakeArchive(), board=board)
     for i in range(players):
-        game.create_account(f"player{i + 1}", "pw")
+        game.create_account(f"player{i + 1}", "bench-password")
     strategy = RandomPlayer()
     for _ in range(turns):
         play_turn(game, strategy)

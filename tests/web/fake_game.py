@@ -109,6 +109,10 @@ class FakeGame:
         self._publish()
         return defer.succeed(player)
 
+    def take_seat_back(self, player: int):
+        self.logins_back = getattr(self, "logins_back", []) + [player]
+        return defer.succeed(None)
+
     def check_order(self, player, object_id, order_type, target):
         return check_order(self.state, Order(player, object_id, order_type, target), self._orders_of(player))
 

@@ -52,3 +52,20 @@ def test_the_brake_counts_failures_per_address_in_a_window():
     assert brake.blocked("1.2.3.4") and not brake.blocked("5.6.7.8")
     clock.advance(61)
     assert not brake.blocked("1.2.3.4")
+
+
+def test_a_sealed_session_is_known_wherever_the_secret_is():
+    clock = Clock()
+    here, there = SessionStore(clock, b"shared", lifetime=100), SessionStore(clock, b"shared", lifetime=100)
+    session = here.create()
+    session.logins["Game ü"] = (2, "ann")
+    cookie = here.seal(session)
+    found = there.get(cookie)  # another node, or this one after a restart
+    assert found is not None and found.id == session.id and found.logins == {"Game ü": (2, "ann")}
+    assert SessionStore(clock, b"other").get(cookie) is None
+    forged = cookie.rsplit(".", 1)[0] + "." + "A" * 43
+    assert SessionStore(clock, b"shared").get(forged) is None
+    here.drop(session.id)
+    assert here.get(cookie) is None  # dropped here: refused here even with a good seal
+    clock.advance(101)
+    assert SessionStore(clock, b"shared").get(cookie) is None  # expired

@@ -40,3 +40,33 @@ def test_the_secret_file_is_made_once_and_kept_private(tmp_path):
         load_secret(str(path))
     with pytest.raises(SecretError, match="web_secret_file"):
         load_secret(str(tmp_path / "missing-dir" / "key"))
+
+
+def test_a_cluster_node_s_web_listener_needs_the_shared_secret_and_a_usable_address(tmp_path):
+    path = tmp_path / "node.toml"
+    node = '[cluster]\nnode = "a"\nadvertise = "10.0.0.5:6923"\n'
+    path.write_text('web = "tcp:8080"\n' + node)
+    with pytest.raises(ConfigError, match="web_secret_file: a cluster node"):
+        load_config(str(path))
+    path.write_text(f'web = "tcp:8080"\nweb_secret_file = "{tmp_path / "key"}"\n' + node)
+    assert load_config(str(path)).node.web_advertise is None
+    path.write_text(node + 'web_advertise = "nowhere"\n')
+    with pytest.raises(ConfigError, match="cluster.web_advertise"):
+        load_config(str(path))
+
+
+def test_the_web_address_other_nodes_reach_a_node_at():
+    from server.cluster.web_places import web_address
+
+    class Port:
+        def __init__(self, port):
+            self.port = port
+
+        def getHost(self):
+            return self
+
+    tls, plain = ("ssl:8443:privateKey=k.pem", Port(8443)), ("tcp:0:interface=10.0.0.5", Port(41234))
+    assert web_address("10.0.0.5:6923", None, [tls, plain]) == "10.0.0.5:41234"
+    assert web_address("[fd00::5]:6923", None, [plain]) == "[fd00::5]:41234"
+    assert web_address("10.0.0.5:6923", "10.9.9.9:81", [plain]) == "10.9.9.9:81"
+    assert web_address("10.0.0.5:6923", None, [tls, ("haproxy:tcp:8080", Port(8080))]) is None

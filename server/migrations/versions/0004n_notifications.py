@@ -1,7 +1,7 @@
 """Notifications: the players' channels and the durable outbox of their notifications.
 
 Revision ID: 0004n
-Revises: 0003m
+Revises: 0004w
 Create Date: 2026-12-01
 
 * notification_channels: a player's webhook (URL and body format) or e-mail address.
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004n"
-down_revision = "0003m"
+down_revision = "0004w"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,135 @@
+"""One of four players stops playing: the stand-in takes the seat, the player comes back.
+
+A real ``tae-server serve`` (``tests/e2e/conftest.py``) with a two-second turn deadline and
+``absent_after_missed_turns = 2`` from its configuration file. Three bots (``clients.bot``) play
+over TCP from the start; "dee" joins and leaves at once. Her first two turns end at their
+deadline; then she is absent and the server's stand-in plays her seat, so the turns end as soon
+as the three bots finish. Mid-game she logs in again over TCP, which takes the seat back; she
+plays to GAME OVER with a bot of her own. The test reads the database the server writes (as
+``tae-server status`` does) to see who plays the seat and which orders were recorded.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from clients import Version
+from clients.blocking import BlockingClient
+from clients.bot import Bot, play_blocking, run_bots
+from clients.bot_strategy import BotStrategy
+from server import absence_notices
+from server.database import SyncDatabase
+from server.operations import game_status
+
+from .conftest import running_tae_server
+
+NAMES = ["ann", "bob", "cid"]
+AWAY = "dee"
+PASSWORD = "secret-password"
+TURN_LENGTH = 2
+
+
+class UnhurriedStrategy(BotStrategy):
+    """The bot, thinking a little while each turn, so the game lasts long enough to come back
+    in the middle of it."""
+
+    def decide(self, view):
+        time.sleep(0.15)
+        return super().decide(view)
+
+
+def wait_until(condition, timeout: float, what: str):
+    ends = time.monotonic() + timeout
+    while time.monotonic() < ends:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_path):
+    config = tmp_path / "tae.toml"
+    config.write_text("[game]\nabsent_after_missed_turns = 2\nseed = 5\n")
+    with running_tae_server(
+        tmp_path / "server", "--config", str(config), "--turn-length", str(TURN_LENGTH)
+    ) as server:
+        host, port = server.address
+        db = SyncDatabase(f"sqlite:///{server.database}")
+
+        def status():
+            return game_status(db, "tae", wallclock=time.time)
+
+        def seat(info) -> str:
+            return next(p["seat"] for p in info.players if p["name"] == AWAY)
+
+        try:
+            # dee joins and stops playing at once
+            away = BlockingClient.connect(host, port, version=Version.TP04, timeout=10)
+            away.login(AWAY, PASSWORD, create=True)
+            away.close()
+
+            results: list = []
+            bots = threading.Thread(
+                target=lambda: results.extend(
+                    run_bots(
+                        host,
+                        port,
+                        NAMES,
+                        PASSWORD,
+                        Version.TP04,
+                        max_turns=300,
+                        timeout=20,
+                        turn_timeout=30,
+                        deadline=150,
+                        strategy=lambda _name: UnhurriedStrategy(),
+                    )
+                ),
+                daemon=True,
+            )
+            bots.start()
+
+            # two turns end at their deadline without her; then the stand-in plays her seat
+            absent = wait_until(lambda: (s := status()) and seat(s) == "absent" and s, 40, "dee to be absent")
+            assert absent.summary.turn >= 2 and absent.summary.phase != "over", absent.as_dict()
+            marked = absent.summary.turn
+            dee = next(p for p in absent.players if p["name"] == AWAY)
+            assert dee["turn"] == "absent: the stand-in plays"
+
+            def stand_in_orders():
+                stored = db.load_games(all_states=False)[0]
+                return [e for e in stored.orders if e.player == 4 and e.turn > marked]
+
+            played = wait_until(stand_in_orders, 30, "the stand-in's orders for dee")
+            assert played, "the stand-in gave no orders"
+            assert status().summary.phase != "over", "the game ended before dee came back"
+
+            # she comes back mid-game: logging in takes the seat back
+            back = BlockingClient.connect(host, port, version=Version.TP04, timeout=20)
+            back.login(AWAY, PASSWORD)
+            returned = status()
+            assert seat(returned) == "playing", returned.as_dict()
+            assert returned.summary.phase != "over"
+            back.update()
+            subjects = [m.subject for m in back.game.messages()]
+            assert absence_notices.ABSENT in subjects and absence_notices.BACK in subjects, subjects
+            bot = Bot(AWAY, BotStrategy())
+            mine = play_blocking(
+                back, bot, max_turns=300, timeout=20, turn_timeout=30, deadline=time.monotonic() + 120
+            )
+            back.close()
+            bots.join(timeout=160)
+
+            report = "\n".join(f"{r.name}: {r.error}" for r in results) + "\n" + server.log()[-3000:]
+            assert mine.error is None and mine.game_over, (mine.error, report)
+            assert mine.turns_played > 0
+            assert len(results) == 3 and all(r.error is None and r.game_over for r in results), report
+            final = status()
+            assert final.summary.phase == "over" and seat(final) == "playing"
+            # the stand-in's orders are in the order log like anyone's, for the turns she was away
+            stored = db.load_games(all_states=False)[0]
+            away_turns = {e.turn for e in stored.orders if e.player == 4 and marked < e.turn}
+            assert away_turns, "no recorded orders for dee's seat"
+        finally:
+            db.close()
