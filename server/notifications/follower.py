@@ -46,7 +46,7 @@ class _Watch:
     turn: int = -1
     sent: set[str] = field(default_factory=set)
     conflicts: dict[int, tuple] = field(default_factory=dict)  # player -> signature last told
-    finished: frozenset[int] | None = None
+    finished: tuple | None = None  # (finished, removed, stand-ins) last looked at
     reminder: IDelayedCall | None = None
     reminder_at: float | None = None
 
@@ -124,8 +124,11 @@ class GameFollower:
                         if entry is not None:
                             self._add(watch, found, entry)
                     watch.conflicts[player] = signature
-            if snapshot.finished != watch.finished:
-                watch.finished = snapshot.finished
+            # who the turn waits for changes with a finish, a removal, a seat the stand-in
+            # takes or gives back
+            waits = (snapshot.finished, snapshot.removed_players, snapshot.stand_ins())
+            if waits != watch.finished:
+                watch.finished = waits
                 acting = snapshot.acting_players()
                 waiting = [p for p in acting if p not in snapshot.finished]
                 if len(acting) >= 2 and len(waiting) == 1:

@@ -594,3 +594,21 @@ def test_nodes_claiming_in_parallel_share_the_rows_without_overlap(pg_url):
         assert sum(1 for rows in claimed.values() if rows) >= 2  # they did share the work
     finally:
         store.engine.dispose()
+
+
+def test_the_last_one_is_told_also_when_the_others_leave_the_turn_to_the_stand_in(store):
+    clock = Clock()
+    clock.advance(START)
+    hooks = RecordingSender()
+    notifications = service(store, clock, hooks, reminder_lead=0)
+    game = new_game(store, clock, vacation_days_max=7)
+    notifications.follow(game)
+    for player in (1, 2, 3):
+        successResultOf(notifications.add_webhook(game.id, player, f"https://chat.example/{player}"))
+    join(game, "ann", "bob", "cid")
+    successResultOf(game.finish_turn(1))
+    deliver(clock, notifications)
+    assert not [p for _, p in hooks.sent if p["event"] == "last_one"]
+    successResultOf(game.start_vacation(3, 2))  # cid leaves: the stand-in plays the seat
+    deliver(clock, notifications)
+    assert [p["player"] for _, p in hooks.sent if p["event"] == "last_one"] == ["bob"]
