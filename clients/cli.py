@@ -28,6 +28,7 @@ from .blocking import BlockingClient
 from .cli_absence import resign, vacation
 from .cli_bot import bot
 from .cli_discover import discover
+from .cli_notify import notify
 from .cli_orders import order_group
 from .cli_runtime import (
     EXIT_CODES,
@@ -315,7 +316,7 @@ def orders(as_json):
     show(run, as_json, data, output.render_orders)
 
 
-for command in (order_group, submit, finish, wait, play, bot, discover, vacation, resign):
+for command in (order_group, submit, finish, wait, play, bot, discover, vacation, resign, notify):
     cli.add_command(command)
 
 

@@ -44,6 +44,7 @@ class Server:
     guard: LoginGuard | None = None
     cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
     advertiser: Any = None  # server.discovery's, when the games are advertised
+    notifications: Any = None  # server.notifications.service.Notifications, with a database
 
     def stop(self) -> defer.Deferred:
         """Stop cleanly: no new connections or operator requests; turns being resolved are
@@ -82,6 +83,10 @@ class Server:
                     game=game.setup.name,
                     turn=game.state.turn,
                 )
+        if self.notifications is not None:
+            # after the last turns were stored: their events are written to the outbox, and
+            # the sends in flight end (each within its time limit)
+            await self.notifications.stop()
         if self.guard is not None:
             self.guard.stop()
         if self.hasher is not None:
@@ -265,6 +270,8 @@ async def _start_server(config: ServerConfig, reactor, store: GameStore | None) 
     _advertise(config, server, reactor)
     if server.desk is not None:
         server.desk.start()
+    if server.notifications is not None:
+        server.notifications.start()
     return server
 
 
@@ -336,6 +343,8 @@ async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPF
             hasher.stop()
             await defer.maybeDeferred(getattr(store, "close", lambda: None))
             raise
+    if desk is not None and node is None:
+        desk.notifications = _notifications(config, store, reactor, desk, None)
     directory: GameDirectory
     try:
         directory = (
@@ -352,10 +361,33 @@ async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPF
     server = Server(config, store, directory, desk=desk, hasher=hasher, cluster=node)
     if desk is not None:
         desk.directory = directory
+        server.notifications = _notifications(config, store, reactor, desk, node)
     factory.directory = directory
     if node is not None:
         factory.session_factory = node.session_factory
     return server
+
+
+def _notifications(config: ServerConfig, store: Any, reactor: Any, desk: Any, node: Any) -> Any:
+    """The server's notifications (None when they are off or the store keeps no outbox), made
+    once and handed to the operator desk, which gives it every game it brings to life. A
+    cluster node's games that arrived before (at join) are followed now; those that leave are
+    forgotten."""
+    if desk.notifications is not None:
+        return desk.notifications
+    if not config.notifications.enabled or not hasattr(store, "claim_notifications"):
+        return None
+    from .notifications.service import Notifications
+
+    notifications = Notifications(
+        store, reactor, config.notifications, name=node.name if node is not None else None
+    )
+    desk.notifications = notifications
+    if node is not None:
+        for game in list(node.directory.games.values()):
+            notifications.follow(game)
+        node.watch_departures(notifications.forget)
+    return notifications
 
 
 def _web_secret(config: ServerConfig):
@@ -383,7 +415,15 @@ async def _serve_web(
         from .cluster.web_places import NodeWebPlaces
 
         places = NodeWebPlaces(server.cluster, wait=min(config.node.relay_timeout, WEB_RELAY_WAIT_S))
-    site = make_site(server.directory, server.store, reactor, secret=secret, places=places, reactor=reactor)
+    site = make_site(
+        server.directory,
+        server.store,
+        reactor,
+        secret=secret,
+        places=places,
+        reactor=reactor,
+        notifications=server.notifications,
+    )
     server.web = site.web  # type: ignore[attr-defined]
     factory.serve(site)
     if places is not None and config.node is not None:

@@ -38,6 +38,10 @@
     connections_per_address = 10000  # 0 = no limit, for every limit
     password_min_length = 6
 
+    [notifications]                  # webhooks and e-mail (server.notifications.settings)
+    smtp_host = "localhost"          # the relay for e-mail ("" = players can set webhooks only)
+    reminder_lead = 3600             # remind players this many seconds before a deadline
+
 The file is read against one typed schema (`ConfigFile`, with msgspec): an unknown key or a
 value of the wrong type is refused. Every problem is a `ConfigError` with a one-line message
 naming the setting.
@@ -59,6 +63,7 @@ from .attendance import DEFAULT_ABSENT_AFTER, DEFAULT_VACATION_DAYS_MAX
 from .cluster.settings import ClusterSettings, ClusterSettingsError
 from .discovery import DiscoverySettings
 from .limits import Limits, LimitsTable, apply_limits
+from .notifications.settings import NotificationSettings, NotificationSettingsError
 from .schema_errors import describe_validation_error
 from .store import GameSetup
 from .turn_timer import TimerSettings, TimerSettingsError
@@ -128,6 +133,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     cluster: ClusterTable | None = None
     admin: AdminTable | None = None
     discovery: DiscoverySettings | None = None
+    notifications: NotificationSettings | None = None
 
 
 class ConfigError(ValueError):
@@ -197,6 +203,7 @@ class ServerConfig:
     # The game flags `serve` was given (flag key → value): the runner says which of them an
     # existing open game did not take (server.serve_flags).
     serve_game_flags: tuple[tuple[str, Any], ...] = ()
+    notifications: NotificationSettings = field(default_factory=NotificationSettings)
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:
@@ -248,6 +255,8 @@ def load_config(path: str | None) -> ServerConfig:
         config = replace(config, admin=admin_settings(data.admin))
     if data.discovery is not None:
         config = replace(config, discovery=data.discovery)
+    if data.notifications is not None:
+        config = replace(config, notifications=data.notifications)
     return validate(config)
 
 
@@ -303,6 +312,10 @@ def validate(config: ServerConfig) -> ServerConfig:
         game.timer.validate()
     except TimerSettingsError as error:
         raise ConfigError(f"game.{error}") from None
+    try:
+        config.notifications.validate()
+    except NotificationSettingsError as error:
+        raise ConfigError(f"notifications.{error}") from None
     if config.node is not None:
         if not config.node.advertise:
             raise ConfigError("cluster.advertise: a node needs the HOST:PORT the other nodes reach it at")

@@ -693,6 +693,11 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         if not self._closed:
             self._retry = self.clock.callLater(COMMIT_RETRY_S, self._commit, record, outcome)
 
+    @property
+    def closed(self) -> bool:
+        """This process no longer runs the game (`close`)."""
+        return self._closed
+
     def close(self) -> None:
         """This process stops running the game (it moved to another node, or the server
         stops): no timer, no more retries of a turn that could not be stored. A turn left

@@ -79,6 +79,7 @@ class OperatorDesk:
         self._stopped = False
         self._unreachable = False  # the last poll could not reach the database
         self.cluster = cluster  # server.cluster.node.ClusterNode: no lease, only its games' requests
+        self.notifications = None  # server.notifications.service.Notifications: follows each game
 
     # -- the lease ----------------------------------------------------------------------
 
@@ -94,9 +95,12 @@ class OperatorDesk:
     # -- games --------------------------------------------------------------------------
 
     def watch(self, game: Game) -> None:
-        """Record the deadline of each of the game's turns as its snapshots show it."""
+        """Record the deadline of each of the game's turns as its snapshots show it, and hand
+        the game to the notifications (every game this process runs comes through here)."""
         game.subscribe(self._record_deadline)
         self._record_deadline(game.snapshot)
+        if self.notifications is not None:
+            self.notifications.follow(game)
 
     def _record_deadline(self, snapshot: GameSnapshot) -> None:
         deadline = snapshot.deadline

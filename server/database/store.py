@@ -20,12 +20,14 @@ from ruleset import Message
 from ..store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
 from . import games as q
 from . import lease, migrate, ownership
+from . import notification_outbox as outbox_q
 from . import operator_requests as requests_q
 from .engine import create_engine
 from .threads import DatabaseThread
 
-# The cluster's tables (revision 0003c) are part of the schema: defined with their queries.
-SCHEMA_MODULES = (ownership,)
+# The cluster's tables (revision 0003c) and the notifications' (0004n) are part of the schema:
+# defined with their queries.
+SCHEMA_MODULES = (ownership, outbox_q)
 
 
 def in_transaction(engine: Engine, fn: Callable[..., Any], *args: Any) -> Any:
@@ -148,6 +150,42 @@ class _Games:
 
     def lease_holder(self, now: float):
         return self._run(lease.thd_lease_holder, now)
+
+    # -- notifications (revision 0004n; server.notifications) ------------------------------
+
+    def notification_channels(self, game_id: int, player_id: int):
+        """[ChannelRow] of the player, oldest first."""
+        return self._run(outbox_q.thd_channels, game_id, player_id)
+
+    def add_notification_channel(
+        self, game_id: int, player_id: int, kind: str, target: str, fmt: str, limit: int
+    ):
+        """(the channel or None when the player has `limit` already, all their channels)."""
+        return self._run(outbox_q.thd_add_channel, game_id, player_id, kind, target, fmt, limit)
+
+    def remove_notification_channels(self, game_id: int, player_id: int, channel_id: int | None = None):
+        """How many channels were removed (one by id, or all of the player's)."""
+        return self._run(outbox_q.thd_remove_channels, game_id, player_id, channel_id)
+
+    def enqueue_notifications(self, entries, now: float):
+        """How many outbox rows were added (a row already there is not added again)."""
+        return self._run(outbox_q.thd_enqueue, tuple(entries), now)
+
+    def enqueue_notification_for_channel(self, channel_id: int, entry, now: float):
+        return self._run(outbox_q.thd_enqueue_for_channel, channel_id, entry, now)
+
+    def claim_notifications(self, worker: str, now: float, claim_seconds: float, limit: int):
+        """[ClaimedDelivery]: due rows claimed for `worker`."""
+        return self._run(outbox_q.thd_claim_due, worker, now, claim_seconds, limit)
+
+    def record_notification_outcomes(self, worker: str, outcomes, now: float):
+        return self._run(outbox_q.thd_record_outcomes, worker, tuple(outcomes), now)
+
+    def notification_counts(self):
+        return self._run(outbox_q.thd_outbox_counts)
+
+    def next_notification_due(self):
+        return self._run(outbox_q.thd_next_due)
 
 
 def _finish_request(conn, game_id: int, request_id: int, status: str, result: str) -> None:

@@ -315,9 +315,12 @@ class Pages:
         svg = map_head(picture, "Galaxy map: click a system to give the chosen fleet its order") + body
         svg += order_marks(marks, picture.height) + "</svg>"
         public = with_time(public_game(snapshot), snapshot, self.web.now())
+        from .notification_pages import channel_box
+
         return self.render(
             request,
             "play.html",
+            notifications=await channel_box(self.web, snapshot, player),
             g=public,
             me=view,
             map_svg=Markup(svg),
@@ -457,6 +460,9 @@ def register(router: Router, web: WebSite) -> None:
     router.add("POST", "/games/{name}/logout", pages.logout)
     router.add("GET", "/games/{name}/play", pages.play)
     router.add("GET", "/games/{name}/play/events", pages.play_events)
+    from . import notification_pages
+
+    notification_pages.register(router, web, pages)
     for action in ("probe", "orders", "remove", "finish"):
         router.add(
             "POST",

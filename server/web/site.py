@@ -47,8 +47,10 @@ class WebSite:
         clock: IReactorTime,
         secret: bytes | None = None,
         server_name: str = "tpserver-tae",
+        notifications=None,
     ):
         self.games = games
+        self.notifications = notifications  # server.notifications.service.Notifications, or None
         self.archive = archive
         self.clock = clock
         self.server_name = server_name
@@ -165,14 +167,17 @@ def make_site(
     server_name: str = "tpserver-tae",
     places: GamePlaces | None = None,
     reactor: Any = None,
+    notifications=None,
 ) -> Site:
     """The web listener's Site: pages, the JSON API, static files, event streams; with
-    `places` (a cluster node, which has a `secret`), the games of the other nodes too."""
-    from . import api, pages
+    `places` (a cluster node, which has a `secret`), the games of the other nodes too; with
+    the server's `notifications`, the players' notification channels."""
+    from . import api, notification_api, pages
 
-    web = WebSite(games, archive, clock, secret, server_name)
+    web = WebSite(games, archive, clock, secret, server_name, notifications)
     router = Router()
     api.register(router, web)
+    notification_api.register(router, web)
     pages.register(router, web)
     root = WebRoot(router, pages.not_found(web))
     if places is not None:

@@ -111,3 +111,15 @@ def test_systemd_finds_nothing_wrong_with_the_unit(tmp_path):
     )
     problems = [line for line in (result.stdout + result.stderr).splitlines() if "tpserver-tae" in line]
     assert result.returncode == 0 and not problems, result.stdout + result.stderr
+
+
+def test_the_notifications_section_of_the_sample_loads_once_uncommented(tmp_path):
+    from server.notifications import NotificationSettings
+
+    path = tmp_path / "tae.toml"
+    path.write_text(commented_section("notifications") + "\n")
+    settings = load_config(str(path)).notifications
+    assert settings.smtp_host == "localhost" and settings.smtp_from == "tae@example.org"
+    defaults = NotificationSettings()
+    for name in ("enabled", "reminder_lead", "retry_base", "retry_cap", "max_attempts", "max_channels"):
+        assert getattr(settings, name) == getattr(defaults, name), name

@@ -1,4 +1,7 @@
-"""server/web reads snapshots and writes through the game's methods: it never imports the game."""
+"""server/web reads snapshots and writes through the game's methods: it never imports the game.
+
+The players' notification channels are checked by `server.notifications.channels` (a reader of
+snapshots too: tests/test_architecture.py keeps server/notifications off server.game)."""
 
 from __future__ import annotations
 
@@ -6,7 +9,13 @@ import ast
 from pathlib import Path
 
 WEB = Path(__file__).resolve().parents[2] / "server" / "web"
-ALLOWED_SERVER_MODULES = {"server.snapshot", "server.refusals", "server.store", "server.web"}
+ALLOWED_SERVER_MODULES = {
+    "server.snapshot",
+    "server.refusals",
+    "server.store",
+    "server.web",
+    "server.notifications",
+}
 
 
 def imported_server_modules(path: Path) -> set[str]:

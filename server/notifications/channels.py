@@ -1,0 +1,136 @@
+"""A player's channels: what a webhook URL or an e-mail address must look like, and the bodies.
+
+A webhook is a JSON POST; its body is one of three formats, chosen per hook:
+
+* "json": the event's payload itself (`server.notifications.events`), with its idempotency key;
+* "discord": `{"content": TEXT, "allowed_mentions": {"parse": []}}` (a Discord webhook posts
+  it as a message; nobody is pinged by what a game name or a player name says);
+* "slack": `{"text": TEXT}` (a Slack incoming webhook), with `&`, `<`, `>` escaped as Slack asks.
+
+The idempotency key also travels as the `Idempotency-Key` header. An e-mail is plain text with
+the event's title as its subject and the key as a `X-TAE-Idempotency-Key` header.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..database.notification_outbox import EMAIL, WEBHOOK
+
+WEBHOOK_FORMATS = ("json", "discord", "slack")
+MAX_URL = 2048
+MAX_ADDRESS = 254
+_ADDRESS = re.compile(r"^[^@\s<>,;\"'()\[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.?)*[A-Za-z0-9]$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+# What a player can be told (server.notifications.events), as the API lists it.
+EVENT_KINDS = ("turn_started", "reminder", "last_one", "conflict", "game_over")
+
+
+class ChannelError(ValueError):
+    """A channel that cannot be used; the message says why in one line."""
+
+
+class TooManyChannels(ChannelError):
+    """The player has as many channels as the server allows."""
+
+
+def check_webhook(url: str, fmt: str = "json") -> tuple[str, str]:
+    """(url, format) of a usable webhook; ChannelError otherwise."""
+    if fmt not in WEBHOOK_FORMATS:
+        raise ChannelError(f"the webhook format must be one of {', '.join(WEBHOOK_FORMATS)}, not {fmt!r}")
+    url = url.strip()
+    if not url or len(url) > MAX_URL or _CONTROL.search(url) or " " in url:
+        raise ChannelError("a webhook needs a URL of at most 2048 characters, without spaces")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise ChannelError(f"that webhook URL cannot be read: {error}") from None
+    if parts.scheme not in ("http", "https"):
+        raise ChannelError(f"a webhook URL must start with http:// or https://, not {parts.scheme or url!r}")
+    if not parts.hostname:
+        raise ChannelError("that webhook URL names no host")
+    if parts.username or parts.password:
+        raise ChannelError("a webhook URL cannot carry a user name or password")
+    if port == 0:
+        raise ChannelError("that webhook URL names port 0")
+    return url, fmt
+
+
+def check_address(address: str) -> str:
+    """A usable e-mail address (one, without a display name); ChannelError otherwise."""
+    address = address.strip()
+    if not address or len(address) > MAX_ADDRESS or not _ADDRESS.match(address):
+        raise ChannelError(f"{address!r} is not an e-mail address (like name@example.org)")
+    return address
+
+
+def describe(kind: str, target: str, fmt: str) -> str:
+    """One line for a player's list of channels."""
+    if kind == WEBHOOK:
+        return f"webhook ({fmt}) {target}"
+    return f"e-mail {target}"
+
+
+def message_text(payload: dict[str, Any]) -> str:
+    """The event as one short message (Discord, Slack, the e-mail body's first line)."""
+    return f"{payload.get('title', '')}\n{payload.get('text', '')}".strip()
+
+
+def _slack_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def webhook_body(fmt: str, payload: dict[str, Any]) -> bytes:
+    """The JSON body a webhook of format `fmt` gets for this event."""
+    document: dict[str, Any]
+    if fmt == "discord":
+        document = {"content": message_text(payload)[:2000], "allowed_mentions": {"parse": []}}
+    elif fmt == "slack":
+        document = {"text": _slack_escape(message_text(payload))}
+    else:
+        document = payload
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def email_message(payload: dict[str, Any], sender: str, recipient: str, now: float) -> bytes:
+    """The e-mail of this event, as the bytes an SMTP relay is given."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = recipient
+    message["Subject"] = _CONTROL.sub(" ", str(payload.get("title", "Thousand Parsec")))[:200]
+    message["Date"] = formatdate(now, usegmt=True)
+    message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
+    message["X-TAE-Idempotency-Key"] = _CONTROL.sub(" ", str(payload.get("key", "")))
+    lines = [str(payload.get("text", ""))]
+    if payload.get("ranking"):
+        lines.append("")
+        for row in payload["ranking"]:
+            crown = " (winner)" if row.get("winner") else ""
+            lines.append(f"{row['place']}. {row['name']}: {row['final']}{crown}")
+    lines += ["", "--", "To stop these e-mails: tae-client notify off"]
+    message.set_content("\n".join(lines))
+    return message.as_bytes()
+
+
+__all__ = [
+    "EMAIL",
+    "WEBHOOK",
+    "WEBHOOK_FORMATS",
+    "EVENT_KINDS",
+    "ChannelError",
+    "TooManyChannels",
+    "check_address",
+    "check_webhook",
+    "describe",
+    "email_message",
+    "message_text",
+    "webhook_body",
+]

@@ -1,0 +1,251 @@
+"""What a player is told, built from one `GameSnapshot`: one `OutboxEntry` per event and player.
+
+Events (`kind`): "turn_started" (with the deadline, if any), "reminder" (the deadline is near
+and the player has not finished), "last_one" (everyone else who acts has finished),
+"conflict" (a war or revolt the player is in is queued or about to be fought), "game_over"
+(with the public final ranking), and "test" (a player tries their channels).
+
+Each payload holds only what that player may see: the game's public facts (turn, phase,
+deadline, players' names, leaders in a conflict, which are public on the board) and, once the
+game is over, the public ranking. Never an opponent's colonist kinds or scores before the end.
+Each carries an idempotency key, `"{game id}:{turn}:{kind}:{player id}"`, the same however
+often the event is derived, so the outbox keeps it once per channel and a receiver can drop
+repeats.
+
+The functions here are pure: they take the snapshot and `now` (the game clock's time).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ruleset import Phase
+
+from ..database.notification_outbox import OutboxEntry
+from ..snapshot import GameSnapshot
+from .channels import EVENT_KINDS
+
+TURN_STARTED, REMINDER, LAST_ONE, CONFLICT, GAME_OVER, TEST = (
+    "turn_started",
+    "reminder",
+    "last_one",
+    "conflict",
+    "game_over",
+    "test",
+)
+KINDS = (*EVENT_KINDS, TEST)  # EVENT_KINDS: the five above, in this order
+
+
+def idempotency_key(game_id: int, turn: int, kind: str, player: int) -> str:
+    return f"{game_id}:{turn}:{kind}:{player}"
+
+
+def coming_turn(snapshot: GameSnapshot) -> int:
+    """The number of the turn being played (turns played so far + 1)."""
+    return snapshot.turn + 1
+
+
+def utc_text(moment: float) -> str:
+    """`2026-12-01 20:00 UTC`: a deadline as every player reads it."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(moment))
+
+
+def duration_text(seconds: float) -> str:
+    """`2 d 3 h`, `4 h 10 min`, `5 min`, `40 s`."""
+    seconds = max(0, int(round(seconds)))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    if minutes:
+        return f"{minutes} min"
+    return f"{secs} s"
+
+
+def _deadline_fields(snapshot: GameSnapshot, now: float) -> dict[str, Any]:
+    deadline = snapshot.deadline
+    if deadline is None:
+        return {"deadline": None, "deadline_utc": None, "seconds_left": None}
+    return {
+        "deadline": round(deadline, 3),
+        "deadline_utc": utc_text(deadline),
+        "seconds_left": max(0, int(round(deadline - now))),
+    }
+
+
+def _deadline_sentence(snapshot: GameSnapshot, now: float) -> str:
+    if snapshot.deadline is None:
+        return "It ends when everyone has finished."
+    return (
+        f"It ends at {utc_text(snapshot.deadline)} "
+        f"(in {duration_text(snapshot.deadline - now)}) or when everyone has finished."
+    )
+
+
+def _entry(
+    snapshot: GameSnapshot,
+    player: int,
+    kind: str,
+    turn: int,
+    title: str,
+    text: str,
+    now: float,
+    **extra: Any,
+) -> OutboxEntry:
+    key = idempotency_key(snapshot.game_id, turn, kind, player)
+    payload: dict[str, Any] = {
+        "key": key,
+        "event": kind,
+        "game": snapshot.name,
+        "turn": turn,
+        "phase": snapshot.phase.value,
+        "player": snapshot.usernames.get(player, ""),
+        "title": title,
+        "text": text,
+        **_deadline_fields(snapshot, now),
+        **extra,
+    }
+    return OutboxEntry(snapshot.game_id, player, key, kind, payload)
+
+
+def turn_started(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
+    turn = coming_turn(snapshot)
+    combat = snapshot.phase is Phase.COMBAT
+    what = "a combat turn: your leader fights" if combat else "your orders are awaited"
+    title = f"{snapshot.name}: turn {turn} has started"
+    text = f"Turn {turn} of game {snapshot.name} has started ({what}). {_deadline_sentence(snapshot, now)}"
+    return _entry(snapshot, player, TURN_STARTED, turn, title, text, now)
+
+
+def reminder(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
+    turn = coming_turn(snapshot)
+    left = duration_text((snapshot.deadline or now) - now)
+    title = f"{snapshot.name}: turn {turn} ends in {left}"
+    text = (
+        f"Turn {turn} of game {snapshot.name} ends in {left}"
+        + (f", at {utc_text(snapshot.deadline)}" if snapshot.deadline is not None else "")
+        + ", and you have not finished it yet."
+    )
+    return _entry(snapshot, player, REMINDER, turn, title, text, now)
+
+
+def last_one(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
+    turn = coming_turn(snapshot)
+    title = f"{snapshot.name}: everyone else has finished turn {turn}"
+    text = (
+        f"Everyone else has finished turn {turn} of game {snapshot.name}: the turn ends as soon "
+        f"as you finish. {_deadline_sentence(snapshot, now)}"
+    )
+    return _entry(snapshot, player, LAST_ONE, turn, title, text, now)
+
+
+def conflict_signature(snapshot: GameSnapshot, player: int) -> tuple:
+    """The conflicts `player` is in, as comparable values (a change means news)."""
+    state = snapshot.state
+    signature = []
+    for index, conflict in enumerate(state.conflicts):
+        owners = (state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner)
+        if player in owners:
+            running = index == 0 and state.phase is Phase.COMBAT
+            signature.append(
+                (conflict.internal, int(conflict.kind), conflict.attacker, conflict.defender, running)
+            )
+    return tuple(signature)
+
+
+def _conflict_documents(snapshot: GameSnapshot, player: int) -> list[dict[str, Any]]:
+    state = snapshot.state
+    documents = []
+    for index, conflict in enumerate(state.conflicts):
+        attacker = state.fleets[conflict.attacker]
+        defender = state.fleets[conflict.defender]
+        if player not in (attacker.owner, defender.owner):
+            continue
+        mine, theirs = (attacker, defender) if attacker.owner == player else (defender, attacker)
+        documents.append(
+            {
+                "type": "revolt" if conflict.internal else "war",
+                "leader_kind": conflict.kind.label,
+                "role": "attacker" if mine is attacker else "defender",
+                "opponent": state.player(theirs.owner).name if state.has_player(theirs.owner) else "",
+                "running": index == 0 and state.phase is Phase.COMBAT,
+                "unification_system": None
+                if conflict.unification is None
+                else state.board.system_id(conflict.unification),
+            }
+        )
+    return documents
+
+
+def conflict(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry | None:
+    """The player's conflicts in the coming turn; None when they are in none."""
+    documents = _conflict_documents(snapshot, player)
+    if not documents:
+        return None
+    turn = coming_turn(snapshot)
+    lines = []
+    for doc in documents:
+        when = "is fought this turn" if doc["running"] else "is queued"
+        lines.append(f"a {doc['type']} of {doc['leader_kind']} leaders against {doc['opponent']} {when}")
+    title = f"{snapshot.name}: you are in a conflict (turn {turn})"
+    text = f"Game {snapshot.name}, turn {turn}: " + "; ".join(lines) + "."
+    return _entry(snapshot, player, CONFLICT, turn, title, text, now, conflicts=documents)
+
+
+def final_ranking(snapshot: GameSnapshot) -> list[dict[str, Any]]:
+    """The public result once the game is over: place, name, final score, winner, scores."""
+    from ..web.documents import ranking
+
+    rows = ranking(snapshot) or []
+    return [
+        {
+            "place": row["place"],
+            "name": row["name"],
+            "final": row["final"],
+            "winner": row["winner"],
+            "scores": row["scores"],
+        }
+        for row in rows
+    ]
+
+
+def game_over(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
+    result = snapshot.state.result
+    rows = final_ranking(snapshot)
+    winners = [row["name"] for row in rows if row["winner"]]
+    me = snapshot.usernames.get(player) or (
+        snapshot.state.player(player).name if snapshot.state.has_player(player) else ""
+    )
+    place = next((row["place"] for row in rows if row["name"] == me), None)
+    title = f"{snapshot.name}: the game is over"
+    text = (
+        f"Game {snapshot.name} is over after turn {snapshot.turn}. "
+        + (f"Winner: {', '.join(winners)}. " if winners else "")
+        + (f"You placed {place} of {len(rows)}." if place is not None else "")
+    ).strip()
+    return _entry(
+        snapshot,
+        player,
+        GAME_OVER,
+        snapshot.turn,
+        title,
+        text,
+        now,
+        reason=None if result is None else result.reason.value,
+        winners=winners,
+        ranking=rows,
+        place=place,
+    )
+
+
+def test_message(snapshot: GameSnapshot, player: int, now: float, nonce: str) -> OutboxEntry:
+    """A player's test of their channels (`nonce` makes each test a new event)."""
+    title = f"{snapshot.name}: test notification"
+    text = f"This is a test of your notifications for game {snapshot.name}."
+    entry = _entry(snapshot, player, TEST, coming_turn(snapshot), title, text, now)
+    key = f"{entry.key}:{nonce}"
+    return OutboxEntry(entry.game_id, player, key, TEST, {**entry.payload, "key": key})

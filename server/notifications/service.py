@@ -1,0 +1,152 @@
+"""A server's notifications, put together: the follower, the outbox, the delivery worker, and
+what the web API asks of them (a player's channels).
+
+`Notifications.follow(game)` is called for every game this process runs, wherever it came
+from (loaded at start, created later, claimed by a cluster node): `server.operator_desk`'s
+`restore_game` hands each one over through the desk's `watch`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from dataclasses import dataclass
+
+from twisted.internet import defer
+from twisted.internet.interfaces import IReactorTime
+from twisted.logger import Logger
+
+from ..database.notification_outbox import EMAIL, WEBHOOK, ChannelRow
+from ..snapshot import GameSnapshot
+from . import events
+from .channels import ChannelError, TooManyChannels, check_address, check_webhook, describe
+from .delivery import MailSender, WebhookSender
+from .follower import GameFollower
+from .outbox import Outbox
+from .settings import NotificationSettings
+from .worker import DeliveryWorker
+
+log = Logger()
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelView:
+    """A channel as its player sees it (the API's list)."""
+
+    id: int
+    kind: str
+    target: str
+    format: str
+
+    @classmethod
+    def of(cls, row: ChannelRow) -> ChannelView:
+        return cls(row.id, row.kind, row.target, row.format)
+
+    def document(self) -> dict:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "target": self.target,
+            "format": self.format,
+            "description": describe(self.kind, self.target, self.format),
+        }
+
+
+def worker_name(node: str | None = None) -> str:
+    """Who claims outbox rows: the cluster node's name, or host:pid."""
+    return node or f"{socket.gethostname()}:{os.getpid()}"
+
+
+class Notifications:
+    def __init__(
+        self,
+        store,
+        reactor,
+        settings: NotificationSettings,
+        *,
+        clock: IReactorTime | None = None,
+        name: str | None = None,
+        webhooks=None,
+        mail=None,
+        poll_interval: float = 1.0,
+        batch_delay: float | None = None,
+    ):
+        self.store = store
+        self.reactor = reactor
+        self.clock = clock or reactor
+        self.settings = settings
+        self.webhooks = webhooks or WebhookSender(reactor, settings.request_timeout)
+        self.mail = mail or MailSender(reactor, settings)
+        self.worker = DeliveryWorker(
+            store,
+            self.clock,
+            settings,
+            name=worker_name(name),
+            webhooks=self.webhooks,
+            mail=self.mail,
+            poll_interval=poll_interval,
+        )
+        self.outbox = Outbox(store, self.clock, on_stored=self.worker.wake)
+        if batch_delay is not None:
+            self.outbox.batch_delay = batch_delay
+        self.follower = GameFollower(self.outbox, self.clock, settings.reminder_lead)
+        self.started = False
+
+    # -- games -----------------------------------------------------------------------------
+
+    def follow(self, game) -> None:
+        if self.settings.enabled:
+            self.follower.follow(game)
+
+    def forget(self, game_id: int) -> None:
+        self.follower.forget(game_id)
+
+    def start(self) -> None:
+        if self.settings.enabled and not self.started:
+            self.started = True
+            self.worker.start()
+
+    async def stop(self) -> None:
+        """Stop following games, write the events not yet written, end the sends in flight."""
+        self.follower.stop()
+        await self.outbox.drain()
+        await self.worker.stop()
+        close = getattr(self.webhooks, "close", None)
+        if close is not None:
+            await defer.maybeDeferred(close)
+
+    # -- a player's channels (the web API) -------------------------------------------------
+
+    async def channels(self, game_id: int, player: int) -> list[ChannelView]:
+        rows = await self.store.notification_channels(game_id, player)
+        return [ChannelView.of(row) for row in rows]
+
+    async def add_webhook(self, game_id: int, player: int, url: str, fmt: str = "json") -> ChannelView:
+        url, fmt = check_webhook(url, fmt)
+        return await self._add(game_id, player, WEBHOOK, url, fmt)
+
+    async def add_email(self, game_id: int, player: int, address: str) -> ChannelView:
+        if not self.settings.email_enabled:
+            raise ChannelError("this server sends no e-mail (its operator set no SMTP relay)")
+        return await self._add(game_id, player, EMAIL, check_address(address), EMAIL)
+
+    async def _add(self, game_id: int, player: int, kind: str, target: str, fmt: str) -> ChannelView:
+        limit = self.settings.max_channels
+        channel, _ = await self.store.add_notification_channel(game_id, player, kind, target, fmt, limit)
+        if channel is None:
+            raise TooManyChannels(
+                f"you have {limit} channels already, the most this server allows: remove one first"
+            )
+        return ChannelView.of(channel)
+
+    async def remove(self, game_id: int, player: int, channel_id: int | None = None) -> int:
+        return int(await self.store.remove_notification_channels(game_id, player, channel_id))
+
+    async def test(self, snapshot: GameSnapshot, player: int) -> int:
+        """Queue a test notification to each of the player's channels; how many were queued."""
+        entry = events.test_message(snapshot, player, self.clock.seconds(), secrets.token_hex(4))
+        added = await self.store.enqueue_notifications([entry], self.clock.seconds())
+        if added:
+            self.worker.wake()
+        return int(added)

@@ -1,0 +1,170 @@
+"""The JSON API of a player's notification channels: who may, what is refused, and how."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from twisted.internet import defer
+
+from server.database import DatabaseStore, SynchronousDatabaseThread, upgrade
+from server.notifications.service import Notifications
+from server.notifications.settings import NotificationSettings
+from server.store import GameSetup
+from server.web import make_site
+from tests.support.deferreds import successResultOf
+
+from .helpers import Client, FakeDirectory, world
+from .test_api import basic
+
+
+class Sender:
+    def __init__(self):
+        self.sent: list[tuple[str, dict]] = []
+
+    def send(self, target, *rest):
+        self.sent.append((target, rest[-1]))
+        return defer.succeed(None)
+
+
+@pytest.fixture
+def site(tmp_path):
+    url = f"sqlite:///{tmp_path / 'tae.db'}"
+    upgrade(url)
+    store = DatabaseStore(url, thread=SynchronousDatabaseThread())
+    assert successResultOf(defer.maybeDeferred(store.create_game, GameSetup("Nebula"))) == 1
+    clock, game, _ = world()
+    settings = NotificationSettings(smtp_host="relay.invalid", max_channels=2).validate()
+    sender = Sender()
+    notifications = Notifications(
+        store, clock, settings, clock=clock, name="t", webhooks=sender, mail=sender, batch_delay=0
+    )
+    site = make_site(FakeDirectory(game), None, clock, secret=b"test-secret", notifications=notifications)
+    yield Client(site), clock, notifications, sender
+    store.engine.dispose()
+
+
+def put(client: Client, document, user="alice"):
+    return client.request(
+        "PUT",
+        "/api/games/Nebula/notifications",
+        json.dumps(document).encode(),
+        {"Content-Type": "application/json", **basic(user, user + "-pw")},
+    )
+
+
+def test_a_player_lists_adds_changes_and_removes_their_channels(site):
+    client, _, _, _ = site
+    answer = client.get("/api/games/Nebula/notifications", headers=basic("alice", "alice-pw"))
+    assert answer.status == 200 and answer.json()["channels"] == []
+    assert answer.json()["formats"] == ["json", "discord", "slack"] and answer.json()["email"] is True
+    assert put(client, {"webhook": "https://chat.example/h"}).status == 200
+    listing = put(client, {"webhook": "https://chat.example/h", "format": "slack"}).json()
+    assert [(c["kind"], c["format"]) for c in listing["channels"]] == [("webhook", "slack")]
+    listing = put(client, {"email": "alice@example.org"}).json()
+    assert [c["kind"] for c in listing["channels"]] == ["webhook", "email"]
+    # bob sees only his own
+    bobs = client.get("/api/games/Nebula/notifications", headers=basic("bob", "bob-pw")).json()
+    assert bobs["channels"] == []
+    first = listing["channels"][0]["id"]
+    assert (
+        client.request(
+            "DELETE", f"/api/games/Nebula/notifications/{first}", headers=basic("bob", "bob-pw")
+        ).status
+        == 404
+    )
+    gone = client.request(
+        "DELETE", f"/api/games/Nebula/notifications/{first}", headers=basic("alice", "alice-pw")
+    )
+    assert [c["kind"] for c in gone.json()["channels"]] == ["email"]
+    replaced = put(
+        client, {"channels": [{"kind": "webhook", "target": "http://127.0.0.1:9/x", "format": "discord"}]}
+    )
+    assert [(c["target"], c["format"]) for c in replaced.json()["channels"]] == [
+        ("http://127.0.0.1:9/x", "discord")
+    ]
+    cleared = client.request("DELETE", "/api/games/Nebula/notifications", headers=basic("alice", "alice-pw"))
+    assert cleared.json()["channels"] == []
+
+
+@pytest.mark.parametrize(
+    ("document", "status", "words"),
+    [
+        ({"webhook": "javascript:alert(1)"}, 400, "http:// or https://"),
+        ({"webhook": "https://x.example/", "format": "xml"}, 400, "json, discord, slack"),
+        ({"email": "not an address"}, 400, "not an e-mail address"),
+        ({"carrier_pigeon": "yes"}, 400, '{"webhook": URL}'),
+        ({"channels": "all"}, 400, "a list"),
+    ],
+)
+def test_what_cannot_be_used_is_refused_in_one_line(site, document, status, words):
+    client, _, _, _ = site
+    answer = put(client, document)
+    assert answer.status == status
+    error = answer.json()["error"]
+    assert words in error["message"] and "\n" not in error["message"] and error["name"] == "FRAME"
+
+
+def test_credentials_are_needed_and_the_limit_holds(site):
+    client, _, _, _ = site
+    anonymous = client.request(
+        "PUT",
+        "/api/games/Nebula/notifications",
+        b'{"webhook": "https://x.example/"}',
+        {"Content-Type": "application/json"},
+    )
+    assert anonymous.status == 401
+    assert put(client, {"webhook": "https://x.example/a"}, user="bob").status == 200
+    assert put(client, {"webhook": "https://x.example/b"}, user="bob").status == 200
+    third = put(client, {"webhook": "https://x.example/c"}, user="bob")
+    assert third.status == 409 and "most this server allows" in third.json()["error"]["message"]
+
+
+def test_a_test_notification_reaches_each_channel(site):
+    client, clock, notifications, sender = site
+    put(client, {"webhook": "https://x.example/a"})
+    put(client, {"email": "alice@example.org"})
+    answer = client.request(
+        "POST",
+        "/api/games/Nebula/notifications/test",
+        b"{}",
+        {"Content-Type": "application/json", **basic("alice", "alice-pw")},
+    )
+    assert answer.status == 202 and answer.json() == {"queued": 2}
+    clock.advance(0)
+    notifications.worker.wake()
+    clock.advance(0)
+    assert sorted(t for t, _ in sender.sent) == ["alice@example.org", "https://x.example/a"]
+    assert all(p["event"] == "test" and p["player"] == "alice" for _, p in sender.sent)
+
+
+def test_a_server_without_notifications_says_so():
+    clock, game, _ = world()
+    site = make_site(FakeDirectory(game), None, clock, secret=b"test-secret")
+    answer = Client(site).get("/api/games/Nebula/notifications", headers=basic("alice", "alice-pw"))
+    assert answer.status == 409 and answer.json()["error"]["message"] == "This server sends no notifications."
+
+
+def test_the_players_page_lists_adds_and_removes_channels(site):
+    from .helpers import log_in
+
+    client, _, notifications, _ = site
+    browser = log_in(client.site, "Nebula", "alice", "alice-pw")
+    page = browser.get("/games/Nebula/play").text
+    assert 'id="notifications"' in page and "No channels yet." in page
+    token = browser.csrf("/games/Nebula/play")
+    fields = {"csrf": token, "kind": "webhook", "target": "https://chat.example/<b>", "format": "discord"}
+    answer = browser.post_form("/games/Nebula/play/notify", fields)
+    assert answer.status == 303 and answer.header("location").endswith("/play#notifications")
+    page = browser.get("/games/Nebula/play").text
+    assert "webhook (discord) https://chat.example/&lt;b&gt;" in page  # escaped
+    assert "https://chat.example/<b>" not in page
+    refused = browser.post_form("/games/Nebula/play/notify", {**fields, "target": "ftp://x/"})
+    assert refused.status == 303
+    assert "must start with http:// or https://" in browser.get("/games/Nebula/play").text
+    (channel,) = successResultOf(defer.ensureDeferred(notifications.channels(1, 1)))
+    browser.post_form("/games/Nebula/play/notify-remove", {"csrf": token, "channel": str(channel.id)})
+    assert successResultOf(defer.ensureDeferred(notifications.channels(1, 1))) == []
+    forged = Client(client.site).post_form("/games/Nebula/play/notify", fields)
+    assert forged.status in (303, 400, 403)
+    assert successResultOf(defer.ensureDeferred(notifications.channels(1, 1))) == []
