@@ -33,6 +33,7 @@ from ruleset.orders import NOT_ALLOWED
 
 from . import catalogue
 from .accounts import split_login
+from .attendance import Presence
 from .directory import GameDirectory
 from .game import Game
 from .refusals import Refused, clipped
@@ -257,11 +258,19 @@ class Session:
 
     def _snapshot_published(self, snapshot: GameSnapshot) -> None:
         """News of the logged-in game: a timer announcement is pushed as TimeRemaining; a
-        player an operator removed may not stay logged in."""
-        if self.player in snapshot.removed_players and self.close is not None:
+        player an operator removed, or who resigned, may not stay logged in."""
+        gone = (
+            "removed"
+            if self.player in snapshot.removed_players
+            else "resigned"
+            if self.player is not None and snapshot.presence(self.player) is Presence.RESIGNED
+            else None
+        )
+        if gone is not None and self.close is not None:
             log.info(
-                "game {game}: closing the connection of removed player {player}",
+                "game {game}: closing the connection of {gone} player {player}",
                 game=snapshot.name,
+                gone=gone,
                 player=self.player,
             )
             self.connection_lost()

@@ -115,3 +115,15 @@ def test_removing_a_player_closes_their_connection_only():
     again = Wire(directory)
     again.one(tp.Connect("x"))
     assert isinstance(again.one(tp.Login("bob", "pw")), tp.Fail)
+
+
+def test_resigning_closes_the_players_connection_only():
+    directory, game = make_directory()
+    ann, bob = Wire(directory), Wire(directory)
+    ann.login("ann")
+    bob.login("bob")
+    resigned = []
+    game.resign(2).addCallback(resigned.append)
+    assert resigned, "the resignation is stored"
+    assert bob.transport.disconnecting and not ann.transport.disconnecting
+    assert isinstance(ann.one(tp.Ping()), tp.Okay)
