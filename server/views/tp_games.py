@@ -5,6 +5,7 @@ Both read one snapshot and the time `now` (the game clock's), given by the calle
 
 from __future__ import annotations
 
+import functools
 from importlib import metadata
 
 import protocol as tp
@@ -12,7 +13,9 @@ from protocol import Version
 from protocol.records import GameConnection, GameParam
 from ruleset import Phase
 
+from ..calendar_schedule import CalendarSchedule, ScheduleError
 from ..snapshot import GameSnapshot
+from ..turn_timer import TimerSettings
 from .universe import universe_of
 
 
@@ -42,7 +45,7 @@ def game_frame(snapshot: GameSnapshot, host: str, port: int, now: float) -> tp.G
         GameParam(P.OBJECTS, "", len(universe_of(snapshot).ids)),
         GameParam(P.TURN, "", snapshot.state.turn),
         GameParam(P.NEXT_TURN, "", next_turn),
-        GameParam(P.PERIOD, "", setup.timer.turn_length),
+        GameParam(P.PERIOD, "", turn_period(setup.timer, now)),
     )
     connections = (GameConnection("tp", host, host, port),)
     return tp.Game(
@@ -58,6 +61,33 @@ def game_frame(snapshot: GameSnapshot, host: str, port: int, now: float) -> tp.G
         "",
         setup.ctime,
     )
+
+
+WEEK_S = 7 * 86400
+
+
+def turn_period(timer: TimerSettings, now: float) -> int:
+    """The Game frame's period: seconds per turn. A calendar's is the mean gap between its
+    scheduled ends over the coming week (at least `turn_length`); other timers' is
+    `turn_length` (0: none)."""
+    if timer.kind != "calendar" or not timer.schedule.strip():
+        return timer.turn_length
+    return max(timer.turn_length, _calendar_period(timer.schedule, timer.time_zone, int(now) // 3600 * 3600))
+
+
+@functools.lru_cache(maxsize=256)
+def _calendar_period(schedule: str, zone: str, hour: float) -> int:
+    try:
+        calendar = CalendarSchedule.parse(schedule, zone)
+    except (ScheduleError, ValueError, KeyError):  # a stored setting was checked; be safe anyway
+        return 0
+    ends, moment = 0, hour
+    while True:
+        moment = calendar.next_end(moment)
+        if moment > hour + WEEK_S:
+            break
+        ends += 1
+    return WEEK_S // ends if ends else 0
 
 
 def turn_title(snapshot: GameSnapshot) -> str:

@@ -279,3 +279,13 @@ def test_a_timer_set_before_the_game_starts_arms_nothing_until_it_does():
 
 def defer_of(coroutine):
     return defer.ensureDeferred(coroutine)
+
+
+def test_the_game_frame_period_of_a_calendar_is_its_mean_gap():
+    from server.views.tp_games import turn_period
+
+    now = 1_790_000_000.0
+    three_a_week = TimerSettings(kind="calendar", schedule="Mon,Wed,Fri 20:00", time_zone="Europe/Berlin")
+    assert turn_period(three_a_week, now) == 7 * 86400 // 3
+    assert turn_period(TimerSettings(kind="calendar", schedule="12:00", turn_length=0), now) == 86400
+    assert turn_period(TimerSettings(kind="basic", turn_length=600), now) == 600
