@@ -111,7 +111,8 @@ class GameSnapshot:
 
     @property
     def turn(self) -> int:
-        """Turns played so far; the coming turn is `turn + 1`."""
+        """Turns played so far, which is the open turn's number as every tool shows it (the TP
+        Universe's turn counter: a game starts at turn 0)."""
         return self.state.turn
 
     @property

@@ -41,9 +41,10 @@ def idempotency_key(game_id: int, turn: int, kind: str, player: int) -> str:
     return f"{game_id}:{turn}:{kind}:{player}"
 
 
-def coming_turn(snapshot: GameSnapshot) -> int:
-    """The number of the turn being played (turns played so far + 1)."""
-    return snapshot.turn + 1
+def open_turn(snapshot: GameSnapshot) -> int:
+    """The number of the turn being played, as every tool shows it: the TP Universe's turn
+    counter (a game starts at turn 0; docs/operating.md, "Turn numbers")."""
+    return snapshot.turn
 
 
 def utc_text(moment: float) -> str:
@@ -113,7 +114,7 @@ def _entry(
 
 
 def turn_started(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
-    turn = coming_turn(snapshot)
+    turn = open_turn(snapshot)
     combat = snapshot.phase is Phase.COMBAT
     what = "a combat turn: your leader fights" if combat else "your orders are awaited"
     title = f"{snapshot.name}: turn {turn} has started"
@@ -122,7 +123,7 @@ def turn_started(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry
 
 
 def reminder(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
-    turn = coming_turn(snapshot)
+    turn = open_turn(snapshot)
     left = duration_text((snapshot.deadline or now) - now)
     title = f"{snapshot.name}: turn {turn} ends in {left}"
     text = (
@@ -134,7 +135,7 @@ def reminder(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
 
 
 def last_one(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
-    turn = coming_turn(snapshot)
+    turn = open_turn(snapshot)
     title = f"{snapshot.name}: everyone else has finished turn {turn}"
     text = (
         f"Everyone else has finished turn {turn} of game {snapshot.name}: the turn ends as soon "
@@ -186,7 +187,7 @@ def conflict(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry | N
     documents = _conflict_documents(snapshot, player)
     if not documents:
         return None
-    turn = coming_turn(snapshot)
+    turn = open_turn(snapshot)
     lines = []
     for doc in documents:
         when = "is fought this turn" if doc["running"] else "is queued"
@@ -223,7 +224,7 @@ def game_over(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
     place = next((row["place"] for row in rows if row["name"] == me), None)
     title = f"{snapshot.name}: the game is over"
     text = (
-        f"Game {snapshot.name} is over after turn {snapshot.turn}. "
+        f"Game {snapshot.name} is over after turn {max(0, snapshot.turn - 1)}. "
         + (f"Winner: {', '.join(winners)}. " if winners else "")
         + (f"You placed {place} of {len(rows)}." if place is not None else "")
     ).strip()
@@ -246,6 +247,6 @@ def test_message(snapshot: GameSnapshot, player: int, now: float, nonce: str) ->
     """A player's test of their channels (`nonce` makes each test a new event)."""
     title = f"{snapshot.name}: test notification"
     text = f"This is a test of your notifications for game {snapshot.name}."
-    entry = _entry(snapshot, player, TEST, coming_turn(snapshot), title, text, now)
+    entry = _entry(snapshot, player, TEST, open_turn(snapshot), title, text, now)
     key = f"{entry.key}:{nonce}"
     return OutboxEntry(entry.game_id, player, key, TEST, {**entry.payload, "key": key})

@@ -101,7 +101,7 @@ class GameFollower:
         watch.latest = snapshot
         now = self.clock.seconds()
         found: list[OutboxEntry] = []
-        turn = events.coming_turn(snapshot)
+        turn = events.open_turn(snapshot)
         new_turn = turn != watch.turn
         if new_turn:
             watch.turn = turn

@@ -161,14 +161,14 @@ def test_every_event_reaches_every_channel_once_through_restarts_and_outages(tmp
 
         g = game_id(web)
         first = Counter(
-            {("/ann", f"{g}:1:turn_started:1"): 1, ("ann@test.invalid", f"{g}:1:turn_started:1"): 1}
+            {("/ann", f"{g}:0:turn_started:1"): 1, ("ann@test.invalid", f"{g}:0:turn_started:1"): 1}
         )
-        first[("/bob", f"{g}:1:turn_started:2")] = 1
+        first[("/bob", f"{g}:0:turn_started:2")] = 1
         got = receivers.wait_for(first)
         assert all(got[k] == 1 for k in first), got
         discord = next(r for r in receivers.received() if r["path"] == "/bob")
         assert (
-            set(discord["body"]) == {"content", "allowed_mentions"} and "turn 1" in discord["body"]["content"]
+            set(discord["body"]) == {"content", "allowed_mentions"} and "turn 0" in discord["body"]["content"]
         )
 
         # the receivers go down; the turns go on at full speed (a hung webhook among them)
@@ -188,7 +188,7 @@ def test_every_event_reaches_every_channel_once_through_restarts_and_outages(tmp
         server = start_server(database_url, config, web_port)
         receivers.start()
         expected = Counter()
-        for turn in (1, 2, 3):
+        for turn in (0, 1, 2):  # turns as every tool numbers them: the game starts at turn 0
             expected[("/ann", f"{g}:{turn}:turn_started:1")] = 1
             expected[("ann@test.invalid", f"{g}:{turn}:turn_started:1")] = 1
             expected[("/bob", f"{g}:{turn}:turn_started:2")] = 1

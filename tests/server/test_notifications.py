@@ -130,17 +130,17 @@ def test_each_event_reaches_each_channel_exactly_once_also_across_a_restart(stor
     successResultOf(notifications.add_webhook(gid, 2, "http://127.0.0.1:9/bob"))
     join(game, "ann", "bob")  # two players: the first turn starts
     deliver(clock, notifications)
-    assert hooks.delivered_keys() == [f"{gid}:1:turn_started:1", f"{gid}:1:turn_started:2"]
-    assert mail.delivered_keys() == [f"{gid}:1:turn_started:1"]
+    assert hooks.delivered_keys() == [f"{gid}:0:turn_started:1", f"{gid}:0:turn_started:2"]
+    assert mail.delivered_keys() == [f"{gid}:0:turn_started:1"]
     started = hooks.sent[0][1]
     assert started["deadline"] == START + 600 and started["deadline_utc"].endswith("UTC")
-    assert started["player"] == "ann" and started["turn"] == 1
+    assert started["player"] == "ann" and started["turn"] == 0
 
     deliver(clock, notifications, 480)  # two minutes before the deadline: the reminders
-    assert f"{gid}:1:reminder:1" in mail.delivered_keys() and f"{gid}:1:reminder:2" in hooks.delivered_keys()
+    assert f"{gid}:0:reminder:1" in mail.delivered_keys() and f"{gid}:0:reminder:2" in hooks.delivered_keys()
     successResultOf(game.finish_turn(1))
     deliver(clock, notifications)
-    assert hooks.delivered_keys().count(f"{gid}:1:last_one:2") == 1
+    assert hooks.delivered_keys().count(f"{gid}:0:last_one:2") == 1
 
     # a restart in the middle of the turn derives the turn's events again: nothing twice
     notifications.follower.stop()
@@ -156,11 +156,12 @@ def test_each_event_reaches_each_channel_exactly_once_also_across_a_restart(stor
     successResultOf(game.finish_turn(2))  # the turn ends, and with it the game
     deliver(clock2, again)
     assert game.snapshot.over
-    anns = sorted([f"{gid}:1:turn_started:1", f"{gid}:1:reminder:1", f"{gid}:1:game_over:1"])
+    # turn 0 was the first and last: the game is over with turn 1 counted (the Universe's counter)
+    anns = sorted([f"{gid}:0:turn_started:1", f"{gid}:0:reminder:1", f"{gid}:1:game_over:1"])
     assert mail.delivered_keys() == anns
     assert hooks.delivered_keys("https://chat.example/hook") == anns
     assert hooks.delivered_keys("http://127.0.0.1:9/bob") == sorted(
-        [f"{gid}:1:turn_started:2", f"{gid}:1:reminder:2", f"{gid}:1:last_one:2", f"{gid}:1:game_over:2"]
+        [f"{gid}:0:turn_started:2", f"{gid}:0:reminder:2", f"{gid}:0:last_one:2", f"{gid}:1:game_over:2"]
     )
     over = next(p for t, p in hooks.sent if p["event"] == "game_over" and p["player"] == "bob")
     assert [row["name"] for row in over["ranking"]] and over["winners"]
@@ -183,7 +184,7 @@ def test_events_lost_before_they_were_written_come_back_at_the_next_start(store)
     again = service(store, clock, hooks)
     again.follow(restored(store, clock))
     deliver(clock, again)
-    assert hooks.delivered_keys() == [f"{game.id}:1:turn_started:2"]
+    assert hooks.delivered_keys() == [f"{game.id}:0:turn_started:2"]
 
 
 def test_a_turn_shorter_than_the_reminder_lead_has_no_reminder(store):
@@ -213,10 +214,10 @@ def test_a_new_turn_is_announced_with_its_deadline_to_every_player_who_acts(stor
     clock.advance(10)
     successResultOf(game.finish_turn(2))
     deliver(clock, notifications)
-    second = [p for _, p in hooks.sent if p["turn"] == 2 and p["event"] == "turn_started"]
+    second = [p for _, p in hooks.sent if p["turn"] == 1 and p["event"] == "turn_started"]
     assert sorted(p["player"] for p in second) == ["ann", "bob"]
     assert all(p["deadline"] == START + 10 + 600 for p in second)
-    assert "turn 2" in second[0]["text"].lower()
+    assert "turn 1" in second[0]["text"].lower()
 
 
 def test_the_game_keeps_its_pace_whatever_the_channels_do(store):
@@ -285,7 +286,7 @@ def test_a_channel_that_comes_back_gets_its_notification_once(store):
     join(game, "ann", "bob")
     for _ in range(6):
         deliver(clock, notifications, 30)
-    assert flaky.delivered_keys() == [f"{game.id}:1:turn_started:1"]
+    assert flaky.delivered_keys() == [f"{game.id}:0:turn_started:1"]
     (row,) = outbox_rows(store)
     assert row.attempts == 3 and row.delivered is not None and row.last_error
 
