@@ -68,8 +68,9 @@ def _queue(conn, game_id: int, kind: str, payload: dict[str, Any]) -> int:
 
 
 def _turn_to_end(conn, name: str) -> tuple[int, str]:
+    """The open turn (its number as every tool shows it) and the phase of game `name`."""
     summary = q.thd_game_summaries(conn, name)[0]
-    return summary.turn + 1, summary.phase
+    return summary.turn, summary.phase
 
 
 def _announce_claims(conn) -> None:
@@ -193,7 +194,7 @@ class ClusterBackend(LiveBackend):
         turn, phase = await self.store.read(_turn_to_end, placement.name)
         if phase == "over":
             raise CommandFailed(f"game {placement.name!r} is over")
-        return await self._ask_owner(game, "end_turn", {"turn": turn})
+        return await self._ask_owner(game, "end_turn", {"open_turn": turn})
 
     async def _ask_owner(self, game: str, kind: str, payload: dict[str, Any]) -> str:
         """Queue the request for the node that runs the game and wait for its answer."""

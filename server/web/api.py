@@ -200,7 +200,7 @@ class Api:
     async def orders(self, request, name: str) -> bytes:
         game = self.game(name)
         player = await self.caller(request, game)
-        return answer(request, {"turn": game.snapshot.turn + 1, "orders": my_orders(game.snapshot, player)})
+        return answer(request, {"turn": game.snapshot.turn, "orders": my_orders(game.snapshot, player)})
 
     # -- writes ----------------------------------------------------------------------------
 
