@@ -178,11 +178,22 @@ def test_a_node_name_is_used_once_and_nodes_need_postgresql(two_nodes, pg_url, t
     single = ServerProcess(pg_url, cwd=tmp_path)
     with pytest.raises(RuntimeError, match="another server is using this database .*cluster node"):
         single.start(timeout=30)
+    # (a free port: the check must not depend on whether 6923, the default, is taken)
+    listen = ("--listen", f"tcp:{free_port()}:interface=127.0.0.1")
     sqlite = tae_server(
-        "serve", "--node", "x", "--advertise", "127.0.0.1:1", "--database", f"sqlite:///{tmp_path / 'x.db'}"
+        "serve",
+        *listen,
+        "--node",
+        "x",
+        "--advertise",
+        "127.0.0.1:1",
+        "--database",
+        f"sqlite:///{tmp_path / 'x.db'}",
     )
     assert sqlite.returncode == 2 and "need a PostgreSQL database" in sqlite.stderr
-    wrong = tae_server("serve", "--node", "bad name", "--advertise", "127.0.0.1:1", "--database", pg_url)
+    wrong = tae_server(
+        "serve", *listen, "--node", "bad name", "--advertise", "127.0.0.1:1", "--database", pg_url
+    )
     assert wrong.returncode == 2 and "cluster.node" in wrong.stderr
     moved = tae_server("move-game", "tae", "nowhere", "--database", pg_url)
     assert moved.returncode == 1 and "no live node named 'nowhere'" in moved.stderr
