@@ -90,6 +90,8 @@ def describe_failure(error: BaseException) -> tuple[int, str]:
     if isinstance(error, RequestFailed):
         return EXIT_REFUSED, f"the server refused: {error.fail.message}"
     if isinstance(error, PlayerApiError):
+        if error.usage:
+            return EXIT_USAGE, str(error)
         if 400 <= error.status < 500:
             return EXIT_REFUSED, f"the server refused: {error}"
         return EXIT_CONNECTION, str(error)

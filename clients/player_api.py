@@ -9,8 +9,8 @@ docs/web.md). `PlayerApi` calls them with the same account name and password as 
     api.call("PUT", "notifications", {"webhook": "https://…"})
 
 The web address is the ``web_url`` setting (``--web-url``, ``$TAE_WEB_URL``), by default port 8080
-of the TP host. Without ``@GAME`` in the user name the game is the server's only game; a server
-with several asks for one. Every failure is a `PlayerApiError` with one line to show: the
+of the TP host. Without ``@GAME`` in the user name the game is the server's default game, as for a TP
+login. Every failure is a `PlayerApiError` with one line to show: the
 server's own refusal text when it gave one.
 """
 
@@ -33,9 +33,10 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024
 class PlayerApiError(ClientError):
     """A refused or failed call; ``status`` is the HTTP status (0 when there was no answer)."""
 
-    def __init__(self, message: str, status: int = 0):
+    def __init__(self, message: str, status: int = 0, *, usage: bool = False):
         super().__init__(message)
         self.status = status
+        self.usage = usage  # the command line must say more (tae-client exits 2)
 
 
 class PlayerApi:
@@ -117,14 +118,22 @@ class PlayerApi:
             ) from None
 
     def _only_game(self) -> str:
+        """The server's default game (the one a TP login without @GAME joins)."""
         games = self.request("GET", "/api/games")
-        names = [entry.get("name") for entry in games.get("games", [])] if isinstance(games, dict) else []
-        if len(names) == 1 and isinstance(names[0], str):
-            self.game = names[0]
-            return names[0]
+        entries = (
+            [e for e in games.get("games", []) if isinstance(e, dict)] if isinstance(games, dict) else []
+        )
+        names = [e.get("name") for e in entries if isinstance(e.get("name"), str)]
+        default = [e["name"] for e in entries if e.get("default") is True and isinstance(e.get("name"), str)]
+        if default or len(names) == 1:
+            self.game = default[0] if default else names[0]
+            return self.game
         if not names:
             raise PlayerApiError(f"the server at {self.base_url} has no game")
-        raise PlayerApiError(f"the server runs {len(names)} games: name one with --user NAME@GAME")
+        raise PlayerApiError(
+            f"the server runs {len(names)} games and none is its default: name one with --user NAME@GAME",
+            usage=True,
+        )
 
     def _refusal(self, error: urllib.error.HTTPError) -> str:
         try:

@@ -136,14 +136,15 @@ class WebSite:
         now = self.now()
         entries = [lobby_entry(game.snapshot, now) for game in self.games.ordered()]
         if self.relay is None or self.places is None or (request is not None and relayed_from(request)):
-            return entries
+            local_default = self.games.find(None)
+            return _marked(entries, local_default.snapshot.name if local_default is not None else None)
         known = {entry["name"] for entry in entries}
         for entry in await self.relay.listings():  # a game moving may be listed twice
             if entry["name"] not in known:
                 known.add(entry["name"])
                 entries.append(entry)
         default = self.places.default_name()
-        return sorted(entries, key=lambda e: (e["name"] != default, e["name"]))
+        return _marked(sorted(entries, key=lambda e: (e["name"] != default, e["name"])), default)
 
     def forget(self, game_id: int) -> None:
         """The game left this node (a cluster handed it over): its event streams end (the
@@ -157,6 +158,13 @@ class WebSite:
     def close(self) -> None:
         for feed in self.feeds.values():
             feed.close()
+
+
+def _marked(entries: list[dict[str, Any]], default: str | None) -> list[dict[str, Any]]:
+    """Each entry says whether it is the server's default game (a login without @GAME)."""
+    for entry in entries:
+        entry["default"] = entry["name"] == default
+    return entries
 
 
 def make_site(

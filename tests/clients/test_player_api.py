@@ -18,6 +18,7 @@ SEEN: list[tuple[str, str, str | None, object]] = []
 
 class FakeListener(BaseHTTPRequestHandler):
     games = ["alpha"]
+    default: str | None = None
 
     def log_message(self, *args):  # quiet
         pass
@@ -35,7 +36,8 @@ class FakeListener(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length)) if length else None
         SEEN.append((self.command, self.path, self.headers.get("Authorization"), body))
         if self.path == "/api/games":
-            return self._answer(200, {"games": [{"name": name} for name in self.games]})
+            entries = [{"name": name, "default": name == self.default} for name in self.games]
+            return self._answer(200, {"games": entries})
         if self.path.endswith("/refused"):
             return self._answer(409, {"error": {"code": 1, "name": "X", "message": "Not on a Sunday."}})
         if self.path.endswith("/nothing"):
@@ -58,6 +60,7 @@ def listener():
     thread.start()
     SEEN.clear()
     FakeListener.games = ["alpha"]
+    FakeListener.default = None
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
@@ -80,10 +83,18 @@ def test_without_a_game_the_only_game_is_used(listener):
     assert SEEN[-1][1] == "/api/games/alpha/me"
 
 
-def test_several_games_ask_for_one(listener):
+def test_several_games_mean_the_default_one(listener):
     FakeListener.games = ["alpha", "beta"]
-    with pytest.raises(PlayerApiError, match="runs 2 games: name one with --user NAME@GAME"):
+    FakeListener.default = "beta"
+    PlayerApi(listener, "alice", "pw", None, timeout=5).call("GET", "me")
+    assert SEEN[-1][1] == "/api/games/beta/me"
+
+
+def test_several_games_without_a_default_ask_for_one(listener):
+    FakeListener.games = ["alpha", "beta"]
+    with pytest.raises(PlayerApiError, match="runs 2 games and none is its default") as raised:
         PlayerApi(listener, "alice", "pw", None, timeout=5).call("GET", "me")
+    assert raised.value.usage
 
 
 def test_refusal_is_the_servers_text(listener):

@@ -63,3 +63,29 @@ def test_no_web_listener_is_a_connection_error(running):
     tp_port, _ = running
     result = passwd(tp_port, free_port(), "first-password", "second-password")
     assert result.exit_code == 3 and "cannot reach the web listener" in result.output
+
+
+def test_without_a_game_name_the_servers_default_game_is_meant(running, tmp_path):
+    from server.cli import cli as server_cli
+
+    tp_port, web_port = running
+    made = CliRunner().invoke(
+        server_cli, ["create-game", "autumn", "--database", f"sqlite:///{tmp_path / 'tae.db'}"]
+    )
+    assert made.exit_code == 0, made.output
+    import json
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + 15
+    while True:  # the running server loads the new game within a second or so
+        with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/api/games", timeout=5) as answer:
+            games = json.load(answer)["games"]
+        if len(games) == 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert sorted(g["name"] for g in games) == ["autumn", "tae"]
+    assert [g["name"] for g in games if g["default"]] == ["tae"]
+    result = passwd(tp_port, web_port, "first-password", "second-password")
+    assert result.exit_code == 0, result.output
+    assert isinstance(tp_login(tp_port, "ann", "second-password"), tp.Okay)
