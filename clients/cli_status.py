@@ -80,6 +80,7 @@ def _scores_dict(scores: Scores | None) -> dict | None:
         "artifacts": scores.artifacts,
         "final": scores.final,
         "turn": scores.turn,
+        "artifacts_distributed": scores.distributed,
     }
 
 
@@ -127,7 +128,9 @@ def render_status(console: Console, data: dict) -> None:
         table.add_row(
             "scores",
             f"M {scores['money']}  T {scores['technology']}  P {scores['people']}  "
-            f"R {scores['raw_materials']}  A {scores['artifacts']}  (final {scores['final']})",
+            f"R {scores['raw_materials']}  A {scores['artifacts']}"
+            + (" distributed" if scores.get("artifacts_distributed") else "")
+            + f"  (final {scores['final']})",
         )
     else:
         table.add_row("scores", "none yet")

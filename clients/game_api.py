@@ -150,7 +150,14 @@ class TaeGame:
         return [entry[3] for entry in found]
 
     def scores(self) -> Scores | None:
-        """My scores from the latest "Turn complete" message (None before the first)."""
+        """My scores from the latest "Turn complete" message (None before the first); once the
+        game is over, my final standing from "GAME OVER!" (the turn that ended the game has no
+        "Turn complete" of its own)."""
+        ended = self.game_over
+        mine = ended.standing_of(self.player_id) if ended is not None else None
+        if ended is not None and mine is not None:
+            money, technology, people, raw = mine.categories
+            return Scores(money, technology, people, raw, mine.artifacts, ended.turn, distributed=True)
         for message in reversed(self.messages(TURN_COMPLETE)):
             scores = parse_scores(message.body, message.turn)
             if scores is not None:

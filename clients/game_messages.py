@@ -76,14 +76,21 @@ _SCORE_KEYS = {
 def parse_scores(body: str, turn: int = 0) -> Scores | None:
     """Parse "Your Current Score: \\nMoney: m\\nTechnology: t\\nPeople: p\\nRaw Materials: r\\n
     Alien Artifacts: a"; None if any of the five lines is missing."""
-    values = {}
+    values: dict[str, int] = {}
     for label, number in _SCORE_LINE.findall(body):
         key = _SCORE_KEYS.get(label.strip().lower())
         if key is not None:
             values[key] = int(number)
     if len(values) != len(_SCORE_KEYS):
         return None
-    return Scores(turn=turn, **values)
+    return Scores(
+        values["money"],
+        values["technology"],
+        values["people"],
+        values["raw_materials"],
+        values["artifacts"],
+        turn,
+    )
 
 
 # ------------------------------------------------------------------------------------------------

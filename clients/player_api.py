@@ -123,11 +123,12 @@ class PlayerApi:
         entries = (
             [e for e in games.get("games", []) if isinstance(e, dict)] if isinstance(games, dict) else []
         )
-        names = [e.get("name") for e in entries if isinstance(e.get("name"), str)]
-        default = [e["name"] for e in entries if e.get("default") is True and isinstance(e.get("name"), str)]
+        names: list[str] = [e["name"] for e in entries if isinstance(e.get("name"), str)]
+        default = [e["name"] for e in entries if e.get("default") is True and e.get("name") in names]
         if default or len(names) == 1:
-            self.game = default[0] if default else names[0]
-            return self.game
+            chosen: str = default[0] if default else names[0]
+            self.game = chosen
+            return chosen
         if not names:
             raise PlayerApiError(f"the server at {self.base_url} has no game")
         raise PlayerApiError(

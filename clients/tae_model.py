@@ -85,7 +85,8 @@ def parse_system_name(name: str) -> tuple[int, int] | None:
 
 @dataclass(frozen=True, slots=True)
 class Scores:
-    """A player's scores as reported in a "Turn complete" message (R27: only there)."""
+    """A player's scores as reported in a "Turn complete" message (R27: only there), or, once the
+    game is over, as its final ranking gives them (`distributed`)."""
 
     money: int
     technology: int
@@ -93,6 +94,9 @@ class Scores:
     raw_materials: int
     artifacts: int
     turn: int = 0
+    # True for the final standing of a game that is over: the artifacts are already counted in
+    # the categories (R25 distributes them), so `final` is the lowest category.
+    distributed: bool = False
 
     @property
     def by_kind(self) -> dict[ColonyKind, int]:
@@ -107,6 +111,8 @@ class Scores:
     def final(self) -> int:
         """The end-of-game score (R25): artifacts fill the lowest categories, then the minimum."""
         values = sorted(self.by_kind.values())
+        if self.distributed:
+            return values[0]
         for _ in range(self.artifacts):
             values[0] += 1
             values.sort()

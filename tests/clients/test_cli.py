@@ -103,6 +103,7 @@ def test_status_after_a_turn_shows_scores(server, world):
         "raw_materials": 3,
         "artifacts": 1,
         "final": 1,
+        "artifacts_distributed": False,
         "turn": 1,
     }
     assert "M 2  T 1  P 0  R 3  A 1  (final 1)" in invoke(server, "status").stdout

@@ -226,7 +226,12 @@ def test_status_after_the_game_shows_why_and_the_ranking(version, server, world)
         "raw_materials": 2,
         "artifacts": 1,
     }
+    # my scores are my final standing (the turn that ended the game reported no others)
+    mine = data["scores"]
+    assert (mine["money"], mine["technology"], mine["people"], mine["raw_materials"]) == (4, 5, 4, 6)
+    assert mine["artifacts"] == 2 and mine["artifacts_distributed"] and mine["final"] == 4
     text = invoke(server, "status", version=version).stdout
     assert "GAME OVER (turn 0)" in text and "The game ended because only 1 alien artifact" in text
+    assert "A 2 distributed  (final 4)" in text
     rows = [line.split() for line in text.splitlines() if line.strip()[:2] in ("1 ", "2 ")]
     assert rows == [["1", "alice", "4", "4", "5", "4", "6", "2"], ["2", "bob", "2", "2", "3", "7", "2", "1"]]
