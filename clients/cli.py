@@ -207,6 +207,7 @@ def show_settings(as_json):
             else f", CA {tls['ca_file'] or 'system store'}"
         )
     click.echo(f"{'tls':<9} {text}  ({tls['sources']['tls']})")
+    click.echo(f"{'web_url':<9} {data['web_url']}  ({data['sources']['web_url']})")
     click.echo(f"{'config':<9} {data['config'] or '-'}")
 
 

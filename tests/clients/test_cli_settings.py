@@ -207,3 +207,12 @@ def test_a_missing_command_is_a_one_line_usage_error():
         2,
         "tae-client: missing command (see 'tae-client order --help')\n",
     )
+
+
+def test_settings_text_shows_the_web_address():
+    result = CliRunner().invoke(cli, ["--host", "tae.example.org", "settings"], env={"TAE_CLIENT_CONFIG": ""})
+    assert "web_url   http://tae.example.org:8080  (default)" in result.stdout
+    given = CliRunner().invoke(
+        cli, ["--web-url", "https://w.example.org", "settings"], env={"TAE_CLIENT_CONFIG": ""}
+    )
+    assert "web_url   https://w.example.org  (flag)" in given.stdout
