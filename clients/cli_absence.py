@@ -85,4 +85,4 @@ def resign(yes, as_json):
             err=True,
         )
     seat = api.call("POST", "resign", {"confirm": True})
-    say(run, as_json, seat, f"{api.username} resigned: {seat_line(seat)}")
+    say(run, as_json, seat, f"{api.username}: {seat_line(seat)}")
