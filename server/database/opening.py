@@ -43,7 +43,20 @@ def one_line(error: BaseException) -> str:
     return text[0] if text else type(error).__name__
 
 
+SUPPORTED = ("sqlite", "postgresql")
+
+
 def unusable(url: str, error: BaseException) -> UnusableURL:
+    try:
+        backend = make_url(url).get_backend_name()
+    except Exception:
+        backend = None
+    if backend is not None and backend not in SUPPORTED:
+        return UnusableURL(
+            f"database: cannot use {shown_url(url)!r}: the server keeps its games in SQLite "
+            "(sqlite:///FILE) or PostgreSQL (postgresql+psycopg://USER@HOST/NAME), not "
+            f"{backend}"
+        )
     return UnusableURL(f"database: cannot use {shown_url(url)!r}: {one_line(error)}")
 
 

@@ -362,3 +362,9 @@ def test_turn_lengths_are_durations(tmp_path):
     assert '"turn_length": 86400' in listed.output
     bad = CliRunner().invoke(cli, ["create-game", "other", "--turn-length", "soon", "--database", url])
     assert bad.exit_code == 2 and "is not a duration" in bad.output
+
+
+def test_a_database_of_another_kind_is_named_as_unsupported(capsys):
+    code, _, err = run(capsys, "list-games", "--database", "mysql://tae@localhost/tae")
+    assert code != 0 and "SQLite (sqlite:///FILE) or PostgreSQL" in err and "not mysql" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
