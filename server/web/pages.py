@@ -232,11 +232,11 @@ class Pages:
     async def login(self, request, name: str) -> bytes:
         game = self.web.game(name)
         browser = Browser(self.web, request)
-        fields = browser.form()
         snapshot = game.snapshot
         address = client_address(request)
-        username = fields.get("username", "")
         try:
+            fields = browser.form()
+            username = fields.get("username", "")
             if self.web.brake.blocked(address):
                 raise Refused(TOO_MANY_LOGINS)
             player = await defer.maybeDeferred(game.authenticate, username, fields.get("password", ""))

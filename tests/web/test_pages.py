@@ -107,6 +107,20 @@ def test_a_wrong_password_is_refused_with_tps_reason():
     assert "tae_session" not in client.cookies
 
 
+def test_a_login_without_its_csrf_token_is_refused_with_the_reason_not_a_500():
+    _, _, site = world()
+    client = Client(site)
+    fields = {"username": "alice", "password": "alice-pw"}
+    answer = client.post_form("/games/Nebula/login", fields)  # no token, no cookie (curl -d ...)
+    assert answer.status == 403
+    assert "This form has expired; reload the page and try again." in answer.text
+    assert "tae_session" not in client.cookies
+    stale = client.post_form("/games/Nebula/login", {**fields, "csrf": "stale"})
+    assert stale.status == 403 and "expired" in stale.text
+    token = client.csrf("/games/Nebula")  # the refusal's page carries a good token
+    assert client.post_form("/games/Nebula/login", {**fields, "csrf": token}).status == 303
+
+
 def test_a_form_without_its_csrf_token_is_refused():
     _, game, site = world()
     alice = log_in(site, "Nebula", "alice", "alice-pw")
