@@ -141,13 +141,13 @@ class Api:
             return found[1]
         username, password = basic_credentials(request)
         address = client_address(request)
-        if self.web.brake.blocked(address):
+        if self.web.brake.blocked(address, username):
             raise refusal(TOO_MANY_LOGINS)
         try:
             return await defer.maybeDeferred(game.authenticate, username, password)
         except Refused as refused:
             if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address)
+                self.web.brake.failed(address, username)
             raise
 
     # -- reads -----------------------------------------------------------------------------
@@ -280,13 +280,13 @@ class Api:
             raise refusal(Problem(ProblemCode.FRAME, 'Send {"new_password": "..."}.'))
         username, password = basic_credentials(request)
         address = client_address(request)
-        if self.web.brake.blocked(address):
+        if self.web.brake.blocked(address, username):
             raise refusal(TOO_MANY_LOGINS)
         try:
             await defer.maybeDeferred(game.change_password, username, password, new_password)
         except Refused as refused:
             if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address)
+                self.web.brake.failed(address, username)
             raise
         request.setResponseCode(204)
         return b""

@@ -234,15 +234,16 @@ class Pages:
         browser = Browser(self.web, request)
         snapshot = game.snapshot
         address = client_address(request)
+        username = ""
         try:
             fields = browser.form()
             username = fields.get("username", "")
-            if self.web.brake.blocked(address):
+            if self.web.brake.blocked(address, username):
                 raise Refused(TOO_MANY_LOGINS)
             player = await defer.maybeDeferred(game.authenticate, username, fields.get("password", ""))
         except Refused as refused:
             if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address)
+                self.web.brake.failed(address, username)
             return await self.game(request, name, refused.problem)
         await actions.seat_taken_back(game, player)
         browser.add_login(snapshot.name, player, username)

@@ -11,7 +11,8 @@
   so a token is worthless in another browser or after the session changes.
 * API tokens are signed, not stored: `game`, `player` and the issue time under an HMAC with the
   site's secret. They survive a restart when the secret is configured; they expire.
-* `LoginBrake` refuses logins from an address after too many failures in a short time.
+* `LoginBrake` refuses logins from an address after too many failures in a short time, and
+  logs every failure and refusal (address and account name, never the password; rate-limited).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from dataclasses import dataclass, field
 from twisted.internet.interfaces import IReactorTime
 
 from ruleset import Problem, ProblemCode
+
+from ..failed_login_log import FailedLoginLog
 
 SESSION_COOKIE = b"tae_session"
 CSRF_COOKIE = b"tae_csrf"
@@ -174,13 +177,21 @@ class SessionStore:
 
 class LoginBrake:
     """At most `limit` failed logins per address in `window` seconds; then refuse until the
-    oldest failure leaves the window."""
+    oldest failure leaves the window. Every failure and every refusal is logged through
+    `failure_log` (the server's, shared with TP logins: rate-limited per address)."""
 
-    def __init__(self, clock: IReactorTime, limit: int = 10, window: float = 600):
+    def __init__(
+        self,
+        clock: IReactorTime,
+        limit: int = 10,
+        window: float = 600,
+        failure_log: FailedLoginLog | None = None,
+    ):
         self.clock = clock
         self.limit = limit
         self.window = window
         self.failures: dict[str, list[float]] = {}
+        self.failure_log = failure_log if failure_log is not None else FailedLoginLog(clock)
 
     def _recent(self, address: str) -> list[float]:
         cutoff = self.clock.seconds() - self.window
@@ -191,10 +202,16 @@ class LoginBrake:
             self.failures.pop(address, None)
         return recent
 
-    def blocked(self, address: str) -> bool:
-        return len(self._recent(address)) >= self.limit
+    def blocked(self, address: str, name: str) -> bool:
+        """Whether a login from `address` (for account `name`, for the log) is refused untried."""
+        if len(self._recent(address)) < self.limit:
+            return False
+        self.failure_log.failed(address, name, "web; refused untried: too many failures from this address")
+        return True
 
-    def failed(self, address: str) -> None:
+    def failed(self, address: str, name: str) -> None:
+        """A web login from `address` for account `name` failed."""
+        self.failure_log.failed(address, name, "web")
         self._recent(address)
         self.failures.setdefault(address, []).append(self.clock.seconds())
         if len(self.failures) > MAX_SESSIONS:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from twisted.logger import formatEvent, globalLogPublisher
+
 from ruleset import OrderType
 
 from .helpers import Client, log_in, world
@@ -119,6 +121,25 @@ def test_a_login_without_its_csrf_token_is_refused_with_the_reason_not_a_500():
     assert stale.status == 403 and "expired" in stale.text
     token = client.csrf("/games/Nebula")  # the refusal's page carries a good token
     assert client.post_form("/games/Nebula/login", {**fields, "csrf": token}).status == 303
+
+
+def test_failed_web_and_api_logins_are_logged_with_address_and_name_never_the_password():
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        _, _, site = world()
+        client = Client(site)
+        token = client.csrf("/games/Nebula")
+        client.post_form("/games/Nebula/login", {"csrf": token, "username": "alice", "password": "s3cret-x"})
+        client.get("/api/games/Nebula/me", headers={"Authorization": "Basic Ym9iOnMzY3JldC15"})  # bob
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    lines = [formatEvent(e) for e in events if "failed login" in str(e.get("log_format", ""))]
+    assert lines == [
+        "failed login from 127.0.0.1 for 'alice' (web)",
+        "failed login from 127.0.0.1 for 'bob' (web)",
+    ]
+    assert not any("s3cret" in formatEvent(e) for e in events)
 
 
 def test_a_form_without_its_csrf_token_is_refused():
