@@ -186,7 +186,7 @@ class Api:
                 "width": picture.width,
                 "height": picture.height,
                 "systems": [system_document(s) for s in picture.systems],
-                "summary": summary_document(book.summaries[number - 1]),
+                "summary": summary_document(book.summaries[number]),
             },
         )
 

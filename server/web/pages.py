@@ -211,8 +211,8 @@ class Pages:
             turn=number,
             last=snapshot.turn,
             phase=record.state.phase.value,
-            map_svg=Markup(render_map(picture, label=f"Galaxy map after turn {number - 1}")),
-            summary=summary_document(book.summaries[number - 1]),
+            map_svg=Markup(render_map(picture, label=f"Galaxy map after turn {number}")),
+            summary=summary_document(book.summaries[number]),
         )
 
     def map_svg(self, request, name: str) -> bytes:

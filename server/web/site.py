@@ -113,13 +113,15 @@ class WebSite:
         return feed
 
     async def past_turn(self, snapshot: GameSnapshot, turn: int) -> tuple[TurnRecord, Galaxy]:
-        """The stored record of a played turn and its public map; HTTPFailure 404 otherwise."""
-        if not 1 <= turn <= snapshot.turn or self.archive is None:
+        """The stored record of played turn `turn` (its TP number: the first is 0; the record
+        is the state after it ended) and its public map; HTTPFailure 404 otherwise."""
+        if not 0 <= turn < snapshot.turn or self.archive is None:
             raise HTTPFailure(404, b"No such turn")
         key = (snapshot.game_id, turn)
         cached = self._past.get(key)
         if cached is None:
-            record = await defer.maybeDeferred(self.archive.turn_record, snapshot.game_id, turn)
+            # the archive counts the turns played: turn N is the (N + 1)-th
+            record = await defer.maybeDeferred(self.archive.turn_record, snapshot.game_id, turn + 1)
             if record is None:
                 raise HTTPFailure(404, b"No such turn")
             cached = (record, galaxy(record.state.board, visible_to(record.state, 0)))

@@ -188,11 +188,14 @@ def test_history_and_past_turns():
     game.end_turn()
     client = Client(site)
     (turn,) = client.get("/api/games/Nebula/history").json()["turns"]
-    assert turn["turn"] == 1 and any("alice placed a settler colony" in line for line in turn["lines"])
-    past = client.get("/api/games/Nebula/turns/1").json()
+    # turns are numbered as everywhere else (TP's turn counter): the first turn is turn 0
+    assert turn["turn"] == 0 and any("alice placed a settler colony" in line for line in turn["lines"])
+    past = client.get("/api/games/Nebula/turns/0").json()
+    assert past["turn"] == 0 and past["summary"]["turn"] == 0
     assert next(s for s in past["systems"] if s["id"] == target)["colony"] == "settler"
-    assert client.get("/api/games/Nebula/turns/2").json()["error"]["message"] == "No such turn"
-    assert client.get("/api/games/Nebula").json()["last_turn"]["turn"] == 1
+    assert client.get("/api/games/Nebula/turns/1").json()["error"]["message"] == "No such turn"
+    document = client.get("/api/games/Nebula").json()
+    assert document["turn"] == 1 and document["last_turn"]["turn"] == 0
     assert client.get("/api/nothing").status == 404
 
 

@@ -80,7 +80,7 @@ def test_unknown_games_turns_and_paths_are_404():
     _, _, site = world()
     client = Client(site)
     assert client.get("/games/Nope").status == 404
-    assert client.get("/games/Nebula/turns/1").status == 404
+    assert client.get("/games/Nebula/turns/0").status == 404  # no turn played yet
     assert client.get("/nowhere").status == 404
     assert client.get("/static/../site.py").status == 404
     assert client.request("DELETE", "/games/Nebula").status == 405
@@ -245,7 +245,7 @@ def test_removing_an_order_and_finishing_the_turn():
     assert game.state.turn == 1 and game.state.colonies.get(game.state.board.cell_of_object(target))
     page = Client(site).get("/games/Nebula").text
     assert "alice placed a settler colony on" in page
-    assert 'href="/games/Nebula/turns/1"' in page
+    assert 'href="/games/Nebula/turns/0"' in page  # the first turn is turn 0
 
 
 def test_a_past_turn_shows_the_map_as_it_was():
@@ -256,14 +256,19 @@ def test_a_past_turn_shows_the_map_as_it_was():
     game.end_turn()
     game.end_turn()
     client = Client(site)
-    page = client.get("/games/Nebula/turns/1")
-    # page N shows the Nth turn played: turn N - 1, as TP clients number turns from 0
+    page = client.get("/games/Nebula/turns/0")
+    # page N shows turn N, numbered as TP clients and the logs number turns: the first is 0
     assert page.status == 200 and "after turn 0" in page.text and "What turn 0 did" in page.text
     assert "alice placed a settler colony" in page.text
-    assert client.get("/games/Nebula/turns/2").text.count("placed a") == 0
-    assert client.get("/games/Nebula/turns/3").status == 404
+    assert "Turn 1 was a <b>normal</b> turn." in page.text
+    assert 'href="/games/Nebula/turns/1">turn 1 →' in page.text and "← turn" not in page.text
+    second = client.get("/games/Nebula/turns/1").text
+    assert second.count("placed a") == 0 and "after turn 1" in second and "Turn 2 is a" in second
+    assert 'href="/games/Nebula/turns/0">← turn 0' in second and "turn 2 →" not in second
+    assert client.get("/games/Nebula/turns/2").status == 404  # turn 2 is the open one
     history = client.get("/games/Nebula/history").text
-    assert "Turn 0</a>" in history and "Turn 1</a>" in history and "Turn 2</a>" not in history
+    assert 'href="/games/Nebula/turns/0">Turn 0</a>' in history
+    assert 'href="/games/Nebula/turns/1">Turn 1</a>' in history and "Turn 2</a>" not in history
 
 
 def test_joining_from_the_lobby_creates_the_account_and_logs_in():
