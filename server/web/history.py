@@ -36,8 +36,8 @@ class TurnSummary:
 def summarise(
     turn: int, before: GameState | None, after: GameState, events: tuple[Event, ...]
 ) -> TurnSummary:
-    """The public lines of turn `turn` (its TP number, from 0) from its events; `before` (the state it started from, when
-    known) names a conflict's loser."""
+    """The public lines of turn `turn` (its TP number, from 0) from its events; `before` (the
+    state it started from, when known) names a conflict's loser."""
     names = {p.id: p.name for p in after.players}
     board = after.board
 
