@@ -108,6 +108,15 @@ def test_insert_probe_remove_and_finish():
         "/api/games/Nebula/orders", {"fleet": settler.id, "type": "Colonize", "target": target}, auth
     )
     assert again.status == 201
+    client.post_json("/api/games/Nebula/orders/remove", {"fleet": settler.id, "slot": 0}, auth)
+    lower = client.post_json(  # names in any case, as docs/web.md says
+        "/api/games/Nebula/orders/probe", {"fleet": settler.id, "type": " colonize", "target": target}, auth
+    )
+    assert lower.json() == {"ok": True}
+    numbered = client.post_json(
+        "/api/games/Nebula/orders/probe", {"fleet": settler.id, "type": "1", "target": target}, auth
+    )
+    assert numbered.json() == {"ok": True}
     assert client.post_json("/api/games/Nebula/finish", {}, auth).json()["finished"] is True
     assert game.snapshot.finished == frozenset({1})
 
@@ -129,6 +138,19 @@ def test_every_refusal_is_tps_code_and_reason():
         ),
         ({"fleet": first_colonist(game, 1).id, "type": 9, "target": target}, 404, 4, "No such order type"),
         ({"fleet": "x", "target": target}, 400, 1, "'fleet' must be a whole number."),
+        (
+            {"fleet": first_colonist(game, 1).id, "type": "Bogus", "target": target},
+            400,
+            1,
+            "unknown order type 'Bogus' (Colonize, ColonizeMining, Move, Attack, Reinforce; "
+            "or the type's number).",
+        ),
+        (
+            {"fleet": first_colonist(game, 1).id, "type": "MOVE", "target": target},
+            409,
+            3,
+            "Not allowed to add that order type.",
+        ),
         ({"target": target}, 400, 1, "'fleet' is missing."),
     ]
     for fields, status, code, message in cases:
