@@ -51,6 +51,15 @@ NO_CREDENTIALS = Problem(
     ProblemCode.PERMISSION_DENIED,
     "Log in with HTTP Basic (account name and password) or Authorization: Bearer TOKEN.",
 )
+TOKEN_NEEDS_PASSWORD = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "A token is got with HTTP Basic (account name and password); another token is not enough.",
+)
+PASSWORD_NEEDS_PASSWORD = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "Changing the password needs HTTP Basic with the current password (account name and password); "
+    "a token is not enough.",
+)
 BAD_TOKEN = Problem(
     ProblemCode.PERMISSION_DENIED, "That token is not valid for this game (or it has expired)."
 )
@@ -70,7 +79,8 @@ def error_document(problem: Problem) -> dict[str, Any]:
 
 
 def refusal(problem: Problem) -> HTTPFailure:
-    status = 401 if problem in (BAD_LOGIN, NO_CREDENTIALS, BAD_TOKEN) else STATUS.get(problem.code, 400)
+    needs_login = (BAD_LOGIN, NO_CREDENTIALS, BAD_TOKEN, TOKEN_NEEDS_PASSWORD, PASSWORD_NEEDS_PASSWORD)
+    status = 401 if problem in needs_login else STATUS.get(problem.code, 400)
     headers = {b"www-authenticate": b'Bearer realm="tae"'} if status == 401 else {}
     return HTTPFailure(status, encode(error_document(problem)), JSON, headers)
 
@@ -99,18 +109,19 @@ def json_fields(request) -> dict[str, Any]:
     return fields
 
 
-def basic_credentials(request) -> tuple[str, str]:
-    """The account name and password of an ``Authorization: Basic`` header, or a refusal."""
+def basic_credentials(request, missing: Problem = NO_CREDENTIALS) -> tuple[str, str]:
+    """The account name and password of an ``Authorization: Basic`` header, or the refusal
+    `missing` (what the caller must send instead)."""
     header = (request.getHeader(b"authorization") or b"").strip()
     scheme, _, value = header.partition(b" ")
     if scheme.lower() != b"basic":
-        raise refusal(NO_CREDENTIALS)
+        raise refusal(missing)
     try:
         username, sep, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
     except (binascii.Error, UnicodeDecodeError):
-        raise refusal(NO_CREDENTIALS) from None
+        raise refusal(missing) from None
     if not sep:
-        raise refusal(NO_CREDENTIALS)
+        raise refusal(missing)
     return username, password
 
 
@@ -139,7 +150,9 @@ class Api:
             if snapshot.seat_label(found[1]) == "resigned":
                 raise refusal(RESIGNED)
             return found[1]
-        username, password = basic_credentials(request)
+        username, password = basic_credentials(
+            request, NO_CREDENTIALS if allow_token else TOKEN_NEEDS_PASSWORD
+        )
         address = client_address(request)
         if self.web.brake.blocked(address, username):
             raise refusal(TOO_MANY_LOGINS)
@@ -278,7 +291,7 @@ class Api:
         new_password = fields.get("new_password")
         if not isinstance(new_password, str):
             raise refusal(Problem(ProblemCode.FRAME, 'Send {"new_password": "..."}.'))
-        username, password = basic_credentials(request)
+        username, password = basic_credentials(request, PASSWORD_NEEDS_PASSWORD)
         address = client_address(request)
         if self.web.brake.blocked(address, username):
             raise refusal(TOO_MANY_LOGINS)

@@ -185,7 +185,7 @@ def make_site(
     api.register(router, web)
     notification_api.register(router, web)
     pages.register(router, web)
-    root = WebRoot(router, pages.not_found(web))
+    root = WebRoot(router, pages.not_found(web), pages.refusal_body(web))
     if places is not None:
         from .relay import RelaySigner, WebRelay
 

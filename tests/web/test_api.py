@@ -121,6 +121,35 @@ def test_insert_probe_remove_and_finish():
     assert game.snapshot.finished == frozenset({1})
 
 
+def test_changing_the_password_with_a_token_says_it_needs_the_current_password():
+    _, _, site = world()
+    client = Client(site)
+    token = client.post_json("/api/games/Nebula/token", {}, basic("alice", "alice-pw")).json()["token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    answer = client.post_json("/api/games/Nebula/password", {"new_password": "better-pw-1"}, bearer)
+    assert answer.status == 401
+    assert answer.json()["error"]["message"] == (
+        "Changing the password needs HTTP Basic with the current password (account name and password); "
+        "a token is not enough."
+    )
+    again = client.post_json("/api/games/Nebula/token", {}, bearer)
+    assert again.status == 401 and "another token is not enough" in again.json()["error"]["message"]
+
+
+def test_every_api_answer_is_json_even_a_405_or_404_and_pages_stay_html():
+    _, _, site = world()
+    client = Client(site)
+    answer = client.request("DELETE", "/api/games/Nebula/orders")
+    assert answer.status == 405 and answer.header("content-type").startswith("application/json")
+    assert answer.json()["error"] == {"code": 1, "name": "FRAME", "message": "Method not allowed"}
+    assert answer.header("allow") == "GET, HEAD, POST"
+    missing = client.get("/api/games/Nebula/nothing")
+    assert missing.status == 404 and missing.json()["error"]["name"] == "NO_SUCH_THING"
+    page = client.request("DELETE", "/games/Nebula")
+    assert page.status == 405 and page.header("content-type").startswith("text/html")
+    assert "Method not allowed" in page.text and page.header("allow") == "GET, HEAD"
+
+
 def test_every_refusal_is_tps_code_and_reason():
     _, game, site = world()
     client = Client(site)
