@@ -14,13 +14,12 @@ from dataclasses import dataclass
 
 from twisted.internet import defer
 
-from ruleset import Event, GameState, Kind, Phase
+from ruleset import EndReason, Event, GameState, Kind, Phase
+from ruleset.messages import end_reason_line
 
 from ..snapshot import GameSnapshot
 from .contract import TurnArchive
 from .galaxy import LEADER_NAMES
-
-GAME_OVER_REASONS = {"artifacts": "only two alien artifacts are left", "pool exhausted": "the pool ran out"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +78,19 @@ def summarise(
             count = int(detail) if detail.isdigit() else 0
             lines.append(f"{who(event.player)} collected {count} alien artifact{'s' if count != 1 else ''}.")
         elif kind == "game over":
-            lines.append(f"The game is over: {GAME_OVER_REASONS.get(detail, detail)}.")
+            lines.append(_game_over(after, detail))
         # "scored", "drawn", "reinforced" and "order failed" are private (R27): never shown.
     combat = before is not None and before.phase is Phase.COMBAT
     return TurnSummary(turn, combat, tuple(lines), after.phase)
+
+
+def _game_over(after: GameState, detail: str) -> str:
+    """Why the game ended, as the players' GAME OVER! message says it (`ruleset.EndReason`)."""
+    try:
+        reason = EndReason(detail)
+    except ValueError:
+        return "The game ended."
+    return end_reason_line(reason, len(after.artifacts))
 
 
 def _started(after: GameState, detail: str, who) -> str:

@@ -375,3 +375,40 @@ def test_the_lobby_shows_a_calendar_timer_with_its_schedule_and_zone():
     game._publish()
     lobby = Client(site).get("/").text
     assert "Timer: calendar, turns end Mon,Wed,Fri 20:00 (Europe/Berlin)" in lobby
+
+
+def test_a_finished_games_pages_say_why_it_ended_and_show_no_conflicts_left_unfought():
+    from server.web.documents import public_game
+
+    from .bot_games import play
+
+    _, game, site = world(("ann", "bob", "cy"), seed=1)  # ends when the pool runs out, 2 conflicts queued
+    play(game)
+    assert public_game(game.snapshot)["conflicts"], "the test needs conflicts queued at the end"
+    client = Client(site)
+    last = game.state.turn - 1
+    page = client.get(f"/games/Nebula/turns/{last}").text
+    assert "The game ended with this turn." in page and "over turn" not in page
+    assert "The game ended because the colonist pool ran out." in page
+    assert "The game is over:" not in page and "Conflicts</h2>" not in page
+    public = client.get("/games/Nebula").text
+    assert "<b>the game is over</b>" in public and "Conflicts</h2>" not in public
+    assert "The game ended because the colonist pool ran out." in public
+    ann = log_in(site, "Nebula", "ann", "ann-pw")
+    assert "Conflicts</h2>" not in ann.get("/games/Nebula/play").text
+
+
+def test_a_turn_without_a_deadline_says_no_deadline_and_a_paused_one_paused():
+    _, game, site = world()
+    status = site.web.templates.get_template("_status.html")  # the lobby's, game's and player's
+    g = {"turn": 3, "phase": "normal", "over": False, "resolving": False, "started": True, "paused": False}
+    text = " ".join(status.render(g={**g, "seconds_left": -1}).split())
+    assert text.endswith("a <b>normal</b> turn · no deadline </p>") and "left" not in text
+    assert "2 min 05 s</span> left" in status.render(g={**g, "seconds_left": 125})
+    paused = " ".join(status.render(g={**g, "paused": True, "seconds_left": -1}).split())
+    assert "<b>paused</b> by the operator" in paused and "deadline" not in paused
+    alice = log_in(site, "Nebula", "alice", "alice-pw")
+    game.paused = True
+    game._publish()
+    for path in ("/", "/games/Nebula", "/games/Nebula/play"):
+        assert "<b>paused</b> by the operator" in alice.get(path).text, path
