@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hmac
 import json
 from typing import Any
 
@@ -63,6 +64,10 @@ PASSWORD_NEEDS_PASSWORD = Problem(
 BAD_TOKEN = Problem(
     ProblemCode.PERMISSION_DENIED, "That token is not valid for this game (or it has expired)."
 )
+REVOKED_TOKEN = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "That token was revoked: the password changed since it was issued. Get a new one with the password.",
+)
 NOT_JSON = Problem(ProblemCode.FRAME, "Send a JSON object with Content-Type: application/json.")
 NO_SUCH_GAME = Problem(ProblemCode.NO_SUCH_THING, "No such game")
 NO_SUCH_TURN = Problem(ProblemCode.NO_SUCH_THING, "No such turn")
@@ -79,7 +84,14 @@ def error_document(problem: Problem) -> dict[str, Any]:
 
 
 def refusal(problem: Problem) -> HTTPFailure:
-    needs_login = (BAD_LOGIN, NO_CREDENTIALS, BAD_TOKEN, TOKEN_NEEDS_PASSWORD, PASSWORD_NEEDS_PASSWORD)
+    needs_login = (
+        BAD_LOGIN,
+        NO_CREDENTIALS,
+        BAD_TOKEN,
+        REVOKED_TOKEN,
+        TOKEN_NEEDS_PASSWORD,
+        PASSWORD_NEEDS_PASSWORD,
+    )
     status = 401 if problem in needs_login else STATUS.get(problem.code, 400)
     headers = {b"www-authenticate": b'Bearer realm="tae"'} if status == 401 else {}
     return HTTPFailure(status, encode(error_document(problem)), JSON, headers)
@@ -145,6 +157,8 @@ class Api:
             found = self.web.sessions.read_token(value.decode("latin-1"))
             if found is None or found[0] != snapshot.name or not snapshot.state.has_player(found[1]):
                 raise refusal(BAD_TOKEN)
+            if not hmac.compare_digest(found[2], snapshot.credential_marks.get(found[1], "")):
+                raise refusal(REVOKED_TOKEN)  # the password changed since the token was issued
             if found[1] in snapshot.removed_players:
                 raise refusal(REMOVED)
             if snapshot.seat_label(found[1]) == "resigned":
@@ -254,7 +268,9 @@ class Api:
         json_fields(request)
         player = await self.caller(request, game, allow_token=False)
         await actions.seat_taken_back(game, player)  # a token is a login
-        return answer(request, {"token": self.web.sessions.issue_token(game.snapshot.name, player)})
+        snapshot = game.snapshot
+        mark = snapshot.credential_marks.get(player, "")
+        return answer(request, {"token": self.web.sessions.issue_token(snapshot.name, player, mark)})
 
     # -- the caller's seat (server.attendance) --------------------------------------------
 

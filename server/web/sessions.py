@@ -9,8 +9,11 @@
   elsewhere stays good on the other nodes until it expires, for the logins it had.
 * Every form carries a CSRF token: an HMAC of the browser's `tae_csrf` cookie and its session id,
   so a token is worthless in another browser or after the session changes.
-* API tokens are signed, not stored: `game`, `player` and the issue time under an HMAC with the
-  site's secret. They survive a restart when the secret is configured; they expire.
+* API tokens are signed, not stored: `game`, `player`, the issue time and the player's
+  credential mark (`GameSnapshot.credential_marks`: a fingerprint of their password hash) under
+  an HMAC with the site's secret. They survive a restart when the secret is configured; they
+  expire; a password change revokes them (the mark changes, and a token is good only while its
+  mark is the player's).
 * `LoginBrake` refuses logins from an address after too many failures in a short time, and
   logs every failure and refusal (address and account name, never the password; rate-limited).
 """
@@ -152,24 +155,27 @@ class SessionStore:
 
     # -- API tokens ------------------------------------------------------------------------
 
-    def issue_token(self, game: str, player: int) -> str:
-        body = _b64(json.dumps([game, player, int(self.clock.seconds())], separators=(",", ":")).encode())
+    def issue_token(self, game: str, player: int, mark: str) -> str:
+        """A token for `player` of `game`, good while `mark` is their credential mark."""
+        issued = int(self.clock.seconds())
+        body = _b64(json.dumps([game, player, issued, mark], separators=(",", ":")).encode())
         return f"{body}.{self._sign(body)}"
 
-    def read_token(self, token: str) -> tuple[str, int] | None:
-        """(game name, player id) of a valid, unexpired token; None for anything else."""
+    def read_token(self, token: str) -> tuple[str, int, str] | None:
+        """(game name, player id, credential mark) of a valid, unexpired token; None for anything
+        else (tokens made before they carried a mark included)."""
         body, _, signature = token.strip().partition(".")
         if not body or not hmac.compare_digest(self._sign(body), signature):
             return None
         try:
-            game, player, issued = json.loads(_unb64(body))
+            game, player, issued, mark = json.loads(_unb64(body))
         except (ValueError, TypeError):
             return None
         if not isinstance(game, str) or not isinstance(player, int) or not isinstance(issued, int):
             return None
-        if issued + TOKEN_LIFETIME < self.clock.seconds():
+        if not isinstance(mark, str) or issued + TOKEN_LIFETIME < self.clock.seconds():
             return None
-        return game, player
+        return game, player, mark
 
     def _sign(self, body: str) -> str:
         return _b64(hmac.new(self.secret, f"token|{body}".encode(), hashlib.sha256).digest())

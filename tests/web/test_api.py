@@ -121,6 +121,23 @@ def test_insert_probe_remove_and_finish():
     assert game.snapshot.finished == frozenset({1})
 
 
+def test_changing_the_password_revokes_the_tokens_issued_before():
+    _, _, site = world()
+    client = Client(site)
+    old = client.post_json("/api/games/Nebula/token", {}, basic("alice", "alice-pw")).json()["token"]
+    bobs = client.post_json("/api/games/Nebula/token", {}, basic("bob", "bob-pw")).json()["token"]
+    assert client.get("/api/games/Nebula/me", headers={"Authorization": f"Bearer {old}"}).status == 200
+    changed = client.post_json(
+        "/api/games/Nebula/password", {"new_password": "alice-pw-2"}, basic("alice", "alice-pw")
+    )
+    assert changed.status == 204
+    refused = client.get("/api/games/Nebula/me", headers={"Authorization": f"Bearer {old}"})
+    assert refused.status == 401 and "the password changed" in refused.json()["error"]["message"]
+    assert client.get("/api/games/Nebula/me", headers={"Authorization": f"Bearer {bobs}"}).status == 200
+    new = client.post_json("/api/games/Nebula/token", {}, basic("alice", "alice-pw-2")).json()["token"]
+    assert client.get("/api/games/Nebula/me", headers={"Authorization": f"Bearer {new}"}).status == 200
+
+
 def test_changing_the_password_with_a_token_says_it_needs_the_current_password():
     _, _, site = world()
     client = Client(site)

@@ -37,9 +37,9 @@ def test_a_csrf_token_belongs_to_one_browser_and_one_session():
 def test_tokens_are_signed_with_the_secret():
     clock = Clock()
     store = SessionStore(clock, b"secret-1")
-    token = store.issue_token("Game ü", 3)
-    assert store.read_token(token) == ("Game ü", 3)
-    assert SessionStore(clock, b"secret-1").read_token(token) == ("Game ü", 3)  # survives a restart
+    token = store.issue_token("Game ü", 3, "mark-1")
+    assert store.read_token(token) == ("Game ü", 3, "mark-1")
+    assert SessionStore(clock, b"secret-1").read_token(token) == ("Game ü", 3, "mark-1")  # survives a restart
     assert SessionStore(clock, b"secret-2").read_token(token) is None
     body, _, signature = token.partition(".")
     assert store.read_token(body + "." + signature[::-1]) is None
@@ -105,3 +105,13 @@ def test_a_sealed_session_is_known_wherever_the_secret_is():
     assert here.get(cookie) is None  # dropped here: refused here even with a good seal
     clock.advance(101)
     assert SessionStore(clock, b"shared").get(cookie) is None  # expired
+
+
+def test_a_token_made_before_tokens_carried_a_credential_mark_is_refused():
+    import base64
+    import json
+
+    clock = Clock()
+    store = SessionStore(clock, b"secret-1")
+    body = base64.urlsafe_b64encode(json.dumps(["G", 1, int(clock.seconds())]).encode()).rstrip(b"=").decode()
+    assert store.read_token(f"{body}.{store._sign(body)}") is None  # signed, but without a mark
