@@ -13,6 +13,7 @@ login (`server.game.Game.authenticate`), so raising the cost strengthens every a
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -68,6 +69,16 @@ def verify_password(password: str, stored: str) -> bool:
     except (ValueError, TypeError, MemoryError):
         return False
     return hmac.compare_digest(actual, expected)
+
+
+@functools.lru_cache(maxsize=4096)
+def credential_mark(stored: str) -> str:
+    """A short fingerprint of a password hash, which changes whenever the hash does (a password
+    change, an operator's set-password, a rehash at a new cost). API tokens carry it, signed
+    (`server.web.sessions`), so such a change revokes every token issued before it without
+    storing any token. It tells nothing of the password: 12 hex digits of a SHA-256 of the
+    salted, slow hash."""
+    return hashlib.sha256(b"tae credential mark|" + stored.encode()).hexdigest()[:12]
 
 
 def hash_cost(stored: str) -> tuple[int, int, int] | None:

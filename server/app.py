@@ -423,6 +423,7 @@ async def _serve_web(
         places=places,
         reactor=reactor,
         notifications=server.notifications,
+        failure_log=server.guard.failure_log if server.guard is not None else None,
     )
     server.web = site.web  # type: ignore[attr-defined]
     factory.serve(site)

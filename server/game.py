@@ -31,7 +31,7 @@ from ruleset import GameState, Message, Order, Phase, Problem, check_order, game
 from ruleset.orders import NO_SUCH_QUEUE, owns_queue
 
 from . import absence_notices
-from .accounts import InlineHasher, PasswordHasher
+from .accounts import InlineHasher, PasswordHasher, credential_mark
 from .attendance import Attendance, Presence, after_turn, attendance_of
 from .game_accounts import PlayerAccounts
 from .game_clock import TurnClockControls
@@ -219,6 +219,9 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
             removed_players=frozenset(self._removed),
             attendance=MappingProxyType(dict(self._attendance)),
             usernames=MappingProxyType({a.player_id: a.username for a in self._accounts.values()}),
+            credential_marks=MappingProxyType(
+                {a.player_id: credential_mark(a.password_hash) for a in self._accounts.values()}
+            ),
             boards=MappingProxyType(dict(self._boards)),
             posted=MappingProxyType(dict(self._posted)),
             modtimes=self._modtimes.table(),

@@ -127,6 +127,7 @@ class PlayerAccounts(GameWriteSide):
 
         def stored(_: object) -> int:
             self._accounts[username] = replace(account, password_hash=digest)
+            self._publish(touched=())  # a new credential mark: the player's API tokens are revoked
             return account.player_id
 
         return d.addCallback(stored)

@@ -25,7 +25,8 @@ Every login (and account creation, which hashes too) asks the guard first, throu
   them against a dummy hash), so timing does not tell which names exist.
 * **Logging.** Every failed login is logged with the address and the (clipped) name, never the
   password: the first `failed_login_log_lines` per address and window one by one, then one
-  summary line per address at the end of the window.
+  summary line per address at the end of the window (`server.failed_login_log`, which the web
+  listener's logins share).
 
 The guard knows nothing of TP: `server.network` drives it for TP connections, and the web
 listener can drive it the same way for its logins and password changes.
@@ -37,13 +38,11 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from twisted.internet import defer, task
-from twisted.internet.interfaces import IDelayedCall, IReactorTime
-from twisted.logger import Logger
+from twisted.internet.interfaces import IReactorTime
 
+from .failed_login_log import FailedLoginLog
 from .limits import Limits, TokenBucket
-from .refusals import TOO_MANY_FAILED_LOGINS, Refused, clipped
-
-log = Logger()
+from .refusals import TOO_MANY_FAILED_LOGINS, Refused
 
 #: Logins waiting at one address beyond which its newest is served first.
 LIFO_AFTER = 8
@@ -68,12 +67,6 @@ class _Address:
     failures: TokenBucket | None
     clean: deque[_Waiter] = field(default_factory=deque)
     suspect: deque[_Waiter] = field(default_factory=deque)
-    # logging, per window
-    window_start: float = 0.0
-    logged: int = 0
-    unlogged: int = 0
-    unlogged_names: set[str] = field(default_factory=set)
-    summary: IDelayedCall | None = None
     connections: int = 0
     in_clean_ring: bool = False
     in_suspect_ring: bool = False
@@ -143,6 +136,7 @@ class LoginGuard:
         self._addresses: dict[str, _Address] = {}
         self._clean_ring: deque[_Address] = deque()
         self._suspect_ring: deque[_Address] = deque()
+        self.failure_log = FailedLoginLog(clock, limits.login_failure_window, limits.failed_login_log_lines)
 
     # -- connections ---------------------------------------------------------------------
 
@@ -166,14 +160,14 @@ class LoginGuard:
             if limits.login_failures_per_address:
                 rate = limits.login_failures_per_address / limits.login_failure_window
                 bucket = TokenBucket(rate, limits.login_failures_per_address, self.clock.seconds())
-            record = self._addresses[key] = _Address(key, bucket, window_start=self.clock.seconds())
+            record = self._addresses[key] = _Address(key, bucket)
         return record
 
     def _forget_idle(self) -> None:
         now = self.clock.seconds()
         for key, record in list(self._addresses.items()):
             idle = not record.connections and not record.clean and not record.suspect
-            if idle and record.summary is None and (record.failures is None or record.failures.full(now)):
+            if idle and (record.failures is None or record.failures.full(now)):
                 del self._addresses[key]
 
     def over_budget(self, address: str) -> bool:
@@ -262,48 +256,13 @@ class LoginGuard:
     # -- logging -------------------------------------------------------------------------
 
     def _log_failure(self, record: _Address, name: str, *, tried: bool = True) -> None:
-        now = self.clock.seconds()
-        window = self.limits.login_failure_window or 60.0
-        if now - record.window_start >= window:
-            self._summarise(record)
-            record.window_start, record.logged = now, 0
-        shown = clipped(name, 64)
-        if record.logged < self.limits.failed_login_log_lines:
-            record.logged += 1
-            log.warn(
-                "failed login from {address} for {name}"
-                + ("" if tried else " (refused untried: too many failures from this address)"),
-                address=record.key,
-                name=shown,
-                over_budget=self.over_budget(record.key),
-            )
-            return
-        record.unlogged += 1
-        if len(record.unlogged_names) < 5:
-            record.unlogged_names.add(shown)
-        if record.summary is None:
-            left = max(0.0, record.window_start + window - now)
-            record.summary = self.clock.callLater(left, self._summarise, record)
-
-    def _summarise(self, record: _Address) -> None:
-        if record.summary is not None and record.summary.active():
-            record.summary.cancel()
-        record.summary = None
-        if not record.unlogged:
-            return
-        log.warn(
-            "{count} more failed logins from {address} in the last {window:g} s, not logged one by one "
-            "(names: {names})",
-            count=record.unlogged,
-            address=record.key,
-            window=self.limits.login_failure_window or 60.0,
-            names=", ".join(sorted(record.unlogged_names)),
+        self.failure_log.failed(
+            record.key,
+            name,
+            "" if tried else "refused untried: too many failures from this address",
+            over_budget=self.over_budget(record.key),
         )
-        record.unlogged = 0
-        record.unlogged_names = set()
-        record.window_start, record.logged = self.clock.seconds(), 0
 
     def stop(self) -> None:
         """Write the pending summaries now (the server stops)."""
-        for record in list(self._addresses.values()):
-            self._summarise(record)
+        self.failure_log.stop()

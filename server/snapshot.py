@@ -73,6 +73,9 @@ class GameSnapshot:
     * `attendance`: player id → who plays their seat (`server.attendance`), for players whose
       seat is played by the stand-in or who missed turns; private parts (missed turns, the end
       of a vacation) are the player's own: public views use `seat_label`.
+    * `credential_marks`: player id → `server.accounts.credential_mark` of their password hash
+      (never the hash): an API token carries the mark it was issued under, so a password change
+      revokes the tokens issued before it.
     * `announcement`: set on the snapshot published because the turn timer announced something
       (the TP TimeRemaining push); None on every other snapshot.
     * `state_cache`: values computed from `state` alone, shared by every snapshot of that same
@@ -88,6 +91,7 @@ class GameSnapshot:
     removed_players: frozenset[int] = frozenset()
     attendance: Mapping[int, Attendance] = field(default_factory=_empty)
     usernames: Mapping[int, str] = field(default_factory=_empty)
+    credential_marks: Mapping[int, str] = field(default_factory=_empty)
     boards: Mapping[int, tuple[BoardMessage, ...]] = field(default_factory=_empty)
     posted: Mapping[int, int] = field(default_factory=_empty)
     modtimes: Mapping[Hashable, int] = field(default_factory=_empty)

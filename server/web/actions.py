@@ -16,7 +16,7 @@ from twisted.internet import defer
 from ruleset import ORDER_TYPES_BY_NAME, OrderType, Problem, ProblemCode
 from ruleset.orders import ORDER_NAMES
 
-from ..refusals import CONFIRM_RESIGN, Refused
+from ..refusals import CONFIRM_RESIGN, Refused, clipped
 from ..snapshot import GameSnapshot
 from .contract import ServedGame
 from .documents import order_type_for
@@ -52,14 +52,14 @@ def _integer(fields: Mapping[str, Any], name: str, default: int | None = None) -
 
 def read_order(snapshot: GameSnapshot, fields: Mapping[str, Any]) -> OrderRequest:
     """An order from `fleet`, `target` (or `system`, "x, y"), and optionally `type` (a number or
-    a name such as "Colonize"; by default the order the fleet takes now) and `slot` (-1, the
+    a name such as "Colonize", in any case; by default the order the fleet takes now) and `slot` (-1, the
     default, appends)."""
     fleet = _integer(fields, "fleet")
     raw_type = fields.get("type")
     if raw_type is None or raw_type == "":
         order_type = order_type_for(snapshot, fleet)
-    elif isinstance(raw_type, str) and raw_type in ORDER_TYPES_BY_NAME:
-        order_type = int(ORDER_TYPES_BY_NAME[raw_type])
+    elif isinstance(raw_type, str) and not raw_type.strip().lstrip("+-").isdigit():
+        order_type = _order_type_named(raw_type)
     else:
         order_type = _integer(fields, "type")
     takes_target = order_type not in ORDER_NAMES or OrderType(order_type).takes_target
@@ -71,6 +71,29 @@ def read_order(snapshot: GameSnapshot, fields: Mapping[str, Any]) -> OrderReques
         target = _integer(fields, "target")
     slot = _integer(fields, "slot", -1)
     return OrderRequest(fleet, order_type, target, slot)
+
+
+_ORDER_TYPES_BY_FOLDED_NAME = {
+    name.casefold(): order_type for name, order_type in ORDER_TYPES_BY_NAME.items()
+}
+_LISTED_ORDER_NAMES = ", ".join(
+    ORDER_NAMES[t]
+    for t in (
+        OrderType.COLONIZE,
+        OrderType.COLONIZE_MINING,
+        OrderType.MOVE,
+        OrderType.ATTACK,
+        OrderType.REINFORCE,
+    )
+)
+
+
+def _order_type_named(text: str) -> int:
+    """The order type called `text` ("Colonize", "colonizemining": the case does not matter)."""
+    found = _ORDER_TYPES_BY_FOLDED_NAME.get(text.strip().casefold())
+    if found is None:
+        raise bad_input(f"unknown order type {clipped(text)} ({_LISTED_ORDER_NAMES}; or the type's number).")
+    return int(found)
 
 
 def _system_named(snapshot: GameSnapshot, text: str) -> int:

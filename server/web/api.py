@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hmac
 import json
 from typing import Any
 
@@ -51,8 +52,21 @@ NO_CREDENTIALS = Problem(
     ProblemCode.PERMISSION_DENIED,
     "Log in with HTTP Basic (account name and password) or Authorization: Bearer TOKEN.",
 )
+TOKEN_NEEDS_PASSWORD = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "A token is got with HTTP Basic (account name and password); another token is not enough.",
+)
+PASSWORD_NEEDS_PASSWORD = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "Changing the password needs HTTP Basic with the current password (account name and password); "
+    "a token is not enough.",
+)
 BAD_TOKEN = Problem(
     ProblemCode.PERMISSION_DENIED, "That token is not valid for this game (or it has expired)."
+)
+REVOKED_TOKEN = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "That token was revoked: the password changed since it was issued. Get a new one with the password.",
 )
 NOT_JSON = Problem(ProblemCode.FRAME, "Send a JSON object with Content-Type: application/json.")
 NO_SUCH_GAME = Problem(ProblemCode.NO_SUCH_THING, "No such game")
@@ -70,7 +84,15 @@ def error_document(problem: Problem) -> dict[str, Any]:
 
 
 def refusal(problem: Problem) -> HTTPFailure:
-    status = 401 if problem in (BAD_LOGIN, NO_CREDENTIALS, BAD_TOKEN) else STATUS.get(problem.code, 400)
+    needs_login = (
+        BAD_LOGIN,
+        NO_CREDENTIALS,
+        BAD_TOKEN,
+        REVOKED_TOKEN,
+        TOKEN_NEEDS_PASSWORD,
+        PASSWORD_NEEDS_PASSWORD,
+    )
+    status = 401 if problem in needs_login else STATUS.get(problem.code, 400)
     headers = {b"www-authenticate": b'Bearer realm="tae"'} if status == 401 else {}
     return HTTPFailure(status, encode(error_document(problem)), JSON, headers)
 
@@ -99,18 +121,19 @@ def json_fields(request) -> dict[str, Any]:
     return fields
 
 
-def basic_credentials(request) -> tuple[str, str]:
-    """The account name and password of an ``Authorization: Basic`` header, or a refusal."""
+def basic_credentials(request, missing: Problem = NO_CREDENTIALS) -> tuple[str, str]:
+    """The account name and password of an ``Authorization: Basic`` header, or the refusal
+    `missing` (what the caller must send instead)."""
     header = (request.getHeader(b"authorization") or b"").strip()
     scheme, _, value = header.partition(b" ")
     if scheme.lower() != b"basic":
-        raise refusal(NO_CREDENTIALS)
+        raise refusal(missing)
     try:
         username, sep, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
     except (binascii.Error, UnicodeDecodeError):
-        raise refusal(NO_CREDENTIALS) from None
+        raise refusal(missing) from None
     if not sep:
-        raise refusal(NO_CREDENTIALS)
+        raise refusal(missing)
     return username, password
 
 
@@ -134,20 +157,24 @@ class Api:
             found = self.web.sessions.read_token(value.decode("latin-1"))
             if found is None or found[0] != snapshot.name or not snapshot.state.has_player(found[1]):
                 raise refusal(BAD_TOKEN)
+            if not hmac.compare_digest(found[2], snapshot.credential_marks.get(found[1], "")):
+                raise refusal(REVOKED_TOKEN)  # the password changed since the token was issued
             if found[1] in snapshot.removed_players:
                 raise refusal(REMOVED)
             if snapshot.seat_label(found[1]) == "resigned":
                 raise refusal(RESIGNED)
             return found[1]
-        username, password = basic_credentials(request)
+        username, password = basic_credentials(
+            request, NO_CREDENTIALS if allow_token else TOKEN_NEEDS_PASSWORD
+        )
         address = client_address(request)
-        if self.web.brake.blocked(address):
+        if self.web.brake.blocked(address, username):
             raise refusal(TOO_MANY_LOGINS)
         try:
             return await defer.maybeDeferred(game.authenticate, username, password)
         except Refused as refused:
             if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address)
+                self.web.brake.failed(address, username)
             raise
 
     # -- reads -----------------------------------------------------------------------------
@@ -186,7 +213,7 @@ class Api:
                 "width": picture.width,
                 "height": picture.height,
                 "systems": [system_document(s) for s in picture.systems],
-                "summary": summary_document(book.summaries[number - 1]),
+                "summary": summary_document(book.summaries[number]),
             },
         )
 
@@ -241,7 +268,9 @@ class Api:
         json_fields(request)
         player = await self.caller(request, game, allow_token=False)
         await actions.seat_taken_back(game, player)  # a token is a login
-        return answer(request, {"token": self.web.sessions.issue_token(game.snapshot.name, player)})
+        snapshot = game.snapshot
+        mark = snapshot.credential_marks.get(player, "")
+        return answer(request, {"token": self.web.sessions.issue_token(snapshot.name, player, mark)})
 
     # -- the caller's seat (server.attendance) --------------------------------------------
 
@@ -278,15 +307,15 @@ class Api:
         new_password = fields.get("new_password")
         if not isinstance(new_password, str):
             raise refusal(Problem(ProblemCode.FRAME, 'Send {"new_password": "..."}.'))
-        username, password = basic_credentials(request)
+        username, password = basic_credentials(request, PASSWORD_NEEDS_PASSWORD)
         address = client_address(request)
-        if self.web.brake.blocked(address):
+        if self.web.brake.blocked(address, username):
             raise refusal(TOO_MANY_LOGINS)
         try:
             await defer.maybeDeferred(game.change_password, username, password, new_password)
         except Refused as refused:
             if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address)
+                self.web.brake.failed(address, username)
             raise
         request.setResponseCode(204)
         return b""

@@ -14,20 +14,19 @@ from dataclasses import dataclass
 
 from twisted.internet import defer
 
-from ruleset import Event, GameState, Kind, Phase
+from ruleset import EndReason, Event, GameState, Kind, Phase
+from ruleset.messages import end_reason_line
 
 from ..snapshot import GameSnapshot
 from .contract import TurnArchive
 from .galaxy import LEADER_NAMES
-
-GAME_OVER_REASONS = {"artifacts": "only two alien artifacts are left", "pool exhausted": "the pool ran out"}
 
 
 @dataclass(frozen=True, slots=True)
 class TurnSummary:
     """The public account of one turn: what it did, and what the next turn is."""
 
-    turn: int
+    turn: int  # the turn's TP number: the first is 0
     combat: bool  # the turn was a combat turn
     lines: tuple[str, ...]
     phase_after: Phase
@@ -36,8 +35,8 @@ class TurnSummary:
 def summarise(
     turn: int, before: GameState | None, after: GameState, events: tuple[Event, ...]
 ) -> TurnSummary:
-    """The public lines of turn `turn` from its events; `before` (the state it started from, when
-    known) names a conflict's loser."""
+    """The public lines of turn `turn` (its TP number, from 0) from its events; `before` (the
+    state it started from, when known) names a conflict's loser."""
     names = {p.id: p.name for p in after.players}
     board = after.board
 
@@ -79,10 +78,19 @@ def summarise(
             count = int(detail) if detail.isdigit() else 0
             lines.append(f"{who(event.player)} collected {count} alien artifact{'s' if count != 1 else ''}.")
         elif kind == "game over":
-            lines.append(f"The game is over: {GAME_OVER_REASONS.get(detail, detail)}.")
+            lines.append(_game_over(after, detail))
         # "scored", "drawn", "reinforced" and "order failed" are private (R27): never shown.
     combat = before is not None and before.phase is Phase.COMBAT
     return TurnSummary(turn, combat, tuple(lines), after.phase)
+
+
+def _game_over(after: GameState, detail: str) -> str:
+    """Why the game ended, as the players' GAME OVER! message says it (`ruleset.EndReason`)."""
+    try:
+        reason = EndReason(detail)
+    except ValueError:
+        return "The game ended."
+    return end_reason_line(reason, len(after.artifacts))
 
 
 def _started(after: GameState, detail: str, who) -> str:
@@ -124,8 +132,8 @@ class HistoryBook:
     def __init__(self, archive: TurnArchive | None, game_id: int):
         self.archive = archive
         self.game_id = game_id
-        self.summaries: list[TurnSummary] = []
-        self.scores: list[dict[int, tuple[int, ...]]] = []  # [turn - 1] -> player -> scores
+        self.summaries: list[TurnSummary] = []  # [turn]: turns by TP number, from 0
+        self.scores: list[dict[int, tuple[int, ...]]] = []  # [turn] -> player -> scores after it
         self._last_state: GameState | None = None
         self._loading = False
         self._waiters: list[defer.Deferred] = []
@@ -169,11 +177,12 @@ class HistoryBook:
             else:
                 waiter.errback(failure)
 
-    def _add(self, turn: int, state: GameState, events: tuple[Event, ...]) -> None:
-        self.summaries.append(summarise(turn, self._last_state, state, events))
+    def _add(self, played: int, state: GameState, events: tuple[Event, ...]) -> None:
+        """The `played`-th turn played (the archive's count, from 1): TP turn `played - 1`."""
+        self.summaries.append(summarise(played - 1, self._last_state, state, events))
         self.scores.append({p.id: p.scores for p in state.players})
         self._last_state = state
 
     def scores_of(self, player: int) -> list[tuple[int, tuple[int, ...]]]:
-        """(turn, scores after it) for every turn the player was in the game."""
-        return [(i + 1, by_player[player]) for i, by_player in enumerate(self.scores) if player in by_player]
+        """(turn, scores after it) for every turn the player was in the game (TP numbers)."""
+        return [(i, by_player[player]) for i, by_player in enumerate(self.scores) if player in by_player]

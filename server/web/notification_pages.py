@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..notifications.channels import WEBHOOK_FORMATS, ChannelError
+from ..refusals import Refused
 from ..snapshot import GameSnapshot
 from ..store import StoreError
 from .pages import Browser, Pages, game_path
@@ -42,7 +43,11 @@ class NotificationForms:
     async def add(self, request, name: str) -> bytes:
         browser = Browser(self.web, request)
         game, player = self.pages._player(browser, name)
-        fields = browser.form()
+        try:
+            fields = browser.form()
+        except Refused as refused:
+            browser.notify("error", refused.message)
+            return self._back(request, name)
         service = self.web.notifications
         try:
             if service is None or not service.settings.enabled:
@@ -64,7 +69,11 @@ class NotificationForms:
     async def remove(self, request, name: str) -> bytes:
         browser = Browser(self.web, request)
         game, player = self.pages._player(browser, name)
-        fields = browser.form()
+        try:
+            fields = browser.form()
+        except Refused as refused:
+            browser.notify("error", refused.message)
+            return self._back(request, name)
         service = self.web.notifications
         try:
             channel = int(fields.get("channel", ""))

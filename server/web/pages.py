@@ -211,8 +211,8 @@ class Pages:
             turn=number,
             last=snapshot.turn,
             phase=record.state.phase.value,
-            map_svg=Markup(render_map(picture, label=f"Galaxy map after turn {number - 1}")),
-            summary=summary_document(book.summaries[number - 1]),
+            map_svg=Markup(render_map(picture, label=f"Galaxy map after turn {number}")),
+            summary=summary_document(book.summaries[number]),
         )
 
     def map_svg(self, request, name: str) -> bytes:
@@ -232,17 +232,18 @@ class Pages:
     async def login(self, request, name: str) -> bytes:
         game = self.web.game(name)
         browser = Browser(self.web, request)
-        fields = browser.form()
         snapshot = game.snapshot
         address = client_address(request)
-        username = fields.get("username", "")
+        username = ""
         try:
-            if self.web.brake.blocked(address):
+            fields = browser.form()
+            username = fields.get("username", "")
+            if self.web.brake.blocked(address, username):
                 raise Refused(TOO_MANY_LOGINS)
             player = await defer.maybeDeferred(game.authenticate, username, fields.get("password", ""))
         except Refused as refused:
             if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address)
+                self.web.brake.failed(address, username)
             return await self.game(request, name, refused.problem)
         await actions.seat_taken_back(game, player)
         browser.add_login(snapshot.name, player, username)
@@ -414,17 +415,32 @@ def _seconds(value: int) -> str:
     return f"{seconds} s"
 
 
+REFUSAL_CODES = {
+    400: ProblemCode.FRAME,
+    403: ProblemCode.PERMISSION_DENIED,
+    404: ProblemCode.NO_SUCH_THING,
+    405: ProblemCode.FRAME,
+}
+REFUSAL_TITLES = {
+    400: "Bad request",
+    403: "Refused",
+    404: "Not found",
+    405: "Not allowed",
+    500: "Server error",
+}
+
+
 def refusal_body(web: WebSite):
-    """The body of a refusal the web listener makes itself (the relay's): a JSON error under
-    /api/ and for a script that asks for JSON, else a page."""
+    """The body of a refusal the web listener makes itself (the relay's, a 405, a 500, a 503):
+    a JSON error under /api/ and for a script that asks for JSON, else a page."""
 
     def body(request, status: int, text: str) -> bytes:
-        code = ProblemCode.PERMISSION_DENIED if status == 403 else ProblemCode.UNAVAILABLE_TEMPORARILY
+        code = REFUSAL_CODES.get(status, ProblemCode.UNAVAILABLE_TEMPORARILY)
         if request.path.startswith(b"/api/") or b"application/json" in (request.getHeader(b"accept") or b""):
             request.setHeader(b"content-type", b"application/json; charset=utf-8")
             return json.dumps(error_document(Problem(code, text))).encode()
         request.setHeader(b"content-type", HTML)
-        title = "Refused" if status == 403 else "Try again shortly"
+        title = REFUSAL_TITLES.get(status, "Try again shortly")
         page = web.templates.get_template("error.html").render(
             title=title, text=text, server_name=web.server_name
         )

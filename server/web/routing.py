@@ -3,9 +3,11 @@
 A handler is `handler(request, *path_parts) -> bytes | Deferred[bytes] | NOT_DONE_YET`. Path
 parts are percent-decoded (a game may be called anything). A handler that raises or fails
 with `HTTPFailure` gets its status and body; any other failure is logged and answered with a
-plain 500, never a traceback; a write the database could not take (`StoreUnavailable`: the
+500, never a traceback; a write the database could not take (`StoreUnavailable`: the
 database is unreachable, or on a cluster node the game just moved to another node) is a 503.
-Every answer carries the security headers of `SECURITY_HEADERS`.
+A refusal given as plain text (a 405, a 500, a 503, ...) is shaped by `WebRoot.shape`: under
+/api/ the JSON error document, for pages an HTML page. Every answer carries the security
+headers of `SECURITY_HEADERS`.
 
 On a cluster node, `WebRoot.relay` (`server.web.relay.WebRelay`) first takes the requests of
 games another node runs and answers them from there.
@@ -76,6 +78,13 @@ class Router:
                 regex += re.escape(piece)
         self.routes.append(Route(method.encode(), re.compile(regex + "$"), handler))
 
+    def methods(self, path: str) -> list[bytes]:
+        """The methods `path` answers (HEAD with GET)."""
+        found = {route.method for route in self.routes if route.pattern.match(path)}
+        if b"GET" in found:
+            found.add(b"HEAD")
+        return sorted(found)
+
     def match(self, method: bytes, path: str) -> tuple[Route | None, tuple[str, ...], bool]:
         """(route, decoded parts, whether the path exists for another method)."""
         other_method = False
@@ -107,10 +116,13 @@ class PageCompression(GzipEncoderFactory):
 class WebRoot(Resource):
     isLeaf = True
 
-    def __init__(self, router: Router, not_found: Callable):
+    def __init__(self, router: Router, not_found: Callable, shape: Callable | None = None):
+        """`not_found(request)` is the HTTPFailure of a path nothing answers; `shape(request,
+        status, text)` sets the content type of a plain-text refusal and returns its body."""
         super().__init__()
         self.router = router
         self.not_found = not_found
+        self.shape = shape
         self.relay: Any = None  # server.web.relay.WebRelay, on a cluster node
 
     def render(self, request):
@@ -139,7 +151,8 @@ class WebRoot(Resource):
             return self._fail(request, HTTPFailure(400, b"Bad path"))
         if route is None:
             if other:
-                return self._fail(request, HTTPFailure(405, b"Method not allowed"))
+                allow = b", ".join(self.router.methods(path))
+                return self._fail(request, HTTPFailure(405, b"Method not allowed", headers={b"allow": allow}))
             return self._fail(request, self.not_found(request))
         try:
             result = route.handler(request, *parts)
@@ -182,4 +195,6 @@ class WebRoot(Resource):
         request.setHeader(b"content-type", error.content_type)
         for name, value in error.headers.items():
             request.setHeader(name, value)
+        if self.shape is not None and error.content_type.startswith(b"text/plain") and error.status >= 400:
+            return self.shape(request, error.status, error.body.decode("utf-8", "replace"))
         return error.body

@@ -9,9 +9,13 @@
   elsewhere stays good on the other nodes until it expires, for the logins it had.
 * Every form carries a CSRF token: an HMAC of the browser's `tae_csrf` cookie and its session id,
   so a token is worthless in another browser or after the session changes.
-* API tokens are signed, not stored: `game`, `player` and the issue time under an HMAC with the
-  site's secret. They survive a restart when the secret is configured; they expire.
-* `LoginBrake` refuses logins from an address after too many failures in a short time.
+* API tokens are signed, not stored: `game`, `player`, the issue time and the player's
+  credential mark (`GameSnapshot.credential_marks`: a fingerprint of their password hash) under
+  an HMAC with the site's secret. They survive a restart when the secret is configured; they
+  expire; a password change revokes them (the mark changes, and a token is good only while its
+  mark is the player's).
+* `LoginBrake` refuses logins from an address after too many failures in a short time, and
+  logs every failure and refusal (address and account name, never the password; rate-limited).
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from dataclasses import dataclass, field
 from twisted.internet.interfaces import IReactorTime
 
 from ruleset import Problem, ProblemCode
+
+from ..failed_login_log import FailedLoginLog
 
 SESSION_COOKIE = b"tae_session"
 CSRF_COOKIE = b"tae_csrf"
@@ -149,24 +155,27 @@ class SessionStore:
 
     # -- API tokens ------------------------------------------------------------------------
 
-    def issue_token(self, game: str, player: int) -> str:
-        body = _b64(json.dumps([game, player, int(self.clock.seconds())], separators=(",", ":")).encode())
+    def issue_token(self, game: str, player: int, mark: str) -> str:
+        """A token for `player` of `game`, good while `mark` is their credential mark."""
+        issued = int(self.clock.seconds())
+        body = _b64(json.dumps([game, player, issued, mark], separators=(",", ":")).encode())
         return f"{body}.{self._sign(body)}"
 
-    def read_token(self, token: str) -> tuple[str, int] | None:
-        """(game name, player id) of a valid, unexpired token; None for anything else."""
+    def read_token(self, token: str) -> tuple[str, int, str] | None:
+        """(game name, player id, credential mark) of a valid, unexpired token; None for anything
+        else (tokens made before they carried a mark included)."""
         body, _, signature = token.strip().partition(".")
         if not body or not hmac.compare_digest(self._sign(body), signature):
             return None
         try:
-            game, player, issued = json.loads(_unb64(body))
+            game, player, issued, mark = json.loads(_unb64(body))
         except (ValueError, TypeError):
             return None
         if not isinstance(game, str) or not isinstance(player, int) or not isinstance(issued, int):
             return None
-        if issued + TOKEN_LIFETIME < self.clock.seconds():
+        if not isinstance(mark, str) or issued + TOKEN_LIFETIME < self.clock.seconds():
             return None
-        return game, player
+        return game, player, mark
 
     def _sign(self, body: str) -> str:
         return _b64(hmac.new(self.secret, f"token|{body}".encode(), hashlib.sha256).digest())
@@ -174,13 +183,21 @@ class SessionStore:
 
 class LoginBrake:
     """At most `limit` failed logins per address in `window` seconds; then refuse until the
-    oldest failure leaves the window."""
+    oldest failure leaves the window. Every failure and every refusal is logged through
+    `failure_log` (the server's, shared with TP logins: rate-limited per address)."""
 
-    def __init__(self, clock: IReactorTime, limit: int = 10, window: float = 600):
+    def __init__(
+        self,
+        clock: IReactorTime,
+        limit: int = 10,
+        window: float = 600,
+        failure_log: FailedLoginLog | None = None,
+    ):
         self.clock = clock
         self.limit = limit
         self.window = window
         self.failures: dict[str, list[float]] = {}
+        self.failure_log = failure_log if failure_log is not None else FailedLoginLog(clock)
 
     def _recent(self, address: str) -> list[float]:
         cutoff = self.clock.seconds() - self.window
@@ -191,10 +208,16 @@ class LoginBrake:
             self.failures.pop(address, None)
         return recent
 
-    def blocked(self, address: str) -> bool:
-        return len(self._recent(address)) >= self.limit
+    def blocked(self, address: str, name: str) -> bool:
+        """Whether a login from `address` (for account `name`, for the log) is refused untried."""
+        if len(self._recent(address)) < self.limit:
+            return False
+        self.failure_log.failed(address, name, "web; refused untried: too many failures from this address")
+        return True
 
-    def failed(self, address: str) -> None:
+    def failed(self, address: str, name: str) -> None:
+        """A web login from `address` for account `name` failed."""
+        self.failure_log.failed(address, name, "web")
         self._recent(address)
         self.failures.setdefault(address, []).append(self.clock.seconds())
         if len(self.failures) > MAX_SESSIONS:

@@ -24,6 +24,7 @@ from twisted.web.server import Site
 
 from ruleset import visible_to
 
+from ..failed_login_log import FailedLoginLog
 from ..snapshot import GameSnapshot
 from ..store import TurnRecord
 from .contract import GameFinder, GamePlaces, ServedGame, TurnArchive
@@ -48,6 +49,7 @@ class WebSite:
         secret: bytes | None = None,
         server_name: str = "tpserver-tae",
         notifications=None,
+        failure_log: FailedLoginLog | None = None,
     ):
         self.games = games
         self.notifications = notifications  # server.notifications.service.Notifications, or None
@@ -55,7 +57,7 @@ class WebSite:
         self.clock = clock
         self.server_name = server_name
         self.sessions = SessionStore(clock, secret)
-        self.brake = LoginBrake(clock)
+        self.brake = LoginBrake(clock, failure_log=failure_log)
         self.books: dict[int, HistoryBook] = {}
         self.feeds: dict[int, LiveFeed] = {}
         self.painters: dict[int, SystemPainter] = {}
@@ -111,13 +113,15 @@ class WebSite:
         return feed
 
     async def past_turn(self, snapshot: GameSnapshot, turn: int) -> tuple[TurnRecord, Galaxy]:
-        """The stored record of a played turn and its public map; HTTPFailure 404 otherwise."""
-        if not 1 <= turn <= snapshot.turn or self.archive is None:
+        """The stored record of played turn `turn` (its TP number: the first is 0; the record
+        is the state after it ended) and its public map; HTTPFailure 404 otherwise."""
+        if not 0 <= turn < snapshot.turn or self.archive is None:
             raise HTTPFailure(404, b"No such turn")
         key = (snapshot.game_id, turn)
         cached = self._past.get(key)
         if cached is None:
-            record = await defer.maybeDeferred(self.archive.turn_record, snapshot.game_id, turn)
+            # the archive counts the turns played: turn N is the (N + 1)-th
+            record = await defer.maybeDeferred(self.archive.turn_record, snapshot.game_id, turn + 1)
             if record is None:
                 raise HTTPFailure(404, b"No such turn")
             cached = (record, galaxy(record.state.board, visible_to(record.state, 0)))
@@ -176,18 +180,20 @@ def make_site(
     places: GamePlaces | None = None,
     reactor: Any = None,
     notifications=None,
+    failure_log: FailedLoginLog | None = None,
 ) -> Site:
     """The web listener's Site: pages, the JSON API, static files, event streams; with
     `places` (a cluster node, which has a `secret`), the games of the other nodes too; with
-    the server's `notifications`, the players' notification channels."""
+    the server's `notifications`, the players' notification channels; failed logins are logged
+    through `failure_log` (the server's, shared with TP) or one of the site's own."""
     from . import api, notification_api, pages
 
-    web = WebSite(games, archive, clock, secret, server_name, notifications)
+    web = WebSite(games, archive, clock, secret, server_name, notifications, failure_log)
     router = Router()
     api.register(router, web)
     notification_api.register(router, web)
     pages.register(router, web)
-    root = WebRoot(router, pages.not_found(web))
+    root = WebRoot(router, pages.not_found(web), pages.refusal_body(web))
     if places is not None:
         from .relay import RelaySigner, WebRelay
 

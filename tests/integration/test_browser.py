@@ -294,7 +294,7 @@ def test_screenshots_of_the_lobby_the_map_and_the_player_view(browser, played_wo
     assert page.locator("svg.galaxy .leader").count() > 0
     page.locator("svg.galaxy").screenshot(path=str(SHOTS / "map.png"))
     page.screenshot(path=str(SHOTS / "game-page.png"), full_page=True)
-    page.goto(world.base + "/games/Nebula/turns/3")  # the third turn played: turn 2 (from 0)
+    page.goto(world.base + "/games/Nebula/turns/2")  # turn 2: the third turn played (from 0)
     assert "after turn 2" in page.locator("h1").inner_text()
     page.goto(world.base + "/games/Nebula")
     page.fill("#login input[name=username]", "alice")

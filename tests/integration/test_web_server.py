@@ -158,10 +158,12 @@ def test_a_restart_keeps_api_tokens_with_a_secret_file_and_reads_the_history_bac
         web = Web(web_port)
         status, me = web.call("GET", "/api/games/tae/me", token=token)
         assert status == 200 and me["player"]["name"] == "ann"
-        assert [point["turn"] for point in me["score_history"]] == [1]
+        assert [point["turn"] for point in me["score_history"]] == [0]  # the scores after turn 0
         (turn,) = web.call("GET", "/api/games/tae/history")[1]["turns"]
+        assert turn["turn"] == 0
         assert turn["lines"] == [f"ann placed a {colonist['kind']} colony on " + _name(public, target) + "."]
-        assert web.call("GET", "/api/games/tae/turns/1")[0] == 200
+        assert web.call("GET", "/api/games/tae/turns/0")[0] == 200
+        assert web.call("GET", "/api/games/tae/turns/1")[0] == 404
 
 
 def _name(public, system_id: int) -> str:

@@ -148,6 +148,24 @@ def test_a_player_changes_their_password(new_game):
     assert logs_in(restored, "ann", "second-password") == 1
 
 
+def test_a_password_change_gives_the_player_a_new_credential_mark_that_a_restart_keeps(new_game):
+    store, game = strict_game(new_game)
+    successResultOf(game.create_account("ann", "first-password"))
+    successResultOf(game.create_account("bob", "bobs-password"))
+    before = dict(game.snapshot.credential_marks)
+    assert set(before) == {1, 2} and before[1] != before[2]
+    assert all(len(mark) == 12 for mark in before.values())
+    hashes = [account.password_hash for account in store.games[game.id].accounts]
+    assert not any(mark in digest for mark in before.values() for digest in hashes)  # not the hash
+    logs_in(game, "ann", "first-password")
+    assert dict(game.snapshot.credential_marks) == before  # a login changes nothing
+    successResultOf(game.change_password("ann", "first-password", "second-password"))
+    after = dict(game.snapshot.credential_marks)  # published at once: the web sees it
+    assert after[1] != before[1] and after[2] == before[2]
+    restored = Game.restore(store.games[game.id], store, game.clock)
+    assert dict(restored.snapshot.credential_marks) == after
+
+
 def test_an_operator_sets_a_password(new_game):
     store, game = strict_game(new_game)
     successResultOf(game.create_account("ann", "first-password"))

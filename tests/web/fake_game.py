@@ -10,6 +10,7 @@ from twisted.internet import defer
 import ruleset
 from ruleset import Board, Order, Phase, check_order, game_rng, join_rng, resolve_turn
 from ruleset.orders import NO_SUCH_QUEUE, owns_queue
+from server.accounts import credential_mark
 from server.refusals import ACCOUNT_EXISTS, BAD_LOGIN, BAD_NAME, BAD_SLOT, GAME_ENDED, REMOVED, Refused
 from server.snapshot import BoardMessage, GameSnapshot, QueuedOrder
 from server.store import GameSetup, OrderEntry, TurnRecord
@@ -94,6 +95,14 @@ class FakeGame:
         if found[1] in self.removed:
             return defer.fail(Refused(REMOVED))
         return defer.succeed(found[1])
+
+    def change_password(self, username: str, old_password: str, new_password: str):
+        def change(player: int) -> int:
+            self.passwords[username] = (new_password, player)
+            self._publish()
+            return player
+
+        return self.authenticate(username, old_password).addCallback(change)
 
     def create_account(self, username: str, password: str, email: str = "", comment: str = ""):
         if not username or len(username) > 64 or "@" in username:
@@ -211,6 +220,10 @@ class FakeGame:
             finished=frozenset(self.finished),
             removed_players=frozenset(self.removed),
             usernames=MappingProxyType({pid: name for name, (_, pid) in self.passwords.items()}),
+            # the fake keeps passwords, not hashes: the mark of the password stands in for the hash's
+            credential_marks=MappingProxyType(
+                {pid: credential_mark(password) for password, pid in self.passwords.values()}
+            ),
             boards=MappingProxyType({k: tuple(v) for k, v in self.boards.items()}),
             posted=MappingProxyType(dict(self.posted)),
             deadline=None if self.paused else self.deadline,

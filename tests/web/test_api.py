@@ -108,8 +108,63 @@ def test_insert_probe_remove_and_finish():
         "/api/games/Nebula/orders", {"fleet": settler.id, "type": "Colonize", "target": target}, auth
     )
     assert again.status == 201
+    client.post_json("/api/games/Nebula/orders/remove", {"fleet": settler.id, "slot": 0}, auth)
+    lower = client.post_json(  # names in any case, as docs/web.md says
+        "/api/games/Nebula/orders/probe", {"fleet": settler.id, "type": " colonize", "target": target}, auth
+    )
+    assert lower.json() == {"ok": True}
+    numbered = client.post_json(
+        "/api/games/Nebula/orders/probe", {"fleet": settler.id, "type": "1", "target": target}, auth
+    )
+    assert numbered.json() == {"ok": True}
     assert client.post_json("/api/games/Nebula/finish", {}, auth).json()["finished"] is True
     assert game.snapshot.finished == frozenset({1})
+
+
+def test_changing_the_password_revokes_the_tokens_issued_before():
+    _, _, site = world()
+    client = Client(site)
+    old = client.post_json("/api/games/Nebula/token", {}, basic("alice", "alice-pw")).json()["token"]
+    bobs = client.post_json("/api/games/Nebula/token", {}, basic("bob", "bob-pw")).json()["token"]
+    assert client.get("/api/games/Nebula/me", headers={"Authorization": f"Bearer {old}"}).status == 200
+    changed = client.post_json(
+        "/api/games/Nebula/password", {"new_password": "alice-pw-2"}, basic("alice", "alice-pw")
+    )
+    assert changed.status == 204
+    refused = client.get("/api/games/Nebula/me", headers={"Authorization": f"Bearer {old}"})
+    assert refused.status == 401 and "the password changed" in refused.json()["error"]["message"]
+    assert client.get("/api/games/Nebula/me", headers={"Authorization": f"Bearer {bobs}"}).status == 200
+    new = client.post_json("/api/games/Nebula/token", {}, basic("alice", "alice-pw-2")).json()["token"]
+    assert client.get("/api/games/Nebula/me", headers={"Authorization": f"Bearer {new}"}).status == 200
+
+
+def test_changing_the_password_with_a_token_says_it_needs_the_current_password():
+    _, _, site = world()
+    client = Client(site)
+    token = client.post_json("/api/games/Nebula/token", {}, basic("alice", "alice-pw")).json()["token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    answer = client.post_json("/api/games/Nebula/password", {"new_password": "better-pw-1"}, bearer)
+    assert answer.status == 401
+    assert answer.json()["error"]["message"] == (
+        "Changing the password needs HTTP Basic with the current password (account name and password); "
+        "a token is not enough."
+    )
+    again = client.post_json("/api/games/Nebula/token", {}, bearer)
+    assert again.status == 401 and "another token is not enough" in again.json()["error"]["message"]
+
+
+def test_every_api_answer_is_json_even_a_405_or_404_and_pages_stay_html():
+    _, _, site = world()
+    client = Client(site)
+    answer = client.request("DELETE", "/api/games/Nebula/orders")
+    assert answer.status == 405 and answer.header("content-type").startswith("application/json")
+    assert answer.json()["error"] == {"code": 1, "name": "FRAME", "message": "Method not allowed"}
+    assert answer.header("allow") == "GET, HEAD, POST"
+    missing = client.get("/api/games/Nebula/nothing")
+    assert missing.status == 404 and missing.json()["error"]["name"] == "NO_SUCH_THING"
+    page = client.request("DELETE", "/games/Nebula")
+    assert page.status == 405 and page.header("content-type").startswith("text/html")
+    assert "Method not allowed" in page.text and page.header("allow") == "GET, HEAD"
 
 
 def test_every_refusal_is_tps_code_and_reason():
@@ -129,6 +184,19 @@ def test_every_refusal_is_tps_code_and_reason():
         ),
         ({"fleet": first_colonist(game, 1).id, "type": 9, "target": target}, 404, 4, "No such order type"),
         ({"fleet": "x", "target": target}, 400, 1, "'fleet' must be a whole number."),
+        (
+            {"fleet": first_colonist(game, 1).id, "type": "Bogus", "target": target},
+            400,
+            1,
+            "unknown order type 'Bogus' (Colonize, ColonizeMining, Move, Attack, Reinforce; "
+            "or the type's number).",
+        ),
+        (
+            {"fleet": first_colonist(game, 1).id, "type": "MOVE", "target": target},
+            409,
+            3,
+            "Not allowed to add that order type.",
+        ),
         ({"target": target}, 400, 1, "'fleet' is missing."),
     ]
     for fields, status, code, message in cases:
@@ -188,11 +256,14 @@ def test_history_and_past_turns():
     game.end_turn()
     client = Client(site)
     (turn,) = client.get("/api/games/Nebula/history").json()["turns"]
-    assert turn["turn"] == 1 and any("alice placed a settler colony" in line for line in turn["lines"])
-    past = client.get("/api/games/Nebula/turns/1").json()
+    # turns are numbered as everywhere else (TP's turn counter): the first turn is turn 0
+    assert turn["turn"] == 0 and any("alice placed a settler colony" in line for line in turn["lines"])
+    past = client.get("/api/games/Nebula/turns/0").json()
+    assert past["turn"] == 0 and past["summary"]["turn"] == 0
     assert next(s for s in past["systems"] if s["id"] == target)["colony"] == "settler"
-    assert client.get("/api/games/Nebula/turns/2").json()["error"]["message"] == "No such turn"
-    assert client.get("/api/games/Nebula").json()["last_turn"]["turn"] == 1
+    assert client.get("/api/games/Nebula/turns/1").json()["error"]["message"] == "No such turn"
+    document = client.get("/api/games/Nebula").json()
+    assert document["turn"] == 1 and document["last_turn"]["turn"] == 0
     assert client.get("/api/nothing").status == 404
 
 

@@ -15,6 +15,7 @@ ALLOWED_SERVER_MODULES = {
     "server.store",
     "server.web",
     "server.notifications",
+    "server.failed_login_log",  # the log of failed logins, shared with TP (imports only refusals)
 }
 
 

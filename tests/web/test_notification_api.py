@@ -167,4 +167,10 @@ def test_the_players_page_lists_adds_and_removes_channels(site):
     assert successResultOf(defer.ensureDeferred(notifications.channels(1, 1))) == []
     forged = Client(client.site).post_form("/games/Nebula/play/notify", fields)
     assert forged.status in (303, 400, 403)
+    stale = browser.post_form("/games/Nebula/play/notify", {**fields, "csrf": "stale"})
+    assert stale.status == 303  # back to the page, with the reason, not a 500
+    assert "This form has expired" in browser.get("/games/Nebula/play").text
+    stale = browser.post_form("/games/Nebula/play/notify-remove", {"csrf": "stale", "channel": "1"})
+    assert stale.status == 303
+    assert "This form has expired" in browser.get("/games/Nebula/play").text
     assert successResultOf(defer.ensureDeferred(notifications.channels(1, 1))) == []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from twisted.logger import formatEvent, globalLogPublisher
+
 from ruleset import OrderType
 
 from .helpers import Client, log_in, world
@@ -78,7 +80,7 @@ def test_unknown_games_turns_and_paths_are_404():
     _, _, site = world()
     client = Client(site)
     assert client.get("/games/Nope").status == 404
-    assert client.get("/games/Nebula/turns/1").status == 404
+    assert client.get("/games/Nebula/turns/0").status == 404  # no turn played yet
     assert client.get("/nowhere").status == 404
     assert client.get("/static/../site.py").status == 404
     assert client.request("DELETE", "/games/Nebula").status == 405
@@ -105,6 +107,39 @@ def test_a_wrong_password_is_refused_with_tps_reason():
     assert answer.status == 401
     assert "Login Error - bad username or password" in answer.text
     assert "tae_session" not in client.cookies
+
+
+def test_a_login_without_its_csrf_token_is_refused_with_the_reason_not_a_500():
+    _, _, site = world()
+    client = Client(site)
+    fields = {"username": "alice", "password": "alice-pw"}
+    answer = client.post_form("/games/Nebula/login", fields)  # no token, no cookie (curl -d ...)
+    assert answer.status == 403
+    assert "This form has expired; reload the page and try again." in answer.text
+    assert "tae_session" not in client.cookies
+    stale = client.post_form("/games/Nebula/login", {**fields, "csrf": "stale"})
+    assert stale.status == 403 and "expired" in stale.text
+    token = client.csrf("/games/Nebula")  # the refusal's page carries a good token
+    assert client.post_form("/games/Nebula/login", {**fields, "csrf": token}).status == 303
+
+
+def test_failed_web_and_api_logins_are_logged_with_address_and_name_never_the_password():
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        _, _, site = world()
+        client = Client(site)
+        token = client.csrf("/games/Nebula")
+        client.post_form("/games/Nebula/login", {"csrf": token, "username": "alice", "password": "s3cret-x"})
+        client.get("/api/games/Nebula/me", headers={"Authorization": "Basic Ym9iOnMzY3JldC15"})  # bob
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    lines = [formatEvent(e) for e in events if "failed login" in str(e.get("log_format", ""))]
+    assert lines == [
+        "failed login from 127.0.0.1 for 'alice' (web)",
+        "failed login from 127.0.0.1 for 'bob' (web)",
+    ]
+    assert not any("s3cret" in formatEvent(e) for e in events)
 
 
 def test_a_form_without_its_csrf_token_is_refused():
@@ -210,7 +245,7 @@ def test_removing_an_order_and_finishing_the_turn():
     assert game.state.turn == 1 and game.state.colonies.get(game.state.board.cell_of_object(target))
     page = Client(site).get("/games/Nebula").text
     assert "alice placed a settler colony on" in page
-    assert 'href="/games/Nebula/turns/1"' in page
+    assert 'href="/games/Nebula/turns/0"' in page  # the first turn is turn 0
 
 
 def test_a_past_turn_shows_the_map_as_it_was():
@@ -221,14 +256,19 @@ def test_a_past_turn_shows_the_map_as_it_was():
     game.end_turn()
     game.end_turn()
     client = Client(site)
-    page = client.get("/games/Nebula/turns/1")
-    # page N shows the Nth turn played: turn N - 1, as TP clients number turns from 0
+    page = client.get("/games/Nebula/turns/0")
+    # page N shows turn N, numbered as TP clients and the logs number turns: the first is 0
     assert page.status == 200 and "after turn 0" in page.text and "What turn 0 did" in page.text
     assert "alice placed a settler colony" in page.text
-    assert client.get("/games/Nebula/turns/2").text.count("placed a") == 0
-    assert client.get("/games/Nebula/turns/3").status == 404
+    assert "Turn 1 was a <b>normal</b> turn." in page.text
+    assert 'href="/games/Nebula/turns/1">turn 1 →' in page.text and "← turn" not in page.text
+    second = client.get("/games/Nebula/turns/1").text
+    assert second.count("placed a") == 0 and "after turn 1" in second and "Turn 2 is a" in second
+    assert 'href="/games/Nebula/turns/0">← turn 0' in second and "turn 2 →" not in second
+    assert client.get("/games/Nebula/turns/2").status == 404  # turn 2 is the open one
     history = client.get("/games/Nebula/history").text
-    assert "Turn 0</a>" in history and "Turn 1</a>" in history and "Turn 2</a>" not in history
+    assert 'href="/games/Nebula/turns/0">Turn 0</a>' in history
+    assert 'href="/games/Nebula/turns/1">Turn 1</a>' in history and "Turn 2</a>" not in history
 
 
 def test_joining_from_the_lobby_creates_the_account_and_logs_in():
@@ -335,3 +375,40 @@ def test_the_lobby_shows_a_calendar_timer_with_its_schedule_and_zone():
     game._publish()
     lobby = Client(site).get("/").text
     assert "Timer: calendar, turns end Mon,Wed,Fri 20:00 (Europe/Berlin)" in lobby
+
+
+def test_a_finished_games_pages_say_why_it_ended_and_show_no_conflicts_left_unfought():
+    from server.web.documents import public_game
+
+    from .bot_games import play
+
+    _, game, site = world(("ann", "bob", "cy"), seed=1)  # ends when the pool runs out, 2 conflicts queued
+    play(game)
+    assert public_game(game.snapshot)["conflicts"], "the test needs conflicts queued at the end"
+    client = Client(site)
+    last = game.state.turn - 1
+    page = client.get(f"/games/Nebula/turns/{last}").text
+    assert "The game ended with this turn." in page and "over turn" not in page
+    assert "The game ended because the colonist pool ran out." in page
+    assert "The game is over:" not in page and "Conflicts</h2>" not in page
+    public = client.get("/games/Nebula").text
+    assert "<b>the game is over</b>" in public and "Conflicts</h2>" not in public
+    assert "The game ended because the colonist pool ran out." in public
+    ann = log_in(site, "Nebula", "ann", "ann-pw")
+    assert "Conflicts</h2>" not in ann.get("/games/Nebula/play").text
+
+
+def test_a_turn_without_a_deadline_says_no_deadline_and_a_paused_one_paused():
+    _, game, site = world()
+    status = site.web.templates.get_template("_status.html")  # the lobby's, game's and player's
+    g = {"turn": 3, "phase": "normal", "over": False, "resolving": False, "started": True, "paused": False}
+    text = " ".join(status.render(g={**g, "seconds_left": -1}).split())
+    assert text.endswith("a <b>normal</b> turn · no deadline </p>") and "left" not in text
+    assert "2 min 05 s</span> left" in status.render(g={**g, "seconds_left": 125})
+    paused = " ".join(status.render(g={**g, "paused": True, "seconds_left": -1}).split())
+    assert "<b>paused</b> by the operator" in paused and "deadline" not in paused
+    alice = log_in(site, "Nebula", "alice", "alice-pw")
+    game.paused = True
+    game._publish()
+    for path in ("/", "/games/Nebula", "/games/Nebula/play"):
+        assert "<b>paused</b> by the operator" in alice.get(path).text, path
