@@ -43,6 +43,7 @@ import click
 
 from .admin.cli import admin_user
 from .config import ConfigError, ServerConfig, apply_game_settings, load_config, validate
+from .password_prompt import password_option
 from .turn_timer import TIMER_KINDS
 
 EXIT_USAGE = 2
@@ -504,7 +505,7 @@ def status(game, as_json, config_path, database) -> None:
 @cli.command("add-player")
 @click.argument("game")
 @click.argument("name")
-@click.option("--password", prompt=True, hide_input=True, help="The player's password.")
+@password_option("Password", confirm=False, help="The player's password (asked for on a terminal).")
 @click.option("--email", default="", help="The player's e-mail address.")
 @click.option("--comment", default="", help="A comment on the account.")
 @wait_option
@@ -525,9 +526,7 @@ def add_player(game, name, password, email, comment, wait, config_path, database
 @cli.command("set-password")
 @click.argument("game")
 @click.argument("name")
-@click.option(
-    "--password", prompt="New password", hide_input=True, confirmation_prompt=True, help="The new password."
-)
+@password_option("New password", confirm=True, help="The new password (asked for twice on a terminal).")
 @wait_option
 @database_options
 def set_password(game, name, password, wait, config_path, database) -> None:
