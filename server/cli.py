@@ -34,6 +34,7 @@ an operation that fails is one line and status 1. Never a traceback.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import sys
 import time
@@ -68,6 +69,29 @@ class Duration(click.ParamType):
 
 
 DURATION = Duration()
+
+
+class TakesNegativeValues(click.Command):
+    """A command whose last arguments may be written with a leading '-' ("-5", "-1h"): click
+    would read them as options ("No such option '-5'"); moved behind a "--" they reach the
+    command, which answers its own message about the value. A value right after an option
+    ("--wait -5") stays that option's."""
+
+    def parse_args(self, ctx, args):
+        if "--" not in args:
+            values, rest = [], []
+            for position, arg in enumerate(args):
+                after_option = position > 0 and args[position - 1].startswith("-")
+                if _NEGATIVE.match(arg) and not after_option:
+                    values.append(arg)
+                else:
+                    rest.append(arg)
+            if values:
+                args = [*rest, "--", *values]
+        return super().parse_args(ctx, args)
+
+
+_NEGATIVE = re.compile(r"-[0-9.]")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
@@ -616,7 +640,7 @@ def resume(game, wait, config_path, database) -> None:
     _control(config_path, database, game, "resume", {}, wait)
 
 
-@cli.command()
+@cli.command(cls=TakesNegativeValues)
 @click.argument("game")
 @click.argument("duration")
 @wait_option
@@ -625,6 +649,8 @@ def extend(game, duration, wait, config_path, database) -> None:
     """Give the open turn DURATION more (90m, 2h, 1d, 1h30m or seconds); players are told."""
     from .game_operations import OperationError, parse_duration
 
+    if duration.strip().startswith("-"):
+        raise click.BadParameter("a duration must be positive", param_hint="'DURATION'")
     try:
         seconds = parse_duration(duration)
     except OperationError as error:
@@ -634,7 +660,7 @@ def extend(game, duration, wait, config_path, database) -> None:
     _control(config_path, database, game, "extend", {"seconds": seconds}, wait)
 
 
-@cli.command("set")
+@cli.command("set", cls=TakesNegativeValues)
 @click.argument("game")
 @click.argument("key")
 @click.argument("value")

@@ -237,10 +237,14 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
         timer = replace(timer, kind=text)
         what = f"the timer is now {text}"
     elif name in _DURATIONS:
+        if text.startswith("-"):
+            raise OperationError(f"{name} cannot be negative")
         seconds = parse_duration(text)
         timer = _with_number(timer, name, seconds)
         what = f"{name} is now {in_words(seconds) if seconds else 'none'}"
     elif name in _COUNTS:
+        if text.startswith("-"):
+            raise OperationError(f"{name} cannot be negative")
         if not text.isdigit():
             raise OperationError(f"{name} must be a whole number ≥ 0, not {value!r}")
         number = int(text)

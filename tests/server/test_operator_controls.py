@@ -181,3 +181,25 @@ def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
         main(["extend", "g", "soon", "--database", "sqlite://"])
     assert done.value.code == 2
     assert "'soon' is not a duration" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["extend", "g", "-1h"], 2, "a duration must be positive"),
+        (["extend", "g", "--wait", "1", "-90m"], 2, "a duration must be positive"),
+        (["set", "g", "turn_length", "-5"], 1, "turn_length cannot be negative"),
+        (["set", "g", "max_players", "-1"], 1, "max_players cannot be negative"),
+    ],
+)
+def test_a_negative_value_gets_its_own_message_not_no_such_option(capsys, tmp_path, args, code, message):
+    from server.cli import main
+
+    database = f"sqlite:///{tmp_path / 'tae.db'}"
+    main(["create-game", "g", "--seed", "1", "--database", database])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        main([*args, "--database", database])
+    err = capsys.readouterr().err
+    assert done.value.code == code, err
+    assert message in err and "No such option" not in err and len(err.splitlines()) == 1
