@@ -168,9 +168,10 @@ class TurnClockControls(GameWriteSide):
 
     def _store_deadline(self) -> defer.Deferred:
         """Store the open turn's deadline as the clock now has it (a running server's desk
-        records it too; without a server nobody else would)."""
+        records it too; without a server nobody else would); none clears the stored one, so
+        that `tae-server status` does not count down to a deadline the players no longer have."""
         if self.timer.deadline is None:
-            return defer.succeed(None)
+            return self._store_optional("set_deadline", self._state.turn + 1, None)
         return self._store_optional("set_deadline", self._state.turn + 1, self.timer.deadline)
 
     def _tell_everyone(self, body: str) -> defer.Deferred:

@@ -19,7 +19,7 @@ from .game import Game
 from .operator_notices import in_words
 from .refusals import Refused, clipped
 from .store import GameSetup
-from .turn_timer import TIMER_KINDS, NoDeadline, TimerSettings, TimerSettingsError
+from .turn_timer import BASIC_ZERO, TIMER_KINDS, NoDeadline, TimerSettings, TimerSettingsError
 
 
 class OperationError(Exception):
@@ -236,12 +236,16 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
             )
         timer = replace(timer, kind=text)
         what = f"the timer is now {text}"
+        if text == "basic" and not timer.turn_length:
+            what += f" ({BASIC_ZERO})"
     elif name in _DURATIONS:
         if text.startswith("-"):
             raise OperationError(f"{name} cannot be negative")
         seconds = parse_duration(text)
         timer = _with_number(timer, name, seconds)
         what = f"{name} is now {in_words(seconds) if seconds else 'none'}"
+        if name == "turn_length" and not seconds and timer.kind == "basic":
+            what = f"turn_length is now 0: {BASIC_ZERO}"
     elif name in _COUNTS:
         if text.startswith("-"):
             raise OperationError(f"{name} cannot be negative")

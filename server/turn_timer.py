@@ -41,6 +41,9 @@ END_OF_TURN_STARTED = 5
 
 TIMER_KINDS = ("basic", "playersfinished", "threshold", "calendar")
 DEFAULT_TIME_ZONE = "UTC"
+# The basic timer treats a turn_length of 0 as 60 s, like tpserver-cpp.
+BASIC_DEFAULT_S = 60
+BASIC_ZERO = f"basic turns last {BASIC_DEFAULT_S} s when turn_length is 0"
 
 
 class TimerSettingsError(ValueError):
@@ -115,7 +118,9 @@ class TimerSettings:
                 f"{self.turn_length_over_threshold} s over it"
             )
         if self.kind == "basic":
-            return f"basic, {self.turn_length or 60} s turns"
+            if not self.turn_length:
+                return f"basic, {BASIC_DEFAULT_S} s turns ({BASIC_ZERO})"
+            return f"basic, {self.turn_length} s turns"
         return f"{self.kind}, " + (f"{self.turn_length} s turns" if self.turn_length else "no turn length")
 
 
@@ -196,7 +201,7 @@ class TurnTimer:
         """How long a turn starting now lasts by the clock; None: no deadline."""
         s = self.settings
         if s.kind == "basic":
-            return s.turn_length or 60
+            return s.turn_length or BASIC_DEFAULT_S
         if s.kind == "playersfinished":
             return s.turn_length or None
         if s.kind == "calendar":

@@ -203,3 +203,36 @@ def test_a_negative_value_gets_its_own_message_not_no_such_option(capsys, tmp_pa
     err = capsys.readouterr().err
     assert done.value.code == code, err
     assert message in err and "No such option" not in err and len(err.splitlines()) == 1
+
+
+def test_a_timer_change_to_no_deadline_clears_the_stored_one_and_status_agrees(url, db):  # noqa: F811
+    wall = WallClock(1_800_000_000.0)
+    db.create_game(setup("autumn", timer=TimerSettings("basic", turn_length=86400)))
+    for name in ("ann", "bob"):
+        operations.add_player(db, "autumn", name, "password", wallclock=wall, cost=16)
+    game_id = db.load_games()[0].game_id
+    db.set_deadline(game_id, 1, wall.now + 104_219)
+    assert operations.game_status(db, "autumn", wallclock=wall).deadline == wall.now + 104_219
+    change = {"key": "timer", "value": "threshold"}
+    text = operations.control(db, "autumn", "set", change, wallclock=wall).text
+    assert "no deadline" in text
+    assert db.load_games()[0].deadline is None
+    status = operations.game_status(db, "autumn", wallclock=wall)
+    assert status.deadline is None and status.as_dict()["seconds_left"] is None
+
+
+def test_a_basic_timer_says_that_turn_length_0_means_60_s(url, db):  # noqa: F811
+    wall = WallClock()
+    db.create_game(setup("g9", timer=TimerSettings("basic", turn_length=0)))
+    zero = "basic turns last 60 s when turn_length is 0"
+    assert TimerSettings("basic", turn_length=0).describe() == f"basic, 60 s turns ({zero})"
+    assert TimerSettings("basic", turn_length=90).describe() == "basic, 90 s turns"
+    assert operations.list_games(db)[0].timer_description.endswith(f"({zero})")
+
+    def set_it(key, value):
+        return operations.control(db, "g9", "set", {"key": key, "value": value}, wallclock=wall).text
+
+    set_it("turn_length", "5m")
+    assert f"turn_length is now 0: {zero}" in set_it("turn_length", "0")
+    set_it("timer", "playersfinished")
+    assert f"the timer is now basic ({zero})" in set_it("timer", "basic")
