@@ -118,9 +118,16 @@ async def extend_game(game: Game, seconds: float) -> str:
     if seconds <= 0:
         raise OperationError("the extension must be longer than 0 s")
     await game.ready()
+    if game.state.phase is Phase.OVER:
+        raise OperationError(f"cannot extend game {game.setup.name!r}: the game is over")
     try:
         await game.extend(seconds)
     except NoDeadline as error:
+        if game.paused and game.timer.gives_turns_a_deadline():
+            raise OperationError(
+                f"game {game.setup.name!r} is paused and its open turn has no deadline yet: the turn "
+                f"gets its time when it resumes (`tae-server resume {game.setup.name}`); extend it then"
+            ) from None
         raise OperationError(
             f"game {game.setup.name!r}: {error} (give it one with `tae-server set "
             f"{game.setup.name} turn_length DURATION`)"
@@ -135,15 +142,19 @@ async def extend_game(game: Game, seconds: float) -> str:
 
 async def set_setting_of(game: Game, key: str, value: str) -> str:
     """Change one setting of a running game (SETTINGS lists them), checked first."""
+    if game.state.phase is Phase.OVER:
+        raise OperationError(f"cannot change game {game.setup.name!r}: the game is over")
     setup, what = changed_setup(game.setup, key, value, players=len(game.state.players))
     await game.ready()
     if setup == game.setup:
         return f"game {game.setup.name!r}: {what} already"
+    clock_touched = setup.timer.moves_the_clock_from(game.setup.timer)
     try:
         await game.change_setup(setup, what)
     except TimerSettingsError as error:
         raise OperationError(f"game {game.setup.name!r}: {error}") from None
-    return f"game {game.setup.name!r}: {what}; {_time_left(game)}; players were told"
+    left = f"; {_time_left(game)}" if clock_touched else ""
+    return f"game {game.setup.name!r}: {what}{left}; players were told"
 
 
 async def reinstate_player_in(game: Game, username: str) -> str:
@@ -209,6 +220,8 @@ _DURATIONS = ("turn_length", "turn_length_over_threshold", "turn_length_under_th
 _COUNTS = ("turn_players_min", "turn_player_threshold", "max_players")
 _SWITCHES = ("finish_early", "account_creation", "auto_add")
 _YES, _NO = ("yes", "true", "on", "1"), ("no", "false", "off", "0")
+# Said of a calendar timer's setting changed while the game has another timer.
+_CALENDAR_ONLY = " (a calendar timer setting: it applies once the timer is calendar; the timer is {})"
 
 
 def _with_number(timer: TimerSettings, name: str, number: int) -> TimerSettings:
@@ -268,7 +281,11 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
         on = text.lower() in _YES
         if name == "finish_early":
             timer = replace(timer, finish_early=on)
-            what = "the calendar timer " + ("ends a turn early" if on else "never ends a turn early")
+            what = "the calendar timer " + (
+                "ends a turn early when everyone has finished" if on else "never ends a turn early"
+            )
+            if timer.kind != "calendar":
+                what = f"finish_early is now {'yes' if on else 'no'}" + _CALENDAR_ONLY.format(timer.kind)
         else:
             words = {
                 "account_creation": ("players may create accounts", "players can no longer create accounts"),
@@ -290,6 +307,9 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
         raise OperationError(str(error)) from None
     if name == "schedule":
         what = f"turns end {timer.calendar.describe()}"
+    if name in ("schedule", "time_zone") and timer.kind != "calendar":
+        what = ("the calendar schedule is now: " if name == "schedule" else "") + what
+        what += _CALENDAR_ONLY.format(timer.kind)
     return replace(setup, timer=timer), what
 
 

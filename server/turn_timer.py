@@ -24,7 +24,7 @@ TimeRemaining frames pushed to every connection, and ``end_turn(reason)`` to run
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
@@ -67,6 +67,16 @@ class TimerSettings:
     schedule: str = ""  # calendar: "Mon,Wed,Fri 20:00" (server.calendar_schedule)
     time_zone: str = DEFAULT_TIME_ZONE  # calendar: an IANA zone name
     finish_early: bool = True  # calendar: everyone finished ends the turn before its time
+
+    def moves_the_clock_from(self, old: TimerSettings) -> bool:
+        """These settings, replacing `old`, change how the open turn is timed: not so for a
+        calendar setting (schedule, time zone, finish_early) changed under another timer."""
+        if self.kind == "calendar" or self.kind != old.kind:
+            return self != old
+        same_calendar = replace(
+            self, schedule=old.schedule, time_zone=old.time_zone, finish_early=old.finish_early
+        )
+        return same_calendar != old
 
     def validate(self) -> TimerSettings:
         if self.kind not in TIMER_KINDS:
@@ -196,6 +206,10 @@ class TurnTimer:
         if seconds is not None:
             self._arm(seconds)
         self._announce(self.seconds_left(), TIMER_STARTED)
+
+    def gives_turns_a_deadline(self) -> bool:
+        """A turn starting now would have a deadline under these settings."""
+        return self._turn_seconds() is not None
 
     def _turn_seconds(self) -> float | None:
         """How long a turn starting now lasts by the clock; None: no deadline."""

@@ -1,0 +1,102 @@
+"""What the operator's clock and setting commands answer, and what players are told, in the
+cases a new operator met: a calendar setting under another timer, a finished game, a paused
+game without a deadline yet, a setting that does not touch the clock."""
+
+from __future__ import annotations
+
+from twisted.internet import defer
+from twisted.internet.task import Clock
+
+from ruleset import Phase
+from server.game_operations import OperationError, extend_game, set_setting_of
+from server.turn_timer import TimerSettings
+from tests.support.deferreds import failureResultOf, successResultOf
+from tests.support.games import new_game
+
+
+def run(coroutine):
+    return successResultOf(defer.ensureDeferred(coroutine))
+
+
+def refused(coroutine) -> str:
+    return str(failureResultOf(defer.ensureDeferred(coroutine), OperationError).value)
+
+
+def notices(game, player=1):
+    return [m.message.body for m in game.snapshot.board(player) if m.message.subject == "Game settings"]
+
+
+def started(timer: TimerSettings, **setup):
+    clock = Clock()
+    clock.advance(1_000)
+    _, game = new_game(clock=clock, timer=timer, **setup)
+    for name in ("ann", "bob"):
+        successResultOf(game.create_account(name, "x"))
+    game.start()
+    return game, clock
+
+
+def test_finish_early_under_another_timer_is_said_neutrally_and_leaves_the_clock_alone():
+    game, clock = started(TimerSettings("basic", turn_length=600))
+    clock.advance(100)
+    deadline = game.timer.deadline
+    answer = run(set_setting_of(game, "finish_early", "no"))
+    assert "never ends a turn early" not in answer and "finish_early is now no" in answer
+    assert "calendar timer setting" in answer and "the timer is basic" in answer
+    assert "ends in" not in answer and "deadline" not in answer
+    assert game.timer.deadline == deadline  # the open turn's clock did not start again
+    told = notices(game)[-1]
+    assert "never ends a turn early" not in told and "started again" not in told
+    answer = run(set_setting_of(game, "schedule", "Mon 20:00"))
+    assert "calendar schedule is now" in answer and game.timer.deadline == deadline
+
+
+def test_a_setting_that_does_not_touch_the_clock_does_not_mention_the_deadline():
+    game, _ = started(TimerSettings("playersfinished", turn_length=0))
+    assert run(set_setting_of(game, "max_players", "6")) == (
+        "game 'tae': at most 6 players; players were told"
+    )
+    assert "deadline" not in run(set_setting_of(game, "account_creation", "no"))
+
+
+def test_a_timer_setting_still_says_the_time_left():
+    game, _ = started(TimerSettings("basic", turn_length=600))
+    assert run(set_setting_of(game, "turn_length", "20m")).endswith(
+        "turn_length is now 20 min; turn 0 ends in 20 min; players were told"
+    )
+
+
+def finished_game():
+    _, game = new_game(map_text="A.A\n")  # two artifacts: the first turn ends the game
+    for name in ("ann", "bob"):
+        successResultOf(game.create_account(name, "x"))
+    game.finish_turn(1)
+    game.finish_turn(2)
+    assert game.state.phase is Phase.OVER
+    return game
+
+
+def test_extend_and_set_refuse_a_finished_game():
+    game = finished_game()
+    told = len(notices(game))
+    assert refused(extend_game(game, 3600)) == "cannot extend game 'tae': the game is over"
+    assert refused(set_setting_of(game, "turn_length", "1h")) == (
+        "cannot change game 'tae': the game is over"
+    )
+    assert len(notices(game)) == told
+
+
+def test_extending_a_paused_game_without_a_deadline_yet_says_it_is_paused():
+    _, game = new_game(timer=TimerSettings("playersfinished", turn_length=86400))
+    successResultOf(game.create_account("ann", "x"))  # one player: the clock has not started
+    assert successResultOf(game.pause()) is True
+    answer = refused(extend_game(game, 3600))
+    assert "is paused" in answer and "tae-server resume tae" in answer
+    assert "no deadline to extend" not in answer
+
+
+def test_extending_a_paused_game_with_a_deadline_adds_to_the_time_at_resume():
+    game, _ = started(TimerSettings("basic", turn_length=600))
+    successResultOf(game.pause())
+    answer = run(extend_game(game, 3600))
+    assert "paused, 1 h 10 min left when resumed" in answer
