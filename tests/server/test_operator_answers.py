@@ -100,3 +100,36 @@ def test_extending_a_paused_game_with_a_deadline_adds_to_the_time_at_resume():
     successResultOf(game.pause())
     answer = run(extend_game(game, 3600))
     assert "paused, 1 h 10 min left when resumed" in answer
+
+
+def test_standing_ranks_players_by_final_score_sharing_ties():
+    from ruleset.state import EndReason, FinalResult
+    from server.final_standing import standing
+
+    result = FinalResult({1: 12, 2: 7, 3: 12}, {}, (1, 3), EndReason.OPERATOR)
+    assert standing(result, 1) == "game over: rank 1 of 3 (winner), final score 12"
+    assert standing(result, 3) == "game over: rank 1 of 3 (winner), final score 12"
+    assert standing(result, 2) == "game over: rank 3 of 3, final score 7"
+    assert standing(result, 4) == standing(None, 1) == "game over"
+
+
+def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
+    from server import operations
+    from server.database import SyncDatabase, upgrade
+    from server.game import Game
+    from server.store import GameSetup
+
+    url = f"sqlite:///{tmp_path / 'tae.db'}"
+    upgrade(url)
+    with SyncDatabase(url) as db:
+        game_setup = GameSetup("g", map_text="A.A\n", seed=1, timer=TimerSettings(turn_length=0))
+        game_id = db.create_game(game_setup)
+        game = Game(game_id, game_setup, game_setup.initial_state(), db, Clock())
+        for name in ("ann", "bob"):
+            successResultOf(game.create_account(name, "x"))
+        game.finish_turn(1)
+        game.finish_turn(2)
+        assert game.state.phase is Phase.OVER
+        status = operations.game_status(db, "g", wallclock=lambda: 1_800_000_000.0)
+    turns = [p["turn"] for p in status.players]
+    assert turns == ["game over: rank 1 of 2 (winner), final score 0"] * 2
