@@ -66,11 +66,16 @@ async def set_password_of(game: Game, payload: dict[str, Any]) -> str:
 
 
 async def remove_player_from(game: Game, username: str) -> str:
+    """Remove a player (every player is told); removing them again says so."""
     await game.ready()
+    known = game.player_id(username)
+    already = known is not None and known in game.removed_players
     try:
         player = await game.remove_player(username)
     except Refused:
         raise OperationError(f"game {game.setup.name!r} has no player named {username!r}") from None
+    if already:
+        return f"player {username!r} (player {player}) was already removed from game {game.setup.name!r}"
     return f"player {username!r} (player {player}) removed from game {game.setup.name!r}"
 
 

@@ -133,3 +133,22 @@ def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
         status = operations.game_status(db, "g", wallclock=lambda: 1_800_000_000.0)
     turns = [p["turn"] for p in status.players]
     assert turns == ["game over: rank 1 of 2 (winner), final score 0"] * 2
+
+
+def test_removing_twice_says_already_removed_and_everyone_is_told_of_a_removal():
+    from server.game_operations import reinstate_player_in, remove_player_from
+
+    game, _ = started(TimerSettings("basic", turn_length=600))
+    successResultOf(game.create_account("dave", "x"))
+    assert run(remove_player_from(game, "dave")) == "player 'dave' (player 3) removed from game 'tae'"
+    assert run(remove_player_from(game, "dave")) == (
+        "player 'dave' (player 3) was already removed from game 'tae'"
+    )
+    told = [body for body in notices(game, 1) if "removed dave" in body]
+    assert told == [
+        "The operator removed dave from the game: they no longer log in or give orders, "
+        "and turns no longer wait for them."
+    ]
+    assert [body for body in notices(game, 3) if "removed dave" in body] == told
+    assert 3 in game.removed_players and game.waiting_for() == [1, 2]
+    assert run(reinstate_player_in(game, "dave")).endswith("reinstated in game 'tae'")

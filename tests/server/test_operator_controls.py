@@ -136,7 +136,7 @@ def test_without_a_server_the_controls_change_the_database(url, db):  # noqa: F8
     game = directory.find("g")
     assert game.setup.timer.kind == "calendar" and not game.paused and game.removed_players == set()
     assert logs_in(game, "bob", "password") == 2
-    assert len(notices(game, 2)) == len(notices(game, 1)) == 7
+    assert len(notices(game, 2)) == len(notices(game, 1)) == 8  # the removal and reinstatement too
     result(defer.ensureDeferred(desk.stop()))
 
 
