@@ -106,7 +106,12 @@ async def pause_game(game: Game) -> str:
     if not await game.pause():
         return f"game {game.setup.name!r} is paused already"
     left = game.snapshot.paused_left
-    kept = "the turn has no deadline" if left is None else f"{in_words(left)} left in turn {game.state.turn}"
+    if left is not None:
+        kept = f"{in_words(left)} left in turn {game.state.turn}"
+    elif game.timer.gives_turns_a_deadline():
+        kept = "the turn has no deadline yet: it gets its time when the game resumes"
+    else:
+        kept = "the turn has no deadline"
     return f"game {game.setup.name!r} paused ({kept}); players were told"
 
 
@@ -180,7 +185,11 @@ def _time_left(game: Game) -> str:
     if snapshot.paused:
         return "paused"
     seconds = snapshot.seconds_left(game.clock.seconds())
-    return "no deadline" if seconds < 0 else f"turn {game.state.turn} ends in {in_words(seconds)}"
+    if seconds >= 0:
+        return f"turn {game.state.turn} ends in {in_words(seconds)}"
+    if not snapshot.started and game.timer.gives_turns_a_deadline():
+        return "no deadline yet: the turn clock starts with the game"
+    return "no deadline"
 
 
 # -- reading the operator's values ------------------------------------------------------------------

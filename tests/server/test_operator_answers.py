@@ -152,3 +152,16 @@ def test_removing_twice_says_already_removed_and_everyone_is_told_of_a_removal()
     assert [body for body in notices(game, 3) if "removed dave" in body] == told
     assert 3 in game.removed_players and game.waiting_for() == [1, 2]
     assert run(reinstate_player_in(game, "dave")).endswith("reinstated in game 'tae'")
+
+
+def test_a_game_whose_clock_has_not_started_says_no_deadline_yet():
+    from server.game_operations import pause_game
+
+    _, game = new_game(timer=TimerSettings("playersfinished", turn_length=86400))
+    successResultOf(game.create_account("ann", "x"))  # one player: the clock has not started
+    assert "no deadline yet: the turn clock starts with the game" in run(
+        set_setting_of(game, "turn_length", "2d")
+    )
+    assert "no deadline yet: it gets its time when the game resumes" in run(pause_game(game))
+    _, timeless = new_game(timer=TimerSettings("playersfinished", turn_length=0))
+    assert "(the turn has no deadline)" in run(pause_game(timeless))
