@@ -503,7 +503,11 @@ def status(game, as_json, config_path, database) -> None:
                 "" if info.paused_left is None else f", {round(info.paused_left)} s left when resumed"
             )
         elif info.deadline is None:
-            left = "no deadline set" if info.server else "no deadline known (the server is not running)"
+            timeless = setup is not None and not setup.timer.turns_have_a_deadline()
+            if info.server or timeless:
+                left = "no deadline" + ("" if timeless else " set")
+            else:
+                left = "no deadline known (the server is not running)"
         elif info.server is None:
             left = (
                 "the turn ends when the server starts"

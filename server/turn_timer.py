@@ -68,6 +68,15 @@ class TimerSettings:
     time_zone: str = DEFAULT_TIME_ZONE  # calendar: an IANA zone name
     finish_early: bool = True  # calendar: everyone finished ends the turn before its time
 
+    def turns_have_a_deadline(self) -> bool:
+        """A turn starting under these settings gets a deadline (threshold: before the
+        threshold is reached)."""
+        if self.kind == "playersfinished":
+            return self.turn_length > 0
+        if self.kind == "threshold":
+            return self.turn_length_under_threshold > 0
+        return True
+
     def moves_the_clock_from(self, old: TimerSettings) -> bool:
         """These settings, replacing `old`, change how the open turn is timed: not so for a
         calendar setting (schedule, time zone, finish_early) changed under another timer."""
@@ -209,7 +218,7 @@ class TurnTimer:
 
     def gives_turns_a_deadline(self) -> bool:
         """A turn starting now would have a deadline under these settings."""
-        return self._turn_seconds() is not None
+        return self.settings.turns_have_a_deadline()
 
     def _turn_seconds(self) -> float | None:
         """How long a turn starting now lasts by the clock; None: no deadline."""

@@ -165,3 +165,18 @@ def test_a_game_whose_clock_has_not_started_says_no_deadline_yet():
     assert "no deadline yet: it gets its time when the game resumes" in run(pause_game(game))
     _, timeless = new_game(timer=TimerSettings("playersfinished", turn_length=0))
     assert "(the turn has no deadline)" in run(pause_game(timeless))
+
+
+def test_status_without_a_server_says_no_deadline_for_a_timer_that_sets_none(tmp_path, capsys):
+    from server.cli import main
+
+    database = f"sqlite:///{tmp_path / 'tae.db'}"
+    main(["create-game", "g", "--seed", "1", "--turn-length", "0", "--database", database])
+    main(["create-game", "h", "--seed", "1", "--turn-length", "1h", "--database", database])
+    capsys.readouterr()
+    main(["status", "g", "--database", database])
+    assert "  time left: no deadline\n" in capsys.readouterr().out
+    main(["status", "h", "--database", database])
+    assert "  time left: no deadline known (the server is not running)\n" in capsys.readouterr().out
+    assert not TimerSettings("threshold", turn_length_under_threshold=0).turns_have_a_deadline()
+    assert TimerSettings("basic", turn_length=0).turns_have_a_deadline()
