@@ -72,22 +72,31 @@ DURATION = Duration()
 
 
 class TakesNegativeValues(click.Command):
-    """A command whose last arguments may be written with a leading '-' ("-5", "-1h"): click
-    would read them as options ("No such option '-5'"); moved behind a "--" they reach the
-    command, which answers its own message about the value. A value right after an option
-    ("--wait -5") stays that option's."""
+    """A command whose arguments may be written with a leading '-' ("-5", "-1h"): click would
+    read them as options ("No such option '-5'"). The options are put first and the arguments,
+    in their order, behind a "--", so they reach the command, which answers its own message
+    about the value. A value right after an option that takes one ("--wait -5") stays that
+    option's."""
 
     def parse_args(self, ctx, args):
-        if "--" not in args:
-            values, rest = [], []
-            for position, arg in enumerate(args):
-                after_option = position > 0 and args[position - 1].startswith("-")
-                if _NEGATIVE.match(arg) and not after_option:
-                    values.append(arg)
-                else:
-                    rest.append(arg)
-            if values:
-                args = [*rest, "--", *values]
+        if "--" not in args and any(_NEGATIVE.match(arg) for arg in args):
+            takes_value = {
+                name
+                for param in self.params
+                if isinstance(param, click.Option) and not param.is_flag
+                for name in param.opts
+            }
+            options, arguments = [], []
+            words = iter(args)
+            for word in words:
+                if _NEGATIVE.match(word) or not word.startswith("-"):
+                    arguments.append(word)
+                    continue
+                options.append(word)
+                value = next(words, None) if word in takes_value else None
+                if value is not None:
+                    options.append(value)
+            args = [*options, "--", *arguments]
         return super().parse_args(ctx, args)
 
 

@@ -190,6 +190,9 @@ def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
         (["extend", "g", "--wait", "1", "-90m"], 2, "a duration must be positive"),
         (["set", "g", "turn_length", "-5"], 1, "turn_length cannot be negative"),
         (["set", "g", "max_players", "-1"], 1, "max_players cannot be negative"),
+        (["set", "g", "--wait", "2", "turn_length", "-1h"], 1, "turn_length cannot be negative"),
+        (["set", "g", "-5", "turn_length"], 1, "no setting '-5'"),  # the arguments keep their order
+        (["extend", "g", "1h", "--wait", "-3"], 2, "'--wait': -3.0 is not in the range"),
     ],
 )
 def test_a_negative_value_gets_its_own_message_not_no_such_option(capsys, tmp_path, args, code, message):
