@@ -34,6 +34,7 @@ an operation that fails is one line and status 1. Never a traceback.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import sys
 import time
@@ -43,6 +44,7 @@ import click
 
 from .admin.cli import admin_user
 from .config import ConfigError, ServerConfig, apply_game_settings, load_config, validate
+from .password_prompt import password_option
 from .turn_timer import TIMER_KINDS
 
 EXIT_USAGE = 2
@@ -67,6 +69,38 @@ class Duration(click.ParamType):
 
 
 DURATION = Duration()
+
+
+class TakesNegativeValues(click.Command):
+    """A command whose arguments may be written with a leading '-' ("-5", "-1h"): click would
+    read them as options ("No such option '-5'"). The options are put first and the arguments,
+    in their order, behind a "--", so they reach the command, which answers its own message
+    about the value. A value right after an option that takes one ("--wait -5") stays that
+    option's."""
+
+    def parse_args(self, ctx, args):
+        if "--" not in args and any(_NEGATIVE.match(arg) for arg in args):
+            takes_value = {
+                name
+                for param in self.params
+                if isinstance(param, click.Option) and not param.is_flag
+                for name in param.opts
+            }
+            options, arguments = [], []
+            words = iter(args)
+            for word in words:
+                if _NEGATIVE.match(word) or not word.startswith("-"):
+                    arguments.append(word)
+                    continue
+                options.append(word)
+                value = next(words, None) if word in takes_value else None
+                if value is not None:
+                    options.append(value)
+            args = [*options, "--", *arguments]
+        return super().parse_args(ctx, args)
+
+
+_NEGATIVE = re.compile(r"-[0-9.]")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
@@ -478,7 +512,11 @@ def status(game, as_json, config_path, database) -> None:
                 "" if info.paused_left is None else f", {round(info.paused_left)} s left when resumed"
             )
         elif info.deadline is None:
-            left = "no deadline set" if info.server else "no deadline known (the server is not running)"
+            timeless = setup is not None and not setup.timer.turns_have_a_deadline()
+            if info.server or timeless:
+                left = "no deadline" + ("" if timeless else " set")
+            else:
+                left = "no deadline known (the server is not running)"
         elif info.server is None:
             left = (
                 "the turn ends when the server starts"
@@ -504,7 +542,7 @@ def status(game, as_json, config_path, database) -> None:
 @cli.command("add-player")
 @click.argument("game")
 @click.argument("name")
-@click.option("--password", prompt=True, hide_input=True, help="The player's password.")
+@password_option("Password", confirm=False, help="The player's password (asked for on a terminal).")
 @click.option("--email", default="", help="The player's e-mail address.")
 @click.option("--comment", default="", help="A comment on the account.")
 @wait_option
@@ -525,9 +563,7 @@ def add_player(game, name, password, email, comment, wait, config_path, database
 @cli.command("set-password")
 @click.argument("game")
 @click.argument("name")
-@click.option(
-    "--password", prompt="New password", hide_input=True, confirmation_prompt=True, help="The new password."
-)
+@password_option("New password", confirm=True, help="The new password (asked for twice on a terminal).")
 @wait_option
 @database_options
 def set_password(game, name, password, wait, config_path, database) -> None:
@@ -617,7 +653,7 @@ def resume(game, wait, config_path, database) -> None:
     _control(config_path, database, game, "resume", {}, wait)
 
 
-@cli.command()
+@cli.command(cls=TakesNegativeValues)
 @click.argument("game")
 @click.argument("duration")
 @wait_option
@@ -626,6 +662,8 @@ def extend(game, duration, wait, config_path, database) -> None:
     """Give the open turn DURATION more (90m, 2h, 1d, 1h30m or seconds); players are told."""
     from .game_operations import OperationError, parse_duration
 
+    if duration.strip().startswith("-"):
+        raise click.BadParameter("a duration must be positive", param_hint="'DURATION'")
     try:
         seconds = parse_duration(duration)
     except OperationError as error:
@@ -635,7 +673,7 @@ def extend(game, duration, wait, config_path, database) -> None:
     _control(config_path, database, game, "extend", {"seconds": seconds}, wait)
 
 
-@cli.command("set")
+@cli.command("set", cls=TakesNegativeValues)
 @click.argument("game")
 @click.argument("key")
 @click.argument("value")

@@ -218,7 +218,12 @@ class PlayerAccounts(GameWriteSide):
         remove = getattr(self.store, "remove_player", None)
         d = defer.maybeDeferred(remove, self.id, player_id) if remove else defer.succeed(None)
 
-        def stored(_: object) -> int:
+        def stored(_: object) -> defer.Deferred:
+            # everyone is told, the removed player too (they read it if taken back)
+            name = self.snapshot.usernames.get(player_id, username)
+            return self._tell_everyone(operator_notices.removed(name))
+
+        def removed(_: object) -> int:
             self._removed.add(player_id)
             self._finished.discard(player_id)
             self._publish()  # the player's Player frame says "Removed" from now on
@@ -232,7 +237,7 @@ class PlayerAccounts(GameWriteSide):
                 self._check_turn_end()  # the others may all have finished already
             return player_id
 
-        return d.addCallback(stored)
+        return d.addCallback(stored).addCallback(removed)
 
     def reinstate_player(self, username: str) -> defer.Deferred:
         """An operator takes back a removal: the player can log in and give orders again and

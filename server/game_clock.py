@@ -124,12 +124,14 @@ class TurnClockControls(GameWriteSide):
 
         def stored(_: object) -> defer.Deferred:
             self.setup = setup
-            timer_changed = setup.timer != old.timer
+            timer_changed = setup.timer.moves_the_clock_from(old.timer)
             running = self._turn_clock_runs()
             if timer_changed and running:
                 self.timer.change_settings(setup.timer)
-            elif timer_changed:
-                self.timer.settings = setup.timer.validate()  # the first turn starts under them
+            elif setup.timer != old.timer:
+                # the first turn starts under them (or, a calendar setting under another
+                # timer, they wait for the calendar timer)
+                self.timer.settings = setup.timer.validate()
             self._publish(touched=())
             log.info("game {game}: setting changed: {what}", game=self.setup.name, what=what)
             text = operator_notices.setting_changed(
@@ -168,9 +170,10 @@ class TurnClockControls(GameWriteSide):
 
     def _store_deadline(self) -> defer.Deferred:
         """Store the open turn's deadline as the clock now has it (a running server's desk
-        records it too; without a server nobody else would)."""
+        records it too; without a server nobody else would); none clears the stored one, so
+        that `tae-server status` does not count down to a deadline the players no longer have."""
         if self.timer.deadline is None:
-            return defer.succeed(None)
+            return self._store_optional("set_deadline", self._state.turn + 1, None)
         return self._store_optional("set_deadline", self._state.turn + 1, self.timer.deadline)
 
     def _tell_everyone(self, body: str) -> defer.Deferred:

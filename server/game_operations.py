@@ -19,7 +19,7 @@ from .game import Game
 from .operator_notices import in_words
 from .refusals import Refused, clipped
 from .store import GameSetup
-from .turn_timer import TIMER_KINDS, NoDeadline, TimerSettings, TimerSettingsError
+from .turn_timer import BASIC_ZERO, TIMER_KINDS, NoDeadline, TimerSettings, TimerSettingsError
 
 
 class OperationError(Exception):
@@ -66,11 +66,16 @@ async def set_password_of(game: Game, payload: dict[str, Any]) -> str:
 
 
 async def remove_player_from(game: Game, username: str) -> str:
+    """Remove a player (every player is told); removing them again says so."""
     await game.ready()
+    known = game.player_id(username)
+    already = known is not None and known in game.removed_players
     try:
         player = await game.remove_player(username)
     except Refused:
         raise OperationError(f"game {game.setup.name!r} has no player named {username!r}") from None
+    if already:
+        return f"player {username!r} (player {player}) was already removed from game {game.setup.name!r}"
     return f"player {username!r} (player {player}) removed from game {game.setup.name!r}"
 
 
@@ -101,7 +106,12 @@ async def pause_game(game: Game) -> str:
     if not await game.pause():
         return f"game {game.setup.name!r} is paused already"
     left = game.snapshot.paused_left
-    kept = "the turn has no deadline" if left is None else f"{in_words(left)} left in turn {game.state.turn}"
+    if left is not None:
+        kept = f"{in_words(left)} left in turn {game.state.turn}"
+    elif game.timer.gives_turns_a_deadline():
+        kept = "the turn has no deadline yet: it gets its time when the game resumes"
+    else:
+        kept = "the turn has no deadline"
     return f"game {game.setup.name!r} paused ({kept}); players were told"
 
 
@@ -118,9 +128,16 @@ async def extend_game(game: Game, seconds: float) -> str:
     if seconds <= 0:
         raise OperationError("the extension must be longer than 0 s")
     await game.ready()
+    if game.state.phase is Phase.OVER:
+        raise OperationError(f"cannot extend game {game.setup.name!r}: the game is over")
     try:
         await game.extend(seconds)
     except NoDeadline as error:
+        if game.paused and game.timer.gives_turns_a_deadline():
+            raise OperationError(
+                f"game {game.setup.name!r} is paused and its open turn has no deadline yet: the turn "
+                f"gets its time when it resumes (`tae-server resume {game.setup.name}`); extend it then"
+            ) from None
         raise OperationError(
             f"game {game.setup.name!r}: {error} (give it one with `tae-server set "
             f"{game.setup.name} turn_length DURATION`)"
@@ -135,15 +152,19 @@ async def extend_game(game: Game, seconds: float) -> str:
 
 async def set_setting_of(game: Game, key: str, value: str) -> str:
     """Change one setting of a running game (SETTINGS lists them), checked first."""
+    if game.state.phase is Phase.OVER:
+        raise OperationError(f"cannot change game {game.setup.name!r}: the game is over")
     setup, what = changed_setup(game.setup, key, value, players=len(game.state.players))
     await game.ready()
     if setup == game.setup:
         return f"game {game.setup.name!r}: {what} already"
+    clock_touched = setup.timer.moves_the_clock_from(game.setup.timer)
     try:
         await game.change_setup(setup, what)
     except TimerSettingsError as error:
         raise OperationError(f"game {game.setup.name!r}: {error}") from None
-    return f"game {game.setup.name!r}: {what}; {_time_left(game)}; players were told"
+    left = f"; {_time_left(game)}" if clock_touched else ""
+    return f"game {game.setup.name!r}: {what}{left}; players were told"
 
 
 async def reinstate_player_in(game: Game, username: str) -> str:
@@ -164,7 +185,11 @@ def _time_left(game: Game) -> str:
     if snapshot.paused:
         return "paused"
     seconds = snapshot.seconds_left(game.clock.seconds())
-    return "no deadline" if seconds < 0 else f"turn {game.state.turn} ends in {in_words(seconds)}"
+    if seconds >= 0:
+        return f"turn {game.state.turn} ends in {in_words(seconds)}"
+    if not snapshot.started and game.timer.gives_turns_a_deadline():
+        return "no deadline yet: the turn clock starts with the game"
+    return "no deadline"
 
 
 # -- reading the operator's values ------------------------------------------------------------------
@@ -209,6 +234,8 @@ _DURATIONS = ("turn_length", "turn_length_over_threshold", "turn_length_under_th
 _COUNTS = ("turn_players_min", "turn_player_threshold", "max_players")
 _SWITCHES = ("finish_early", "account_creation", "auto_add")
 _YES, _NO = ("yes", "true", "on", "1"), ("no", "false", "off", "0")
+# Said of a calendar timer's setting changed while the game has another timer.
+_CALENDAR_ONLY = " (a calendar timer setting: it applies once the timer is calendar; the timer is {})"
 
 
 def _with_number(timer: TimerSettings, name: str, number: int) -> TimerSettings:
@@ -236,11 +263,19 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
             )
         timer = replace(timer, kind=text)
         what = f"the timer is now {text}"
+        if text == "basic" and not timer.turn_length:
+            what += f" ({BASIC_ZERO})"
     elif name in _DURATIONS:
+        if text.startswith("-"):
+            raise OperationError(f"{name} cannot be negative")
         seconds = parse_duration(text)
         timer = _with_number(timer, name, seconds)
         what = f"{name} is now {in_words(seconds) if seconds else 'none'}"
+        if name == "turn_length" and not seconds and timer.kind == "basic":
+            what = f"turn_length is now 0: {BASIC_ZERO}"
     elif name in _COUNTS:
+        if text.startswith("-"):
+            raise OperationError(f"{name} cannot be negative")
         if not text.isdigit():
             raise OperationError(f"{name} must be a whole number ≥ 0, not {value!r}")
         number = int(text)
@@ -260,7 +295,11 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
         on = text.lower() in _YES
         if name == "finish_early":
             timer = replace(timer, finish_early=on)
-            what = "the calendar timer " + ("ends a turn early" if on else "never ends a turn early")
+            what = "the calendar timer " + (
+                "ends a turn early when everyone has finished" if on else "never ends a turn early"
+            )
+            if timer.kind != "calendar":
+                what = f"finish_early is now {'yes' if on else 'no'}" + _CALENDAR_ONLY.format(timer.kind)
         else:
             words = {
                 "account_creation": ("players may create accounts", "players can no longer create accounts"),
@@ -282,6 +321,9 @@ def changed_setup(setup: GameSetup, key: str, value: str, *, players: int) -> tu
         raise OperationError(str(error)) from None
     if name == "schedule":
         what = f"turns end {timer.calendar.describe()}"
+    if name in ("schedule", "time_zone") and timer.kind != "calendar":
+        what = ("the calendar schedule is now: " if name == "schedule" else "") + what
+        what += _CALENDAR_ONLY.format(timer.kind)
     return replace(setup, timer=timer), what
 
 

@@ -29,6 +29,7 @@ from ruleset import Phase
 
 from .accounts import SCRYPT_N, hash_password
 from .database.opening import DatabaseProblem, one_line, shown_url
+from .final_standing import standing
 from .game import Game
 from .game_operations import (
     CONTROLS,
@@ -224,7 +225,11 @@ def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
     players = []
     for account in sorted(stored.accounts, key=lambda a: a.player_id):
         pid = account.player_id
-        if pid in snapshot.removed_players:
+        if snapshot.over:
+            turn = standing(state.result, pid)
+            if pid in snapshot.removed_players:
+                turn = "removed; " + turn
+        elif pid in snapshot.removed_players:
             turn = "removed"
         elif pid in snapshot.stand_ins():
             turn = f"{snapshot.seat_label(pid)}: the stand-in plays"

@@ -55,5 +55,12 @@ def setting_changed(turn: int, what: str, left: float | None, timer_changed: boo
     return text
 
 
+def removed(name: str) -> str:
+    return (
+        f"The operator removed {name} from the game: they no longer log in or give orders, "
+        "and turns no longer wait for them."
+    )
+
+
 def reinstated(name: str) -> str:
     return f"The operator reinstated {name}: they play again from this turn on."

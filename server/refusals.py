@@ -36,7 +36,7 @@ MAX_PASSWORD = 1024
 ACCOUNT_EXISTS = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "An account with that name already exists.")
 GAME_FULL = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game has no room for more players.")
 GAME_ENDED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
-CREATION_DISABLED = Problem(ProblemCode.PERMISSION_DENIED, "Account creation Disabled")  # tpserver-cpp
+CREATION_DISABLED = Problem(ProblemCode.PERMISSION_DENIED, "This game does not allow creating accounts.")
 BAD_NAME = Problem(
     ProblemCode.FRAME,
     f"A user name must be 1 to {MAX_NAME} printable characters, without '@' and without spaces at "

@@ -24,7 +24,7 @@ TimeRemaining frames pushed to every connection, and ``end_turn(reason)`` to run
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
@@ -41,6 +41,9 @@ END_OF_TURN_STARTED = 5
 
 TIMER_KINDS = ("basic", "playersfinished", "threshold", "calendar")
 DEFAULT_TIME_ZONE = "UTC"
+# The basic timer treats a turn_length of 0 as 60 s, like tpserver-cpp.
+BASIC_DEFAULT_S = 60
+BASIC_ZERO = f"basic turns last {BASIC_DEFAULT_S} s when turn_length is 0"
 
 
 class TimerSettingsError(ValueError):
@@ -64,6 +67,25 @@ class TimerSettings:
     schedule: str = ""  # calendar: "Mon,Wed,Fri 20:00" (server.calendar_schedule)
     time_zone: str = DEFAULT_TIME_ZONE  # calendar: an IANA zone name
     finish_early: bool = True  # calendar: everyone finished ends the turn before its time
+
+    def turns_have_a_deadline(self) -> bool:
+        """A turn starting under these settings gets a deadline (threshold: before the
+        threshold is reached)."""
+        if self.kind == "playersfinished":
+            return self.turn_length > 0
+        if self.kind == "threshold":
+            return self.turn_length_under_threshold > 0
+        return True
+
+    def moves_the_clock_from(self, old: TimerSettings) -> bool:
+        """These settings, replacing `old`, change how the open turn is timed: not so for a
+        calendar setting (schedule, time zone, finish_early) changed under another timer."""
+        if self.kind == "calendar" or self.kind != old.kind:
+            return self != old
+        same_calendar = replace(
+            self, schedule=old.schedule, time_zone=old.time_zone, finish_early=old.finish_early
+        )
+        return same_calendar != old
 
     def validate(self) -> TimerSettings:
         if self.kind not in TIMER_KINDS:
@@ -115,7 +137,9 @@ class TimerSettings:
                 f"{self.turn_length_over_threshold} s over it"
             )
         if self.kind == "basic":
-            return f"basic, {self.turn_length or 60} s turns"
+            if not self.turn_length:
+                return f"basic, {BASIC_DEFAULT_S} s turns ({BASIC_ZERO})"
+            return f"basic, {self.turn_length} s turns"
         return f"{self.kind}, " + (f"{self.turn_length} s turns" if self.turn_length else "no turn length")
 
 
@@ -192,11 +216,15 @@ class TurnTimer:
             self._arm(seconds)
         self._announce(self.seconds_left(), TIMER_STARTED)
 
+    def gives_turns_a_deadline(self) -> bool:
+        """A turn starting now would have a deadline under these settings."""
+        return self.settings.turns_have_a_deadline()
+
     def _turn_seconds(self) -> float | None:
         """How long a turn starting now lasts by the clock; None: no deadline."""
         s = self.settings
         if s.kind == "basic":
-            return s.turn_length or 60
+            return s.turn_length or BASIC_DEFAULT_S
         if s.kind == "playersfinished":
             return s.turn_length or None
         if s.kind == "calendar":

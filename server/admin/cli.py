@@ -1,9 +1,10 @@
 """`tae-server admin-user NAME`: make an admin account for the `[admin.users]` configuration.
 
-It asks for the password twice (or takes `--password`), checks that tpadmin-cpp could send it
-(the client lower-cases everything typed), and prints the TOML line with the scrypt hash to add
-to the configuration; nothing is written anywhere, so the command needs no access to the
-server's files. Register it with `cli.add_command(admin_user)` in `server.cli`.
+It asks for the password twice on a terminal (or takes `--password`, which it needs without a
+terminal), checks that tpadmin-cpp could send it (the client lower-cases everything typed), and
+prints the TOML line with the scrypt hash to add to the configuration; nothing is written
+anywhere, so the command needs no access to the server's files. Register it with
+`cli.add_command(admin_user)` in `server.cli`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import click
 
 from ..accounts import hash_password
+from ..password_prompt import password_option
 from .settings import password_problem, user_name_problem
 
 
@@ -25,13 +27,11 @@ def _check_password(ctx, param, value: str) -> str:
 
 @click.command("admin-user")
 @click.argument("name")
-@click.option(
-    "--password",
-    prompt=True,
-    hide_input=True,
-    confirmation_prompt=True,
-    callback=_check_password,
-    help="The admin's password (asked for when not given).",
+@password_option(
+    "Password",
+    confirm=True,
+    check=_check_password,
+    help="The admin's password (asked for twice on a terminal when not given).",
 )
 def admin_user(name: str, password: str) -> None:
     """Make an admin account: prints the line to add under [admin.users]."""

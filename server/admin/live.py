@@ -20,6 +20,7 @@ from twisted.internet import defer
 from ..config import ConfigError, GameConfig
 from ..database import ConflictError
 from ..directory import GameDirectory
+from ..final_standing import standing
 from ..game import Game
 from ..game_operations import CONTROLS, OperationError, add_player_to, end_turn_of, remove_player_from
 from ..operator_desk import restore_game
@@ -56,7 +57,9 @@ def _report(snapshot: GameSnapshot, now: float) -> GameReport:
     for player in state.players:
         pid = player.id
         turn = (
-            "removed"
+            ("removed; " if pid in snapshot.removed_players else "") + standing(state.result, pid)
+            if snapshot.over
+            else "removed"
             if pid in snapshot.removed_players
             else f"{snapshot.seat_label(pid)}: the stand-in plays"
             if pid in snapshot.stand_ins()

@@ -68,10 +68,19 @@ def test_admin_user_prints_a_line_that_parses_and_verifies():
     assert "add this line under [admin.users]" in result.stderr
 
 
-def test_admin_user_asks_twice_for_the_password():
+def test_admin_user_asks_twice_for_the_password(monkeypatch):
+    monkeypatch.setattr("server.password_prompt.terminal_available", lambda: True)
     result = CliRunner().invoke(admin_user, ["tpadm"], input="secret7\nsecret7\n")
     assert result.exit_code == 0, result.output
     assert 'tpadm = "scrypt$' in result.stdout
+
+
+def test_admin_user_without_a_terminal_asks_for_password_in_one_line(monkeypatch):
+    monkeypatch.setattr("server.password_prompt.terminal_available", lambda: False)
+    result = CliRunner().invoke(admin_user, ["tpadm"], input="secret7\nsecret7\n")
+    assert result.exit_code == 2
+    assert "give --password (or run on a terminal)" in result.output
+    assert "Password:" not in result.output
 
 
 @pytest.mark.parametrize(

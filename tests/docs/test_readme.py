@@ -84,7 +84,8 @@ def test_the_readme_shows_commands():
 
 @pytest.mark.parametrize("line", command_lines())
 def test_every_command_line_parses(line, monkeypatch):
-    # a password the command would ask for is typed in
+    # a password the command would ask for is typed in, on a terminal
+    monkeypatch.setattr("server.password_prompt.terminal_available", lambda: True)
     monkeypatch.setattr(click.termui, "hidden_prompt_func", lambda prompt: "typed-password")
     monkeypatch.setattr(click.termui, "visible_prompt_func", lambda prompt: "typed-password")
     try:

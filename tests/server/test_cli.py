@@ -158,6 +158,18 @@ def test_players_and_turns_offline(capsys, url):
         assert db.request(1).status == "pending"
 
 
+@pytest.mark.parametrize("command", ["add-player", "set-password"])
+def test_without_a_terminal_a_password_must_be_given(capsys, url, monkeypatch, command):
+    monkeypatch.setattr("server.password_prompt.terminal_available", lambda: False)
+    run(capsys, "create-game", "g", "--database", url, "--seed", "1")
+    run(capsys, "add-player", "g", "ann", "--password", "ann-pass", "--database", url)
+    code, out, err = run(capsys, command, "g", "ann", "--database", url)
+    assert code == 2 and out == ""
+    assert one_line_error(err) == (
+        "tae-server: no terminal to ask for the password on: give --password (or run on a terminal)"
+    )
+
+
 def test_the_database_from_the_config_file_and_flags_over_it(capsys, tmp_path, url):
     config = tmp_path / "tae.toml"
     config.write_text(f'database = "{url}"\n[game]\ntimer = "basic"\nturn_length = 90\n')

@@ -136,7 +136,7 @@ def test_without_a_server_the_controls_change_the_database(url, db):  # noqa: F8
     game = directory.find("g")
     assert game.setup.timer.kind == "calendar" and not game.paused and game.removed_players == set()
     assert logs_in(game, "bob", "password") == 2
-    assert len(notices(game, 2)) == len(notices(game, 1)) == 7
+    assert len(notices(game, 2)) == len(notices(game, 1)) == 8  # the removal and reinstatement too
     result(defer.ensureDeferred(desk.stop()))
 
 
@@ -181,3 +181,61 @@ def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
         main(["extend", "g", "soon", "--database", "sqlite://"])
     assert done.value.code == 2
     assert "'soon' is not a duration" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["extend", "g", "-1h"], 2, "a duration must be positive"),
+        (["extend", "g", "--wait", "1", "-90m"], 2, "a duration must be positive"),
+        (["set", "g", "turn_length", "-5"], 1, "turn_length cannot be negative"),
+        (["set", "g", "max_players", "-1"], 1, "max_players cannot be negative"),
+        (["set", "g", "--wait", "2", "turn_length", "-1h"], 1, "turn_length cannot be negative"),
+        (["set", "g", "-5", "turn_length"], 1, "no setting '-5'"),  # the arguments keep their order
+        (["extend", "g", "1h", "--wait", "-3"], 2, "'--wait': -3.0 is not in the range"),
+    ],
+)
+def test_a_negative_value_gets_its_own_message_not_no_such_option(capsys, tmp_path, args, code, message):
+    from server.cli import main
+
+    database = f"sqlite:///{tmp_path / 'tae.db'}"
+    main(["create-game", "g", "--seed", "1", "--database", database])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        main([*args, "--database", database])
+    err = capsys.readouterr().err
+    assert done.value.code == code, err
+    assert message in err and "No such option" not in err and len(err.splitlines()) == 1
+
+
+def test_a_timer_change_to_no_deadline_clears_the_stored_one_and_status_agrees(url, db):  # noqa: F811
+    wall = WallClock(1_800_000_000.0)
+    db.create_game(setup("autumn", timer=TimerSettings("basic", turn_length=86400)))
+    for name in ("ann", "bob"):
+        operations.add_player(db, "autumn", name, "password", wallclock=wall, cost=16)
+    game_id = db.load_games()[0].game_id
+    db.set_deadline(game_id, 1, wall.now + 104_219)
+    assert operations.game_status(db, "autumn", wallclock=wall).deadline == wall.now + 104_219
+    change = {"key": "timer", "value": "threshold"}
+    text = operations.control(db, "autumn", "set", change, wallclock=wall).text
+    assert "no deadline" in text
+    assert db.load_games()[0].deadline is None
+    status = operations.game_status(db, "autumn", wallclock=wall)
+    assert status.deadline is None and status.as_dict()["seconds_left"] is None
+
+
+def test_a_basic_timer_says_that_turn_length_0_means_60_s(url, db):  # noqa: F811
+    wall = WallClock()
+    db.create_game(setup("g9", timer=TimerSettings("basic", turn_length=0)))
+    zero = "basic turns last 60 s when turn_length is 0"
+    assert TimerSettings("basic", turn_length=0).describe() == f"basic, 60 s turns ({zero})"
+    assert TimerSettings("basic", turn_length=90).describe() == "basic, 90 s turns"
+    assert operations.list_games(db)[0].timer_description.endswith(f"({zero})")
+
+    def set_it(key, value):
+        return operations.control(db, "g9", "set", {"key": key, "value": value}, wallclock=wall).text
+
+    set_it("turn_length", "5m")
+    assert f"turn_length is now 0: {zero}" in set_it("turn_length", "0")
+    set_it("timer", "playersfinished")
+    assert f"the timer is now basic ({zero})" in set_it("timer", "basic")

@@ -60,7 +60,9 @@ def test_account_creation_can_be_disabled_and_auto_add_enabled():
     wire = Wire(directory)
     wire.one(tp.Connect("x"))
     assert tp.FeatureId.ACCOUNT_CREATE not in wire.one(tp.GetFeatures()).features
-    assert wire.one(tp.CreateAccount("ann", "pw", "", "")).code == FailCode.PERMISSION_DENIED
+    refused = wire.one(tp.CreateAccount("ann", "pw", "", ""))
+    assert refused.code == FailCode.PERMISSION_DENIED
+    assert refused.message == "This game does not allow creating accounts."  # not "creation Disabled"
     assert isinstance(wire.one(tp.Login("ann", "pw")), tp.Okay)  # auto-added
     again = Wire(directory)
     again.one(tp.Connect("x"))
