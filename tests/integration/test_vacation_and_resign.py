@@ -121,7 +121,7 @@ def test_resigning_is_for_good(running):
     assert refused.exit_code == 2 and "--yes" in refused.output
     done = client(tp_port, web_port, "bob", "resign", "--yes")
     assert done.exit_code == 0, done.output
-    assert "bob resigned" in done.output and "to the end of the game" in done.output
+    assert "bob: you resigned" in done.output and "to the end of the game" in done.output
     assert public_players(web_port)["bob"]["seat"] == "resigned"
     answer = tp_login(tp_port, "bob")
     assert isinstance(answer, tp.Fail) and "resigned" in answer.message
