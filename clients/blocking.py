@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from protocol import (
     Connect,
     CreateAccount,
+    FailCode,
     Login,
     Message,
     Okay,
@@ -290,6 +291,10 @@ def connect(
     return connection
 
 
+#: Seconds to wait before trying a temporarily refused login again (then it is raised).
+LOGIN_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, 2.0)
+
+
 class BlockingClient:
     """A connection with a ``Cache`` and a ``TaeGame``; every method blocks until done.
 
@@ -342,7 +347,22 @@ class BlockingClient:
     ) -> Okay:
         """Login → Okay (``RequestFailed`` if refused). With ``create``, CreateAccount first;
         its Fail ("account exists") is ignored when the Login succeeds, and is the error raised
-        when both fail for another reason (a password too short, a full game...)."""
+        when both fail for another reason (a password too short, a full game...). An account
+        creation the server refuses for now (Fail 3: its database is away for a moment, the
+        game is moving to another cluster node) is tried again a few times, waiting a little
+        longer each time (LOGIN_RETRY_DELAYS), before it is raised. (A Login refused for now is
+        not: that is the server's brake on failed logins, which wants a new connection.)"""
+        for delay in (*LOGIN_RETRY_DELAYS, None):
+            try:
+                return self._login_once(username, password, create, email, comment)
+            except RequestFailed as error:
+                temporary = error.fail.code == FailCode.UNAVAILABLE_TEMPORARILY
+                if delay is None or not temporary or not isinstance(error.request, CreateAccount):
+                    raise
+                time.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover - the last round raises or returns
+
+    def _login_once(self, username: str, password: str, create: bool, email: str, comment: str) -> Okay:
         refused: RequestFailed | None = None
         if create:
             try:

@@ -22,3 +22,40 @@ def test_an_existing_account_with_a_wrong_password_is_a_bad_login():
         loopback_client(directory).login("ann", "wrong-pw", create=True)
     assert refused.value.request.__class__.__name__ == "Login"
     assert "bad username or password" in refused.value.fail.message
+
+
+def test_a_temporary_refusal_is_tried_again(monkeypatch):
+    """A game whose database is away for a moment (Fail 3) lets the account in on a later try."""
+    from twisted.internet import defer
+
+    from server.store import StoreUnavailable
+
+    directory, game = make_game(seed=1)
+    real = game.store.add_account
+    calls: list[int] = []
+
+    def away_once(*args):
+        calls.append(1)
+        if len(calls) == 1:
+            return defer.fail(StoreUnavailable("the database is away"))
+        return real(*args)
+
+    monkeypatch.setattr(game.store, "add_account", away_once)
+    monkeypatch.setattr("clients.blocking.time.sleep", lambda seconds: None)
+    loopback_client(directory).login("ann", "secret-pw", create=True)
+    assert len(calls) == 2 and game.player_id("ann") is not None
+
+
+def test_a_lasting_temporary_refusal_is_raised_after_the_retries(monkeypatch):
+    from twisted.internet import defer
+
+    from clients.blocking import LOGIN_RETRY_DELAYS
+    from server.store import StoreUnavailable
+
+    directory, game = make_game(seed=1)
+    monkeypatch.setattr(game.store, "add_account", lambda *a: defer.fail(StoreUnavailable("away")))
+    waited: list[float] = []
+    monkeypatch.setattr("clients.blocking.time.sleep", waited.append)
+    with pytest.raises(RequestFailed) as refused:
+        loopback_client(directory).login("ann", "secret-pw", create=True)
+    assert refused.value.fail.code == 3 and waited == list(LOGIN_RETRY_DELAYS)
