@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -412,26 +412,16 @@ def thd_round(conn: Connection, node_id: int, space: int, *, stale_after: float,
         )
     }
     placements = _placements(conn, nodes)
+    return Round(mine, placements, _with_games(nodes, placements), tuple(taken), tuple(cut_off))
+
+
+def _with_games(nodes: list[NodeInfo], placements) -> tuple[NodeInfo, ...]:
+    """Each node with the names of the games placed on it."""
     names: dict[int, list[str]] = {}
     for p in placements:
         if p.node_id is not None:
             names.setdefault(p.node_id, []).append(p.name)
-    nodes = [
-        NodeInfo(
-            n.id,
-            n.name,
-            n.advertise,
-            n.host,
-            n.pid,
-            n.state,
-            n.alive,
-            n.started_at,
-            n.heartbeat_age,
-            tuple(names.get(n.id, ())),
-        )
-        for n in nodes
-    ]
-    return Round(mine, placements, tuple(nodes), tuple(taken), tuple(cut_off))
+    return tuple(replace(n, games=tuple(names.get(n.id, ()))) for n in nodes)
 
 
 # -- for the command line ---------------------------------------------------------------------
@@ -443,22 +433,4 @@ def thd_cluster_view(conn: Connection) -> tuple[list[NodeInfo], list[Placement]]
         return [], []
     nodes = _nodes(conn, thd_lock_space(conn))
     placements = _placements(conn, nodes)
-    names: dict[int, list[str]] = {}
-    for p in placements:
-        if p.node_id is not None:
-            names.setdefault(p.node_id, []).append(p.name)
-    return [
-        NodeInfo(
-            n.id,
-            n.name,
-            n.advertise,
-            n.host,
-            n.pid,
-            n.state,
-            n.alive,
-            n.started_at,
-            n.heartbeat_age,
-            tuple(names.get(n.id, ())),
-        )
-        for n in nodes
-    ], list(placements)
+    return list(_with_games(nodes, placements)), list(placements)
