@@ -29,7 +29,7 @@ from ..database.ownership import thd_lock_space, thd_notify
 from ..directory import GameDirectory
 from ..game import Game
 from .backend import NOT_AVAILABLE, CommandFailed, GameListing, GameReport
-from .live import DEFAULT_GAME, MAX_GAME_NAME, LiveBackend, _report
+from .live import DEFAULT_GAME, MAX_GAME_NAME, LiveBackend, _report, no_such_game
 from .live import _listing as live_listing
 
 REQUEST_WAIT_S = 10.0
@@ -101,10 +101,7 @@ class ClusterBackend(LiveBackend):
         """The game's placement (server.database.ownership.Placement); CommandFailed if none."""
         placement = self.cluster.placement(None if name == DEFAULT_GAME else name)
         if placement is None:
-            if name == DEFAULT_GAME:
-                raise CommandFailed("this cluster has no default game")
-            known = ", ".join(sorted(self.cluster.placements)) or "there are none"
-            raise CommandFailed(f"no game named {name!r} (games: {known})")
+            raise no_such_game(name, self.cluster.placements, "this cluster")
         return placement
 
     async def _look_up(self, name: str) -> None:

@@ -12,7 +12,7 @@ through `server.game_operations.CONTROLS`, like `tae-server pause/resume/extend/
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from twisted.internet import defer
@@ -30,6 +30,14 @@ from .backend import CommandFailed, GameListing, GameReport, PlayerLine
 #: Typing this instead of a game name means the server's default game.
 DEFAULT_GAME = "-"
 MAX_GAME_NAME = 200
+
+
+def no_such_game(name: str, known: Iterable[str], where: str) -> CommandFailed:
+    """The refusal of a command naming a game `where` ("this server") does not have."""
+    if name == DEFAULT_GAME:
+        return CommandFailed(f"{where} has no default game")
+    listed = ", ".join(sorted(known)) or "there are none"
+    return CommandFailed(f"no game named {name!r} (games: {listed})")
 
 
 def _listing(snapshot: GameSnapshot) -> GameListing:
@@ -132,10 +140,7 @@ class LiveBackend:
     def _game(self, name: str) -> Game:
         game = self.directory.find(None if name == DEFAULT_GAME else name)
         if game is None:
-            if name == DEFAULT_GAME:
-                raise CommandFailed("this server has no default game")
-            known = ", ".join(sorted(self.directory.games)) or "there are none"
-            raise CommandFailed(f"no game named {name!r} (games: {known})")
+            raise no_such_game(name, self.directory.games, "this server")
         return game
 
     # -- reading ------------------------------------------------------------------------------
