@@ -166,6 +166,24 @@ class Deframer:
         while (frame := self.next_frame()) is not None:
             yield frame
 
+    def frames_and_errors(self) -> Iterator[Frame | ProtocolError]:
+        """Every complete frame and error, in stream order, recovering (``recover``) from the
+        errors SRV answers and keeps the connection open after; after any other error nothing
+        more comes (``error.closes_stream``): the stream cannot be trusted. The loop a server
+        connection runs: each item is answered in turn."""
+        while True:
+            try:
+                frame = self.next_frame()
+            except ProtocolError as error:
+                yield error
+                if error.closes_stream:
+                    return
+                self.recover()
+                continue
+            if frame is None:
+                return
+            yield frame
+
     def next_frame(self) -> Frame | None:
         """The next complete frame, None if more bytes are needed, or raise ``ProtocolError``.
 

@@ -67,6 +67,11 @@ class ProtocolError(Exception):
         self.text = text
         self.reply_version = reply_version
 
+    @property
+    def closes_stream(self) -> bool:
+        """Whether the connection ends after the answer (it cannot be read on after this)."""
+        return self.answer not in (Answer.FAIL, Answer.FAIL_AND_REDETECT)
+
     def __str__(self) -> str:
         name = self.code.name if isinstance(self.code, FailCode) else str(self.code)
         return f"{name}: {self.message}"

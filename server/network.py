@@ -132,20 +132,11 @@ class TPConnection(twisted_protocol.Protocol):
         if self.closing or self.stop_reading:
             return
         self.deframer.feed(data)
-        while not self.stop_reading:
-            try:
-                frame = self.deframer.next_frame()
-            except ProtocolError as error:
-                # Answered in turn, after the replies to the frames before it.
-                self.pending.append(error)
-                if error.answer in (Answer.FAIL, Answer.FAIL_AND_REDETECT):
-                    self.deframer.recover()
-                else:
-                    self.stop_reading = True
-                continue
-            if frame is None:
-                break
-            self.pending.append(frame)
+        # Errors are answered in turn, after the replies to the frames before them.
+        for item in self.deframer.frames_and_errors():
+            self.pending.append(item)
+            if isinstance(item, ProtocolError) and item.closes_stream:
+                self.stop_reading = True
         if len(self.pending) > MAX_PENDING and not self.paused:
             self.paused = True
             self.transport.pauseProducing()

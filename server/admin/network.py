@@ -80,23 +80,14 @@ class AdminConnection(twisted_protocol.Protocol):
         if self.closing or self.stop_reading:
             return
         self.deframer.feed(data)
-        while not self.stop_reading:
-            try:
-                frame = self.deframer.next_frame()
-            except ProtocolError as error:
-                self.pending.append(error)
-                if error.answer in (Answer.FAIL, Answer.FAIL_AND_REDETECT):
-                    self.deframer.recover()
-                else:
+        for item in self.deframer.frames_and_errors():
+            self.pending.append(item)
+            if isinstance(item, ProtocolError):
+                if item.closes_stream:
                     self.stop_reading = True
-                continue
-            if frame is None:
+            elif item.version != Version.TP04:
+                self.stop_reading = True  # answered, then closed: admin speaks TP04 only
                 break
-            if frame.version != Version.TP04:
-                self.pending.append(frame)
-                self.stop_reading = True
-                break
-            self.pending.append(frame)
         if len(self.pending) > MAX_PENDING and not self.reading_paused:
             self.reading_paused = True
             self.transport.pauseProducing()

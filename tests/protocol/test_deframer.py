@@ -325,3 +325,17 @@ def test_the_read_loop_of_the_package_docstring():
     assert not closed
     data_received(b"garbage!" * 2)
     assert closed
+
+
+def test_frames_and_errors_recovers_where_srv_does_and_stops_where_it_closes():
+    deframer = Deframer()
+    # a TP03 connection, then a TP04 frame mid-stream (Fail, read on), then a frame too long
+    deframer.feed(connect(TP03, 1) + connect(TP04, 2) + connect(TP03, 3))
+    deframer.feed(encode_header(TP03, 4, FrameType.CONNECT, MAX_BODY_LENGTH) + connect(TP03, 5))
+    items = list(deframer.frames_and_errors())
+    assert [type(item).__name__ for item in items] == ["Frame", "ProtocolError", "Frame", "ProtocolError"]
+    wrong_version, too_long = items[1], items[3]
+    assert isinstance(wrong_version, ProtocolError) and not wrong_version.closes_stream
+    assert isinstance(too_long, ProtocolError) and too_long.closes_stream
+    assert [item.sequence for item in items if isinstance(item, Frame)] == [1, 3]
+    assert list(deframer.frames_and_errors()) == [too_long]  # broken for good: no frame 5
