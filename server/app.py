@@ -13,13 +13,14 @@ from twisted.internet.endpoints import serverFromString
 from twisted.internet.error import CannotListenError
 from twisted.logger import Logger
 
-from .accounts import PasswordPolicy, ThreadPoolHasher
-from .config import ConfigError, ServerConfig
-from .directory import GameDirectory
-from .game_operations import OperationError
-from .login_guard import LoginGuard
-from .network import TPFactory
-from .store import GameStore
+from server.config.errors import ConfigError
+from server.config.file import ServerConfig
+from server.game.directory import GameDirectory
+from server.game.passwords import PasswordPolicy, ThreadPoolHasher
+from server.guards.login_guard import LoginGuard
+from server.model.store import GameStore
+from server.operating.game_actions import OperationError
+from server.tp.network import TPFactory
 
 log = Logger()
 
@@ -39,11 +40,11 @@ class Server:
     ports: list = field(default_factory=list)
     web_ports: list = field(default_factory=list)
     web: Any = None  # server.web.WebSite, when there is a web listener
-    desk: Any = None  # server.operator_desk.OperatorDesk, with a database store
+    desk: Any = None  # server.operating.desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
     guard: LoginGuard | None = None
     cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
-    advertiser: Any = None  # server.discovery's, when the games are advertised
+    advertiser: Any = None  # server.tp.discovery's, when the games are advertised
     notifications: Any = None  # server.notifications.service.Notifications, with a database
 
     def stop(self) -> defer.Deferred:
@@ -106,7 +107,7 @@ def load_games(
 
     Each game resumes its turn (`Game.resume`): with the deadline its timer had and the players
     who had finished it, so a turn whose end a crash interrupted is resolved again now."""
-    from .operator_desk import restore_game
+    from server.operating.desk import restore_game
 
     stored = yield defer.maybeDeferred(store.load_games, all_states=False)
     directory = GameDirectory()
@@ -125,8 +126,8 @@ def load_games(
 @defer.inlineCallbacks
 def open_database(url: str, reactor) -> Generator[Any, Any, Any]:
     """The database store at `url`; an empty database gets the schema, an old one is refused."""
-    from .database import DatabaseStore
-    from .database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable, unusable
+    from server.database import DatabaseStore
+    from server.database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable, unusable
 
     try:
         store = DatabaseStore(url, reactor)
@@ -279,7 +280,7 @@ def _new_sqlite_file(config: ServerConfig) -> Path | None:
     """The SQLite file the start is about to create (None: it exists, or it is no SQLite file)."""
     from sqlalchemy.engine import make_url
 
-    from .database import DEFAULT_URL
+    from server.database import DEFAULT_URL
 
     if config.node is not None:
         return None
@@ -308,11 +309,11 @@ def _remove_created(path: Path | None) -> None:
 async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPFactory) -> Server:
     node = None
     if config.node is not None:
-        from .cluster.start import open_node_store
+        from server.cluster.start import open_node_store
 
         store = await open_node_store(config, reactor, store)
     elif store is None:
-        from .database import DEFAULT_URL
+        from server.database import DEFAULT_URL
 
         store = await open_database(config.database or DEFAULT_URL, reactor)
     assert store is not None
@@ -324,7 +325,7 @@ async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPF
     )
     desk = None
     if config.node is not None:
-        from .cluster.start import join_cluster
+        from server.cluster.start import join_cluster
 
         try:
             node = await join_cluster(config, store, reactor, hasher)
@@ -334,7 +335,7 @@ async def _open_and_load(config: ServerConfig, reactor, store: Any, factory: TPF
             raise
         desk = node.desk
     elif hasattr(store, "pending_requests"):
-        from .operator_desk import OperatorDesk
+        from server.operating.desk import OperatorDesk
 
         desk = OperatorDesk(store, GameDirectory(), reactor, hasher=hasher)  # its games come below
         try:
@@ -377,7 +378,7 @@ def _notifications(config: ServerConfig, store: Any, reactor: Any, desk: Any, no
         return desk.notifications
     if not config.notifications.enabled or not hasattr(store, "claim_notifications"):
         return None
-    from .notifications.service import Notifications
+    from server.notifications.service import Notifications
 
     notifications = Notifications(
         store, reactor, config.notifications, name=node.name if node is not None else None
@@ -394,7 +395,7 @@ def _web_secret(config: ServerConfig):
     """The web listener's secret, read before anything starts (None without a web listener)."""
     if not config.web:
         return None
-    from .web.secret import SecretError, load_secret
+    from server.web.secret import SecretError, load_secret
 
     try:
         return load_secret(config.web_secret_file)
@@ -408,11 +409,11 @@ async def _serve_web(
     """The web pages and JSON API on the web listeners bound at the start."""
     if not config.web:
         return
-    from .web import make_site
+    from server.web import make_site
 
     places = None
     if server.cluster is not None and config.node is not None:
-        from .cluster.web_places import NodeWebPlaces
+        from server.cluster.web_places import NodeWebPlaces
 
         places = NodeWebPlaces(server.cluster, wait=min(config.node.relay_timeout, WEB_RELAY_WAIT_S))
     site = make_site(
@@ -445,7 +446,7 @@ async def _serve_web(
 async def _publish_web_address(config: ServerConfig, server: Server, places: Any, ports: list) -> None:
     """Tell the other nodes where this node's web listener is; forget what the pages kept of a
     game that leaves this node."""
-    from .cluster.web_places import web_address
+    from server.cluster.web_places import web_address
 
     assert config.node is not None
     address = web_address(config.node.advertise, config.node.web_advertise, list(zip(config.web, ports)))
@@ -467,12 +468,12 @@ async def _publish_web_address(config: ServerConfig, server: Server, places: Any
 async def _start_admin(config: ServerConfig, server: Server, reactor: Any) -> None:
     if not config.admin.listen:
         return
-    from .admin import LiveBackend
-    from .admin import listen as listen_admin
+    from server.admin import LiveBackend
+    from server.admin import listen as listen_admin
 
     backend: Any
     if server.cluster is not None:
-        from .admin.cluster import ClusterBackend
+        from server.admin.cluster import ClusterBackend
 
         backend = ClusterBackend(
             server.directory,
@@ -493,7 +494,7 @@ async def _start_admin(config: ServerConfig, server: Server, reactor: Any) -> No
 def _advertise(config: ServerConfig, server: Server, reactor: Any) -> None:
     if not config.discovery.enabled:
         return
-    from .discovery import DiscoveryUnavailable, advertise, listeners_from
+    from server.tp.discovery import DiscoveryUnavailable, advertise, listeners_from
 
     try:
         server.advertiser, _ = advertise(

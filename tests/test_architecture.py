@@ -122,14 +122,8 @@ def imports_of(path: Path, module: str) -> set[str]:
 
 
 READ_SIDE = ("server/views", "server/web", "server/notifications")
-#: The write side: `Game` and the modules of its parts (server/write_side.py).
-WRITE_SIDE = (
-    "server.game",
-    "server.game_accounts",
-    "server.game_seats",
-    "server.game_clock",
-    "server.write_side",
-)
+#: The write side: `Game` and its parts, the package server/game/.
+WRITE_SIDE = ("server.game",)
 
 
 def game_service_imports(path: Path, module: str) -> list[str]:
@@ -138,7 +132,7 @@ def game_service_imports(path: Path, module: str) -> list[str]:
 
 @pytest.mark.parametrize("folder", READ_SIDE)
 def test_the_read_side_never_imports_the_game_service(folder):
-    """Readers render from snapshots (server.snapshot); only the write side knows server.game."""
+    """Readers render from snapshots (server.model.snapshot); only the write side knows server.game."""
     problems = [
         f"{path.relative_to(ROOT)} imports {name}"
         for path in sorted((ROOT / folder).rglob("*.py"))
@@ -149,16 +143,19 @@ def test_the_read_side_never_imports_the_game_service(folder):
 
 def test_the_read_side_check_sees_violations(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("from ..game import Game\nfrom .. import game\nfrom ..snapshot import GameSnapshot\n")
-    assert sorted(game_service_imports(bad, "server.views.bad")) == ["server.game", "server.game.Game"]
+    bad.write_text(
+        "from ..game.game import Game\nfrom .. import game\nfrom ..model.snapshot import GameSnapshot\n"
+    )
+    assert sorted(game_service_imports(bad, "server.views.bad")) == [
+        "server.game",
+        "server.game.game",
+        "server.game.game.Game",
+    ]
     init = tmp_path / "__init__.py"
-    init.write_text("from ..game import Game\n")
-    assert sorted(game_service_imports(init, "server.views")) == ["server.game", "server.game.Game"]
-    part = tmp_path / "part.py"
-    part.write_text("from ..game_seats import Seats\n")
-    assert sorted(game_service_imports(part, "server.web.part")) == [
-        "server.game_seats",
-        "server.game_seats.Seats",
+    init.write_text("from server.game.seats import Seats\n")
+    assert sorted(game_service_imports(init, "server.views")) == [
+        "server.game.seats",
+        "server.game.seats.Seats",
     ]
 
 
@@ -168,7 +165,7 @@ CLOCK_READS = {
     "time": {"time", "monotonic", "perf_counter", "time_ns"},
     "datetime": {"now", "utcnow", "today"},
 }
-CLOCK_EDGE = {"server/cli.py", "server/runner.py"}
+CLOCK_EDGE = {"server/operating/cli.py", "server/operating/runner.py"}
 
 
 def clock_reads(path: Path) -> list[str]:
@@ -204,3 +201,83 @@ def test_the_checker_sees_violations(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import server\nfrom protocol.frames import X\nimport os\n")
     assert imported_roots(bad) == {"server", "protocol", "os"}
+
+
+# -- import circles ------------------------------------------------------------------------------
+
+
+def module_graph(package: str) -> dict[str, set[str]]:
+    """Each module of `package` (a dotted name) → the modules of ours it imports, wherever the
+    import stands (inside a function or under TYPE_CHECKING too: a circle hidden in a function
+    is still a circle). `from pkg import name` imports the module `pkg.name` when there is one,
+    else `pkg` itself."""
+    files = {module_name(path): path for path in package_files(package)}
+
+    def owner(name: str) -> str:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        base = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(owner(alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                prefix = ".".join(
+                    (base[: len(base) - node.level + 1] if node.level else [])
+                    + ([node.module] if node.module else [])
+                )
+                for alias in node.names:
+                    full = f"{prefix}.{alias.name}"
+                    targets.add(full if full in files else owner(prefix))
+        graph[module] = {target for target in targets if target and target != module}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_no_import_circles(package):
+    """No module imports itself back through others, in any package."""
+    assert circles(module_graph(package)) == []
+
+
+def test_the_circle_check_sees_circles():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []

@@ -11,8 +11,8 @@ tpadmin-cpp speaks it, on its own port, for admin accounts kept apart from every
     listener.py    `listen(...)` and `build_factory(...)`: starting the listener
     cli.py         `tae-server admin-user NAME`: an account line for the configuration
 
-The names below are imported on first use, so that `server.config` can import
-`server.admin.settings` without pulling in the rest (which imports `server.config`).
+The names below are imported on first use, so that `server.config.file` can import
+`server.config.admin` without pulling in the rest (which imports `server.config.file`).
 
 A server starts it with::
 

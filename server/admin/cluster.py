@@ -21,16 +21,17 @@ from typing import Any
 from twisted.internet import defer
 from twisted.internet.task import Clock
 
-from ..config import ConfigError, GameConfig
-from ..database import ConflictError
-from ..database import games as q
-from ..database import operator_requests as requests_q
-from ..database.ownership import thd_lock_space, thd_notify
-from ..directory import GameDirectory
-from ..game import Game
-from .backend import NOT_AVAILABLE, CommandFailed, GameListing, GameReport
-from .live import DEFAULT_GAME, MAX_GAME_NAME, LiveBackend, _report, no_such_game
-from .live import _listing as live_listing
+from server.admin.backend import NOT_AVAILABLE, CommandFailed, GameListing, GameReport
+from server.admin.live import DEFAULT_GAME, MAX_GAME_NAME, LiveBackend, _report, no_such_game
+from server.admin.live import _listing as live_listing
+from server.config.errors import ConfigError
+from server.config.file import GameConfig
+from server.database import ConflictError
+from server.database import games as q
+from server.database import operator_requests as requests_q
+from server.database.ownership import thd_lock_space, thd_notify
+from server.game.directory import GameDirectory
+from server.game.game import Game
 
 REQUEST_WAIT_S = 10.0
 CLAIM_WAIT_S = 10.0

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.admin import CommandDesc, CommandParam, CommandParamType
-
-from .backend import GameListing, GameReport, OperatorBackend
+from server.admin.backend import GameListing, GameReport, OperatorBackend
 
 STRING = CommandParamType.STRING
 INTEGER = CommandParamType.INTEGER

@@ -10,11 +10,11 @@ from twisted.internet import defer
 from twisted.internet.endpoints import serverFromString
 from twisted.logger import Logger
 
-from ..accounts import PasswordHasher
-from ..config import ConfigError
-from .backend import OperatorBackend
-from .network import AdminFactory
-from .settings import AdminSettings
+from server.admin.backend import OperatorBackend
+from server.admin.network import AdminFactory
+from server.config.admin import AdminSettings
+from server.config.errors import ConfigError
+from server.game.passwords import PasswordHasher
 
 log = Logger()
 

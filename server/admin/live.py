@@ -2,11 +2,11 @@
 
 Reads (`list-games`, `status`) render from each game's latest `GameSnapshot`, as every reader
 does. Changes go through the game service with the functions every operator path shares
-(`server.game_operations`), so a player added from an admin client gets the same Welcome
+(`server.operating.game_actions`), so a player added from an admin client gets the same Welcome
 messages as one added with `tae-server add-player`; a game made with `create-game` is stored,
-then brought to life like the games loaded at start (`server.operator_desk.restore_game`).
+then brought to life like the games loaded at start (`server.operating.desk.restore_game`).
 Pausing, resuming and extending a turn, changing a setting and reinstating a removed player go
-through `server.game_operations.CONTROLS`, like `tae-server pause/resume/extend/set/reinstate`.
+through `server.operating.game_actions.CONTROLS`, like `tae-server pause/resume/extend/set/reinstate`.
 """
 
 from __future__ import annotations
@@ -17,15 +17,22 @@ from dataclasses import replace
 
 from twisted.internet import defer
 
-from ..config import ConfigError, GameConfig
-from ..database import ConflictError
-from ..directory import GameDirectory
-from ..final_standing import standing
-from ..game import Game
-from ..game_operations import CONTROLS, OperationError, add_player_to, end_turn_of, remove_player_from
-from ..operator_desk import restore_game
-from ..snapshot import GameSnapshot
-from .backend import CommandFailed, GameListing, GameReport, PlayerLine
+from server.admin.backend import CommandFailed, GameListing, GameReport, PlayerLine
+from server.config.errors import ConfigError
+from server.config.file import GameConfig
+from server.database import ConflictError
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.model.snapshot import GameSnapshot
+from server.operating.desk import restore_game
+from server.operating.final_standing import standing
+from server.operating.game_actions import (
+    CONTROLS,
+    OperationError,
+    add_player_to,
+    end_turn_of,
+    remove_player_from,
+)
 
 #: Typing this instead of a game name means the server's default game.
 DEFAULT_GAME = "-"
@@ -206,7 +213,7 @@ class LiveBackend:
         except OperationError as error:
             raise CommandFailed(str(error)) from None
 
-    # -- the clock and the settings (server.game_operations, as `tae-server` does it) ---------
+    # -- the clock and the settings (server.operating.game_actions, as `tae-server` does it) ---------
 
     async def _control(self, game: str, kind: str, payload: dict) -> str:
         live = self._game(game)

@@ -26,13 +26,12 @@ from protocol.enums import FailCode, Version
 from protocol.errors import Answer, ProtocolError
 from protocol.header import Frame
 from protocol.messages import Fail
-
-from ..accounts import PasswordHasher
-from .backend import OperatorBackend
-from .commands import descriptions
-from .log_stream import AdminLogStream
-from .session import AdminSession
-from .settings import AdminSettings
+from server.admin.backend import OperatorBackend
+from server.admin.commands import descriptions
+from server.admin.log_stream import AdminLogStream
+from server.admin.session import AdminSession
+from server.config.admin import AdminSettings
+from server.game.passwords import PasswordHasher
 
 log = Logger()
 
@@ -221,7 +220,7 @@ class AdminFactory(twisted_protocol.Factory):
         server_version: str | None = None,
         log_publisher=None,
     ):
-        from ..views.tp_games import SERVER_VERSION
+        from server.views.tp.games import SERVER_VERSION
 
         self.settings = settings
         self.backend = backend

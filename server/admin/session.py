@@ -37,10 +37,9 @@ from protocol.errors import MissingDescriptionError, ProtocolError
 from protocol.header import Frame
 from protocol.messages import Connect, Fail, Login, Okay
 from protocol.records import IdModtime
-
-from ..accounts import PasswordHasher
-from .backend import CommandFailed, OperatorBackend
-from .commands import BY_ID, AdminCommand
+from server.admin.backend import CommandFailed, OperatorBackend
+from server.admin.commands import BY_ID, AdminCommand
+from server.game.passwords import PasswordHasher
 
 log = Logger()
 

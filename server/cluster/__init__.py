@@ -9,5 +9,5 @@
 * `notify`: cluster news over LISTEN/NOTIFY (turns, timer announcements, claims, requests).
 * `start`: what `server.app.start_server` calls for a node.
 
-Nothing here is imported by a single server; `server.config` imports `settings` only.
+Nothing here is imported by a single server; `server.config.file` imports `settings` only.
 """

@@ -23,12 +23,12 @@ from sqlalchemy.pool import NullPool
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from ..database import DatabaseStore
-from ..database import games as q
-from ..database.engine import create_engine
-from ..database.ownership import ClaimLost, thd_check_claim, thd_notify
-from ..database.threads import DatabaseThread
-from ..store import StoreUnavailable
+from server.database import DatabaseStore
+from server.database import games as q
+from server.database.engine import create_engine
+from server.database.ownership import ClaimLost, thd_check_claim, thd_notify
+from server.database.threads import DatabaseThread
+from server.model.store import StoreUnavailable
 
 log = Logger()
 

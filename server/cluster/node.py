@@ -33,17 +33,17 @@ from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from ..database import lease, ownership
-from ..database.ownership import ClaimLost, NodeConflict, NodeInfo, Placement
-from ..directory import GameDirectory
-from ..game import Game
-from ..game_operations import OperationError
-from ..operator_desk import restore_game
-from ..snapshot import GameSnapshot
-from ..store import ConflictError, GameSetup
-from .fencing import ClaimConnection, ClaimConnectionLost, FencedStore
-from .notify import NotifyListener
-from .settings import ClusterSettings
+from server.cluster.fencing import ClaimConnection, ClaimConnectionLost, FencedStore
+from server.cluster.notify import NotifyListener
+from server.config.cluster import ClusterSettings
+from server.database import lease, ownership
+from server.database.ownership import ClaimLost, NodeConflict, NodeInfo, Placement
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.model.snapshot import GameSnapshot
+from server.model.store import ConflictError, GameSetup
+from server.operating.desk import restore_game
+from server.operating.game_actions import OperationError
 
 log = Logger()
 
@@ -62,8 +62,8 @@ def _register(conn, name: str, advertise: str, host: str, pid: int, now: float) 
 def _create_if_empty(conn, setup: GameSetup) -> int | None:
     import sqlalchemy as sa
 
-    from ..database import games as q
-    from ..database.schema import games
+    from server.database import games as q
+    from server.database.schema import games
 
     if conn.execute(sa.select(games.c.id).limit(1)).first() is not None:
         return None
@@ -90,7 +90,7 @@ class ClusterNode:
         self.reactor = reactor
         self.hasher = hasher
         self.default_game = default_game
-        self.desk: Any = None  # server.operator_desk.OperatorDesk, set by the app
+        self.desk: Any = None  # server.operating.desk.OperatorDesk, set by the app
         store.on_lost = self._claim_refused
         self.claims: ClaimConnection | None = None
         self.listener: NotifyListener | None = None
@@ -174,10 +174,10 @@ class ClusterNode:
 
     @property
     def session_factory(self):
-        """What the TP listener makes for each connection (`server.network.TPFactory`)."""
+        """What the TP listener makes for each connection (`server.tp.network.TPFactory`)."""
         from functools import partial
 
-        from .routing import ClusterSession
+        from server.cluster.routing import ClusterSession
 
         return partial(ClusterSession, self)
 

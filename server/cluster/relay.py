@@ -26,8 +26,7 @@ from twisted.logger import Logger
 
 import protocol as tp
 from protocol import Deframer, Frame, FrameType, ProtocolError, Version
-
-from .settings import parse_address
+from server.config.cluster import parse_address
 
 log = Logger()
 

@@ -1,7 +1,7 @@
 """The TP session of a cluster node: any node answers any client.
 
-`ClusterSession` stands where `server.session.Session` stands on a single server (the listener
-makes one per connection, `server.network.TPFactory(session_factory=...)`). Before login it
+`ClusterSession` stands where `server.tp.session.Session` stands on a single server (the listener
+makes one per connection, `server.tp.network.TPFactory(session_factory=...)`). Before login it
 answers locally what needs no game; the Login (or CreateAccount) names the game, and then:
 
 * the game runs on this node: a local `Session` serves it, exactly as on a single server;
@@ -34,13 +34,19 @@ from twisted.python.failure import Failure
 import protocol as tp
 from protocol import FailCode, FeatureId, Frame, Version
 from protocol.records import GameConnection, Reference
-
-from ..accounts import split_login
-from ..database.schema import accounts, finished_turns, games
-from ..directory import GameDirectory
-from ..session import Session, State
-from ..views.tp_games import game_frame
-from .relay import RELAY_CLIENT, Upstream, UpstreamLost, answer_bytes, connect_upstream, decode_answer
+from server.cluster.relay import (
+    RELAY_CLIENT,
+    Upstream,
+    UpstreamLost,
+    answer_bytes,
+    connect_upstream,
+    decode_answer,
+)
+from server.database.schema import accounts, finished_turns, games
+from server.game.directory import GameDirectory
+from server.game.passwords import split_login
+from server.tp.session import Session, State
+from server.views.tp.games import game_frame
 
 log = Logger()
 

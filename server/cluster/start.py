@@ -12,11 +12,12 @@ from typing import Any
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from ..config import ConfigError, ServerConfig
-from ..directory import GameDirectory
-from ..game_operations import OperationError
-from .fencing import FencedStore
-from .node import ClusterNode
+from server.cluster.fencing import FencedStore
+from server.cluster.node import ClusterNode
+from server.config.errors import ConfigError
+from server.config.file import ServerConfig
+from server.game.directory import GameDirectory
+from server.operating.game_actions import OperationError
 
 log = Logger()
 
@@ -27,7 +28,7 @@ def open_node_store(config: ServerConfig, reactor, store=None) -> Generator[defe
     database is empty; an older schema is refused, as for a single server)."""
     from sqlalchemy.engine import make_url
 
-    from ..database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable, unusable
+    from server.database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable, unusable
 
     if store is not None:
         if not isinstance(store, FencedStore):
@@ -66,7 +67,7 @@ def open_node_store(config: ServerConfig, reactor, store=None) -> Generator[defe
 async def join_cluster(config: ServerConfig, store: FencedStore, reactor, hasher) -> ClusterNode:
     """The node, joined: its share of the games loaded and its operator desk made (started by
     the caller with the listeners)."""
-    from ..operator_desk import OperatorDesk
+    from server.operating.desk import OperatorDesk
 
     settings = config.node
     assert settings is not None

@@ -13,10 +13,10 @@ from typing import Any
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from ..database.ownership import RUNNING
-from ..database.web_addresses import thd_set_web_address, thd_web_addresses
-from ..web.contract import AWAY, ELSEWHERE, HERE, UNKNOWN, Location
-from .settings import parse_address
+from server.config.cluster import parse_address
+from server.database.ownership import RUNNING
+from server.database.web_addresses import thd_set_web_address, thd_web_addresses
+from server.web.contract import AWAY, ELSEWHERE, HERE, UNKNOWN, Location
 
 ADDRESSES_KEPT_S = 5.0
 REFRESH_TIMEOUT_S = 3.0

@@ -11,11 +11,11 @@ URLs: `sqlite:///tae.db` (the default; WAL, foreign keys on), `sqlite://` (in me
 `postgresql+psycopg://user@host/db`.
 """
 
-from ..store import ConflictError, NotFoundError, StoreError, StoreUnavailable
-from .engine import DEFAULT_URL, create_engine
-from .migrate import current_revision, head_revision, is_up_to_date, upgrade
-from .store import ConnectionStore, DatabaseStore, SyncDatabase, in_transaction
-from .threads import DatabaseThread, DatabaseThreadClosed, SynchronousDatabaseThread
+from server.database.engine import DEFAULT_URL, create_engine
+from server.database.migrate import current_revision, head_revision, is_up_to_date, upgrade
+from server.database.store import ConnectionStore, DatabaseStore, SyncDatabase, in_transaction
+from server.database.threads import DatabaseThread, DatabaseThreadClosed, SynchronousDatabaseThread
+from server.model.store import ConflictError, NotFoundError, StoreError, StoreUnavailable
 
 __all__ = [
     "ConflictError",

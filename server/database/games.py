@@ -1,7 +1,7 @@
 """The queries of the game store. Every `thd_*` function runs on the database thread.
 
 As in buildbot's master/buildbot/db/: each takes an open Connection inside a transaction (the
-caller commits it) and returns plain data: ints, None, or the frozen values of `server.store`
+caller commits it) and returns plain data: ints, None, or the frozen values of `server.model.store`
 and `ruleset`, never rows or ORM objects. Encoding and decoding game states happens here too,
 so that CPU work stays off the reactor thread.
 """
@@ -16,20 +16,8 @@ from sqlalchemy.engine import Connection, Row
 
 import ruleset
 from ruleset import Message
-
-from .. import state_codec as codec
-from ..attendance import Attendance, Presence
-from ..store import (
-    Account,
-    ConflictError,
-    GameSetup,
-    NotFoundError,
-    OrderEntry,
-    StoredGame,
-    TurnRecord,
-)
-from ..turn_timer import TimerSettings
-from .schema import (
+from server.database import state_codec as codec
+from server.database.schema import (
     accounts,
     attendance,
     finished_turns,
@@ -40,6 +28,17 @@ from .schema import (
     removed_messages,
     turns,
 )
+from server.model.attendance import Attendance, Presence
+from server.model.store import (
+    Account,
+    ConflictError,
+    GameSetup,
+    NotFoundError,
+    OrderEntry,
+    StoredGame,
+    TurnRecord,
+)
+from server.model.timer_settings import TimerSettings
 
 INT64 = range(-(2**63), 2**63)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .schema import server_lease
+from server.database.schema import server_lease
 
 LEASE_ID = 1
 HEARTBEAT_INTERVAL_S = 5.0
@@ -84,7 +84,7 @@ def _alive(row, now: float) -> LeaseHolder | None:
 
 
 def _live_node(conn: Connection, now: float) -> LeaseHolder | None:
-    from .ownership import thd_live_nodes
+    from server.database.ownership import thd_live_nodes
 
     nodes = thd_live_nodes(conn)
     if not nodes:

@@ -18,7 +18,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import URL, Connection, Engine
 
-from .engine import create_engine
+from server.database.engine import create_engine
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 

@@ -28,7 +28,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .schema import NOW, metadata
+from server.database.schema import NOW, metadata
 
 WEBHOOK, EMAIL = "webhook", "email"
 CHANNEL_KINDS = (WEBHOOK, EMAIL)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy.engine import make_url
 
-from .migrate import head_revision
+from server.database.migrate import head_revision
 
 
 class DatabaseProblem(Exception):

@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .schema import operator_requests
+from server.database.schema import operator_requests
 
 PENDING, DONE, FAILED = "pending", "done", "failed"
 KINDS = (
@@ -32,7 +32,7 @@ KINDS = (
     "remove_player",
     "move_game",
     "set_password",
-    # the clock and the settings (server.game_operations.CONTROLS)
+    # the clock and the settings (server.operating.game_actions.CONTROLS)
     "pause",
     "resume",
     "extend",
@@ -68,7 +68,7 @@ def thd_queue_request(conn: Connection, game_id: int, kind: str, payload: dict[s
     assert key is not None, "an INSERT has a primary key"
     request_id = int(key[0])
     if conn.dialect.name == "postgresql":
-        from .ownership import thd_lock_space, thd_notify
+        from server.database.ownership import thd_lock_space, thd_notify
 
         thd_notify(conn, thd_lock_space(conn), {"k": "request", "g": game_id})
     return request_id

@@ -36,8 +36,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ..store import StoreUnavailable
-from .schema import games, metadata
+from server.database.schema import games, metadata
+from server.model.store import StoreUnavailable
 
 RUNNING, STOPPING, STOPPED = "running", "stopping", "stopped"
 

@@ -24,7 +24,7 @@ Added by revision 0002 (operations):
   add or remove a player); the server polls it and writes back status and result.
 * server_lease: the one server using this database: host, pid and a heartbeat.
 
-Added by revision 0004a (absent players, `server.attendance`):
+Added by revision 0004a (absent players, `server.model.attendance`):
 
 * games.absent_after_missed_turns / games.vacation_days_max: the game's settings.
 * attendance: per player whose seat is not plainly theirs or who missed turns in a row: the

@@ -16,14 +16,13 @@ from sqlalchemy.engine import URL, Engine
 from twisted.internet import defer
 
 from ruleset import Message
-
-from ..store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
-from . import games as q
-from . import lease, migrate, ownership
-from . import notification_outbox as outbox_q
-from . import operator_requests as requests_q
-from .engine import create_engine
-from .threads import DatabaseThread
+from server.database import games as q
+from server.database import lease, migrate, ownership
+from server.database import notification_outbox as outbox_q
+from server.database import operator_requests as requests_q
+from server.database.engine import create_engine
+from server.database.threads import DatabaseThread
+from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
 
 # The cluster's tables (revision 0003c) and the notifications' (0004n) are part of the schema:
 # defined with their queries.
@@ -103,7 +102,7 @@ class _Games:
         return self._write(q.thd_set_deadline, game_id, turn, deadline)
 
     def record_attendance(self, game_id: int, attendance: tuple, notices: tuple[Message, ...]):
-        """Who plays seats now (`server.attendance.Attendance` rows) and what everyone is told."""
+        """Who plays seats now (`server.model.attendance.Attendance` rows) and what everyone is told."""
         return self._write(q.thd_record_attendance, game_id, tuple(attendance), tuple(notices))
 
     def reinstate_player(self, game_id: int, player_id: int):
@@ -121,7 +120,7 @@ class _Games:
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str):
         return self._run(q.thd_set_password_hash, game_id, player_id, password_hash)
 
-    # -- operator requests and the server lease (server.operations) -----------------------
+    # -- operator requests and the server lease (server.operating.on_database) -----------------------
 
     def queue_request(self, game_id: int, kind: str, payload: dict):
         return self._run(requests_q.thd_queue_request, game_id, kind, payload)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .ownership import cluster_nodes
+from server.database.ownership import cluster_nodes
 
 
 def thd_set_web_address(conn: Connection, node: str, address: str | None) -> None:

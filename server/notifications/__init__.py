@@ -13,6 +13,6 @@
 docs/notifications.md describes it for players and operators.
 """
 
-from .settings import NotificationSettings, NotificationSettingsError
+from server.config.notifications import NotificationSettings, NotificationSettingsError
 
 __all__ = ["NotificationSettings", "NotificationSettingsError"]

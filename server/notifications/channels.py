@@ -20,7 +20,7 @@ from email.utils import formatdate, make_msgid
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..database.notification_outbox import EMAIL, WEBHOOK
+from server.database.notification_outbox import EMAIL, WEBHOOK
 
 WEBHOOK_FORMATS = ("json", "discord", "slack")
 MAX_URL = 2048

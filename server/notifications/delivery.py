@@ -17,8 +17,8 @@ from twisted.logger import Logger
 from twisted.web.client import Agent, FileBodyProducer, HTTPConnectionPool, ResponseFailed
 from twisted.web.http_headers import Headers
 
-from .channels import email_message, webhook_body
-from .settings import NotificationSettings
+from server.config.notifications import NotificationSettings
+from server.notifications.channels import email_message, webhook_body
 
 log = Logger()
 

@@ -21,10 +21,9 @@ import time
 from typing import Any
 
 from ruleset import Phase
-
-from ..database.notification_outbox import OutboxEntry
-from ..snapshot import GameSnapshot
-from .channels import EVENT_KINDS
+from server.database.notification_outbox import OutboxEntry
+from server.model.snapshot import GameSnapshot
+from server.notifications.channels import EVENT_KINDS
 
 TURN_STARTED, REMINDER, LAST_ONE, CONFLICT, GAME_OVER, TEST = (
     "turn_started",
@@ -199,7 +198,7 @@ def conflict(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry | N
 
 def final_ranking(snapshot: GameSnapshot) -> list[dict[str, Any]]:
     """The public result once the game is over: place, name, final score, winner, scores."""
-    from ..web.documents import ranking
+    from server.views.web.documents import ranking
 
     rows = ranking(snapshot) or []
     return [

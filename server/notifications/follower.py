@@ -1,7 +1,7 @@
 """Following the running games: their snapshots become events, and events go to the outbox.
 
 `GameFollower.follow(game)` subscribes to a game (anything with `snapshot` and `subscribe`, as
-`server.game.Game` has; this module never imports it) and looks at every snapshot it publishes:
+`server.game.game.Game` has; this module never imports it) and looks at every snapshot it publishes:
 
 * the timer announced the start of a turn (also the first): "turn_started" for each player who
   acts in it, and "conflict" for each whose conflicts changed since the last turn;
@@ -28,10 +28,10 @@ from typing import Any
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
-from ..database.notification_outbox import OutboxEntry
-from ..snapshot import GameSnapshot
-from ..turn_timer import TIMER_STARTED
-from . import events
+from server.database.notification_outbox import OutboxEntry
+from server.model.snapshot import GameSnapshot
+from server.model.timer_settings import TIMER_STARTED
+from server.notifications import events
 
 log = Logger()
 

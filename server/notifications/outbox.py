@@ -18,7 +18,7 @@ from twisted.internet import defer
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
-from ..database.notification_outbox import OutboxEntry
+from server.database.notification_outbox import OutboxEntry
 
 log = Logger()
 

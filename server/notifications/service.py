@@ -2,7 +2,7 @@
 what the web API asks of them (a player's channels).
 
 `Notifications.follow(game)` is called for every game this process runs, wherever it came
-from (loaded at start, created later, claimed by a cluster node): `server.operator_desk`'s
+from (loaded at start, created later, claimed by a cluster node): `server.operating.desk`'s
 `restore_game` hands each one over through the desk's `watch`.
 """
 
@@ -17,15 +17,21 @@ from twisted.internet import defer
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
-from ..database.notification_outbox import EMAIL, WEBHOOK, ChannelRow
-from ..snapshot import GameSnapshot
-from . import events
-from .channels import ChannelError, TooManyChannels, check_address, check_webhook, describe
-from .delivery import MailSender, WebhookSender
-from .follower import GameFollower
-from .outbox import Outbox
-from .settings import NotificationSettings
-from .worker import DeliveryWorker
+from server.config.notifications import NotificationSettings
+from server.database.notification_outbox import EMAIL, WEBHOOK, ChannelRow
+from server.model.snapshot import GameSnapshot
+from server.notifications import events
+from server.notifications.channels import (
+    ChannelError,
+    TooManyChannels,
+    check_address,
+    check_webhook,
+    describe,
+)
+from server.notifications.delivery import MailSender, WebhookSender
+from server.notifications.follower import GameFollower
+from server.notifications.outbox import Outbox
+from server.notifications.worker import DeliveryWorker
 
 log = Logger()
 

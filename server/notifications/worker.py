@@ -20,9 +20,9 @@ from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from ..database.notification_outbox import EMAIL, ClaimedDelivery, DeliveryOutcome
-from .delivery import DeliveryFailed
-from .settings import NotificationSettings
+from server.config.notifications import NotificationSettings
+from server.database.notification_outbox import EMAIL, ClaimedDelivery, DeliveryOutcome
+from server.notifications.delivery import DeliveryFailed
 
 log = Logger()
 

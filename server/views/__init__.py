@@ -6,6 +6,6 @@
 * `tp_frames`, `tp_games` — the TP frames of one player's view; `frame_cache` — their encoded
   bodies, kept per game across snapshots.
 
-Nothing here imports the game service (`server.game`): a test enforces it. The web pages, the
+Nothing here imports the game service (`server.game.game`): a test enforces it. The web pages, the
 JSON API, the notifications and the admin interface read the same snapshots.
 """

@@ -15,11 +15,10 @@ from twisted.internet import defer
 
 from ruleset import ORDER_TYPES_BY_NAME, OrderType, Problem, ProblemCode
 from ruleset.orders import ORDER_NAMES
-
-from ..refusals import CONFIRM_RESIGN, Refused, clipped
-from ..snapshot import GameSnapshot
-from .contract import ServedGame
-from .documents import order_type_for
+from server.model.refusals import CONFIRM_RESIGN, Refused, clipped
+from server.model.snapshot import GameSnapshot
+from server.views.web.documents import order_type_for
+from server.web.contract import ServedGame
 
 
 def bad_input(text: str) -> Refused:

@@ -4,7 +4,7 @@ Reads: GET /api/games, /api/games/NAME, /api/games/NAME/history, /api/games/NAME
 /api/games/NAME/me and /api/games/NAME/orders (the caller's own). Writes (POST, JSON bodies):
 /api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts, /password,
 and the caller's seat: POST /vacation {"days": N} (DELETE /vacation ends it), POST /resign
-{"confirm": true}; GET /seat reads it (`server.attendance`).
+{"confirm": true}; GET /seat reads it (`server.model.attendance`).
 A caller authenticates with HTTP Basic (account name and password, as over TP) or with
 `Authorization: Bearer TOKEN` from POST /api/games/NAME/token. Every refusal is
 `{"error": {"code": N, "name": "...", "message": "..."}}` with TP's Fail code and text.
@@ -21,12 +21,10 @@ from typing import Any
 from twisted.internet import defer
 
 from ruleset import Problem, ProblemCode
-
-from ..refusals import BAD_LOGIN, REMOVED, RESIGNED, Refused
-from ..snapshot import GameSnapshot
-from ..store import StoreUnavailable
-from . import actions
-from .documents import (
+from server.model.refusals import BAD_LOGIN, REMOVED, RESIGNED, Refused
+from server.model.snapshot import GameSnapshot
+from server.model.store import StoreUnavailable
+from server.views.web.documents import (
     my_orders,
     my_view,
     public_game,
@@ -35,10 +33,11 @@ from .documents import (
     system_document,
     with_time,
 )
-from .relay import client_address
-from .routing import UNAVAILABLE, HTTPFailure, Router
-from .sessions import TOO_MANY_LOGINS
-from .site import WebSite
+from server.web import actions
+from server.web.relay import client_address
+from server.web.routing import UNAVAILABLE, HTTPFailure, Router
+from server.web.sessions import TOO_MANY_LOGINS
+from server.web.website import WebSite
 
 JSON = b"application/json; charset=utf-8"
 STATUS = {
@@ -272,7 +271,7 @@ class Api:
         mark = snapshot.credential_marks.get(player, "")
         return answer(request, {"token": self.web.sessions.issue_token(snapshot.name, player, mark)})
 
-    # -- the caller's seat (server.attendance) --------------------------------------------
+    # -- the caller's seat (server.model.attendance) --------------------------------------------
 
     async def seat(self, request, name: str) -> bytes:
         game = self.game(name)

@@ -1,10 +1,10 @@
 """What the web listener needs from the rest of the server, as Protocols.
 
 The web pages and the JSON API read games only through `GameSnapshot`s and change them only
-through the write methods of the game service (`server.game.Game`); they never import it. These
+through the write methods of the game service (`server.game.game.Game`); they never import it. These
 Protocols name exactly what they use, so tests can serve pages from a stand-in and the real
 `Game`, `GameDirectory` and stores fit without adapters. Every write returns a Deferred that fails
-with `server.refusals.Refused` when the game says no.
+with `server.model.refusals.Refused` when the game says no.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ruleset import Problem
-
-from ..snapshot import GameSnapshot
+from server.model.snapshot import GameSnapshot
 
 
 class ServedGame(Protocol):
@@ -62,18 +61,11 @@ class ServedGame(Protocol):
 
 
 class GameFinder(Protocol):
-    """The games a server hosts (`server.directory.GameDirectory`)."""
+    """The games a server hosts (`server.game.directory.GameDirectory`)."""
 
     def find(self, name: str | None) -> ServedGame | None: ...
 
     def ordered(self) -> Iterable[ServedGame]: ...
-
-
-class TurnArchive(Protocol):
-    """Where resolved turns are read back (`server.store`): a `TurnRecord` (state after the turn,
-    its messages and events) or None for a turn never played; a plain value or a Deferred."""
-
-    def turn_record(self, game_id: int, turn: int) -> Any: ...
 
 
 HERE, ELSEWHERE, AWAY, UNKNOWN = "here", "elsewhere", "away", "unknown"

@@ -20,8 +20,8 @@ from typing import Any
 from twisted.internet.interfaces import IReactorTime
 from twisted.web.server import NOT_DONE_YET
 
-from ..snapshot import GameSnapshot
-from .contract import ServedGame
+from server.model.snapshot import GameSnapshot
+from server.web.contract import ServedGame
 
 KEEPALIVE = 25.0
 

@@ -20,13 +20,12 @@ from __future__ import annotations
 from typing import Any
 
 from ruleset import Problem, ProblemCode
-
-from ..notifications.channels import EVENT_KINDS, WEBHOOK_FORMATS, ChannelError, TooManyChannels
-from ..refusals import Refused
-from ..store import StoreError
-from .api import Api, answer, encode, error_document, json_fields, refusal
-from .routing import HTTPFailure, Router
-from .site import WebSite
+from server.model.refusals import Refused
+from server.model.store import StoreError
+from server.notifications.channels import EVENT_KINDS, WEBHOOK_FORMATS, ChannelError, TooManyChannels
+from server.web.api import Api, answer, encode, error_document, json_fields, refusal
+from server.web.routing import HTTPFailure, Router
+from server.web.website import WebSite
 
 JSON = b"application/json; charset=utf-8"
 NOT_OFFERED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This server sends no notifications.")
@@ -97,7 +96,7 @@ class NotificationApi:
 
     @staticmethod
     def _read_channels(value: Any, service) -> list[tuple[str, str, str]]:
-        from ..notifications.channels import check_address, check_webhook
+        from server.notifications.channels import check_address, check_webhook
 
         if not isinstance(value, list):
             raise ChannelError("channels: a list of {kind, target, format}")

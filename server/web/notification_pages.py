@@ -7,15 +7,20 @@ CSRF token, like the page's other forms, and come back to the page with a notice
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ..notifications.channels import WEBHOOK_FORMATS, ChannelError
-from ..refusals import Refused
-from ..snapshot import GameSnapshot
-from ..store import StoreError
-from .pages import Browser, Pages, game_path
-from .routing import Router
-from .site import WebSite
+from server.model.refusals import Refused
+from server.model.snapshot import GameSnapshot
+from server.model.store import StoreError
+from server.notifications.channels import WEBHOOK_FORMATS, ChannelError
+from server.web.browser import Browser, game_path
+from server.web.contract import ServedGame
+from server.web.routing import Router
+from server.web.website import WebSite
+
+#: The game and player a browser is logged in as (`server.web.pages.Pages.player`).
+PlayerOf = Callable[[Browser, str], tuple[ServedGame, int]]
 
 
 async def channel_box(web: WebSite, snapshot: GameSnapshot, player: int) -> dict[str, Any] | None:
@@ -36,13 +41,13 @@ async def channel_box(web: WebSite, snapshot: GameSnapshot, player: int) -> dict
 
 
 class NotificationForms:
-    def __init__(self, web: WebSite, pages: Pages):
+    def __init__(self, web: WebSite, player: PlayerOf):
         self.web = web
-        self.pages = pages
+        self.player = player
 
     async def add(self, request, name: str) -> bytes:
         browser = Browser(self.web, request)
-        game, player = self.pages._player(browser, name)
+        game, player = self.player(browser, name)
         try:
             fields = browser.form()
         except Refused as refused:
@@ -68,7 +73,7 @@ class NotificationForms:
 
     async def remove(self, request, name: str) -> bytes:
         browser = Browser(self.web, request)
-        game, player = self.pages._player(browser, name)
+        game, player = self.player(browser, name)
         try:
             fields = browser.form()
         except Refused as refused:
@@ -98,7 +103,7 @@ class NotificationForms:
         return b""
 
 
-def register(router: Router, web: WebSite, pages: Pages) -> None:
-    forms = NotificationForms(web, pages)
+def register(router: Router, web: WebSite, player: PlayerOf) -> None:
+    forms = NotificationForms(web, player)
     router.add("POST", "/games/{name}/play/notify", forms.add)
     router.add("POST", "/games/{name}/play/notify-remove", forms.remove)

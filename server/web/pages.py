@@ -1,6 +1,6 @@
 """The HTML pages: the lobby, a game's public page, a past turn, the history, the player view.
 
-Every page renders from a snapshot through `server.web.documents` and a Jinja2 template with
+Every page renders from a snapshot through `server.views.web.documents` and a Jinja2 template with
 autoescaping on. Forms post with a CSRF token (`server.web.sessions`); the player page's script
 posts the same forms with `Accept: application/json` and gets the refusal (the game's reason
 and Fail code) as JSON, without a reload. The public page and the player page each hold their
@@ -10,131 +10,30 @@ changing part in `#live`, which the script fetches again when the event stream s
 from __future__ import annotations
 
 import json
-import secrets
 from pathlib import Path
-from urllib.parse import quote
 
 from markupsafe import Markup
 from twisted.internet import defer
 
 from ruleset import Problem, ProblemCode
+from server.model.refusals import BAD_LOGIN, Refused
+from server.views.web.documents import my_view, public_game, summary_document, with_time
+from server.views.web.mapsvg import STYLE, map_head, order_marks, render_map
+from server.views.web.scoreplot import score_plot
+from server.web import actions
+from server.web.api import error_document
+from server.web.browser import HTML, Browser, game_path, logged_in_player
+from server.web.contract import ServedGame
+from server.web.live import player_key, public_key, version
+from server.web.notification_pages import channel_box
+from server.web.relay import client_address
+from server.web.routing import HTTPFailure, Router
+from server.web.sessions import BAD_CSRF, TOO_MANY_LOGINS
+from server.web.website import HERE, WebSite
 
-from ..refusals import BAD_LOGIN, Refused
-from . import actions
-from .api import error_document
-from .contract import ServedGame
-from .documents import my_view, public_game, summary_document, with_time
-from .live import player_key, public_key, version
-from .mapsvg import STYLE, map_head, order_marks, render_map
-from .relay import client_address, is_secure
-from .routing import HTTPFailure, Router
-from .scoreplot import score_plot
-from .sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, TOO_MANY_LOGINS, Session
-from .site import HERE, WebSite
-
-HTML = b"text/html; charset=utf-8"
 RECENT_TURNS = 30
 STATIC_TYPES = {".css": b"text/css; charset=utf-8", ".js": b"text/javascript; charset=utf-8"}
 NOT_LOGGED_IN = Problem(ProblemCode.PERMISSION_DENIED, "Log in to this game first.")
-
-
-def game_path(name: str, *rest: str) -> str:
-    return "/games/" + quote(name, safe="") + "".join("/" + part for part in rest)
-
-
-class Browser:
-    """One request's cookies: the session (if any) and the CSRF cookie (made when missing)."""
-
-    def __init__(self, web: WebSite, request):
-        self.web = web
-        self.request = request
-        raw_session = request.getCookie(SESSION_COOKIE)
-        self.session: Session | None = web.sessions.get(
-            raw_session.decode("ascii", "replace") if raw_session else None
-        )
-        raw_csrf = request.getCookie(CSRF_COOKIE)
-        self.csrf_cookie = raw_csrf.decode("ascii", "replace") if raw_csrf else ""
-
-    def _cookie(self, name: bytes, value: str, max_age: int | None) -> None:
-        prefix = name + b"="
-        self.request.cookies = [c for c in self.request.cookies if not c.startswith(prefix)]
-        self.request.addCookie(
-            name,
-            value.encode(),
-            path=b"/",
-            httpOnly=True,
-            secure=is_secure(self.request),
-            sameSite="lax",
-            max_age=None if max_age is None else str(max_age).encode(),
-        )
-
-    def csrf(self) -> str:
-        if not self.csrf_cookie:
-            self.csrf_cookie = secrets.token_urlsafe(24)
-            self._cookie(CSRF_COOKIE, self.csrf_cookie, None)
-        return self.web.sessions.csrf_token(self.csrf_cookie, self.session)
-
-    def login(self, game_name: str) -> tuple[int, str] | None:
-        if self.session is None:
-            return None
-        return self.session.logins.get(game_name)
-
-    def start_session(self) -> Session:
-        """A new session for a login, keeping the logins of the old one: a session id known
-        before a login is never the one that carries it (no session fixation)."""
-        fresh = self.web.sessions.create()
-        if self.session is not None:
-            fresh.logins.update(self.session.logins)
-            fresh.notices.extend(self.session.notices)
-            self.web.sessions.drop(self.session.id)
-        self.session = fresh
-        self.save()
-        return fresh
-
-    def add_login(self, game_name: str, player: int, username: str) -> None:
-        """Log this browser in to a game: a new session (`start_session`) with the login."""
-        session = self.start_session()
-        session.logins[game_name] = (player, username)
-        self.save()
-
-    def save(self) -> None:
-        """Send the session cookie again (its logins changed): every node reads them from it."""
-        if self.session is not None:
-            self._cookie(
-                SESSION_COOKIE, self.web.sessions.seal(self.session), int(self.web.sessions.lifetime)
-            )
-
-    def end_session(self) -> None:
-        if self.session is not None:
-            self.web.sessions.drop(self.session.id)
-            self.session = None
-        self._cookie(SESSION_COOKIE, "", 0)
-
-    def notices(self) -> list[tuple[str, str]]:
-        if self.session is None:
-            return []
-        notices, self.session.notices = self.session.notices, []
-        return notices
-
-    def notify(self, kind: str, text: str) -> None:
-        if self.session is not None:
-            self.session.notices.append((kind, text))
-
-    def form(self) -> dict[str, str]:
-        """The posted form, after its CSRF token is checked."""
-        fields = {}
-        for key, values in (self.request.args or {}).items():
-            try:
-                fields[key.decode()] = values[0].decode() if values else ""
-            except UnicodeDecodeError:
-                raise HTTPFailure(400, b"Forms are sent in UTF-8") from None
-        if not self.web.sessions.csrf_ok(self.csrf_cookie, self.session, fields.get("csrf")):
-            raise Refused(BAD_CSRF)
-        return fields
-
-    @property
-    def wants_json(self) -> bool:
-        return b"application/json" in (self.request.getHeader(b"accept") or b"")
 
 
 class Pages:
@@ -292,16 +191,12 @@ class Pages:
 
     # -- the player view -------------------------------------------------------------------
 
-    def _player(self, browser: Browser, name: str) -> tuple[ServedGame, int]:
-        game = self.web.game(name)
-        login = browser.login(game.snapshot.name)
-        if login is None or login[0] in game.snapshot.removed_players:
-            raise HTTPFailure(303, b"", HTML, {b"location": (game_path(name) + "#login").encode()})
-        return game, login[0]
+    def player(self, browser: Browser, name: str) -> tuple[ServedGame, int]:
+        return logged_in_player(self.web, browser, name)
 
     async def play(self, request, name: str) -> bytes:
         browser = Browser(self.web, request)
-        game, player = self._player(browser, name)
+        game, player = self.player(browser, name)
         snapshot = game.snapshot
         book = await self.web.history(snapshot)
         view = my_view(snapshot, player, book)
@@ -316,8 +211,6 @@ class Pages:
         svg = map_head(picture, "Galaxy map: click a system to give the chosen fleet its order") + body
         svg += order_marks(marks, picture.height) + "</svg>"
         public = with_time(public_game(snapshot), snapshot, self.web.now())
-        from .notification_pages import channel_box
-
         return self.render(
             request,
             "play.html",
@@ -334,13 +227,13 @@ class Pages:
 
     def play_events(self, request, name: str):
         browser = Browser(self.web, request)
-        game, player = self._player(browser, name)
+        game, player = self.player(browser, name)
         return self.web.feed(game).open(request, player_key(player))
 
     async def act(self, request, name: str, action: str) -> bytes:
         browser = Browser(self.web, request)
         try:
-            game, player = self._player(browser, name)
+            game, player = self.player(browser, name)
         except HTTPFailure:
             if browser.wants_json:
                 return self._json(request, 403, error_document(NOT_LOGGED_IN))
@@ -462,7 +355,7 @@ def not_found(web: WebSite):
     return answer
 
 
-def register(router: Router, web: WebSite) -> None:
+def register(router: Router, web: WebSite) -> Pages:
     pages = Pages(web)
     router.add("GET", "/", pages.lobby)
     router.add("POST", "/join", pages.join)
@@ -476,12 +369,10 @@ def register(router: Router, web: WebSite) -> None:
     router.add("POST", "/games/{name}/logout", pages.logout)
     router.add("GET", "/games/{name}/play", pages.play)
     router.add("GET", "/games/{name}/play/events", pages.play_events)
-    from . import notification_pages
-
-    notification_pages.register(router, web, pages)
     for action in ("probe", "orders", "remove", "finish"):
         router.add(
             "POST",
             f"/games/{{name}}/play/{action}",
             lambda request, name, a=action: pages.act(request, name, a),
         )
+    return pages

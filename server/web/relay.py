@@ -45,7 +45,7 @@ from twisted.web.client import Agent, FileBodyProducer, HTTPConnectionPool, Resp
 from twisted.web.http_headers import Headers
 from twisted.web.server import NOT_DONE_YET
 
-from .contract import ELSEWHERE, HERE, UNKNOWN, GamePlaces
+from server.web.contract import ELSEWHERE, HERE, UNKNOWN, GamePlaces
 
 log = Logger()
 

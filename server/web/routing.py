@@ -27,7 +27,7 @@ from twisted.python.failure import Failure
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, GzipEncoderFactory
 
-from ..store import StoreUnavailable
+from server.model.store import StoreUnavailable
 
 log = Logger()
 

@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from twisted.internet.interfaces import IReactorTime
 
 from ruleset import Problem, ProblemCode
-
-from ..failed_login_log import FailedLoginLog
+from server.guards.failed_login_log import FailedLoginLog
 
 SESSION_COOKIE = b"tae_session"
 CSRF_COOKIE = b"tae_csrf"

@@ -1,174 +1,23 @@
-"""The web listener put together: the games it serves, its caches, and the twisted.web Site.
+"""The web listener put together: `make_site` returns the twisted.web `Site` to listen with.
 
-`make_site(games, archive, clock, secret=...)` returns the `Site` to listen with; its `.web`
-is the `WebSite` (close it on shutdown to end the event streams). Pages and API handlers
-(`server.web.pages`, `server.web.api`) share what lives here: the game lookup, one
-`HistoryBook` and one `LiveFeed` per game, the sessions, and a small cache of past turns.
-
-On a cluster node (`places`, `server.web.contract.GamePlaces`) the site relays the requests of
-games other nodes run to them (`server.web.relay`), lists every node's games in the lobby
-(`lobby_entries`), and forgets what it kept of a game that leaves this node (`forget`).
+Its `.web` is the `WebSite` (`server.web.website`) its pages and API handlers share; close it on
+shutdown to end the event streams.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
-from twisted.internet import defer
 from twisted.internet.interfaces import IReactorTime
 from twisted.web.resource import EncodingResourceWrapper
 from twisted.web.server import Site
 
-from ruleset import visible_to
-
-from ..failed_login_log import FailedLoginLog
-from ..snapshot import GameSnapshot
-from ..store import TurnRecord
-from .contract import GameFinder, GamePlaces, ServedGame, TurnArchive
-from .documents import lobby_entry, public_galaxy
-from .galaxy import Galaxy, galaxy
-from .history import HistoryBook
-from .live import LiveFeed
-from .mapsvg import SystemPainter, map_body
-from .routing import HTTPFailure, PageCompression, Router, WebRoot
-from .sessions import LoginBrake, SessionStore
-
-HERE = Path(__file__).parent
-PAST_TURNS_KEPT = 16
-
-
-class WebSite:
-    def __init__(
-        self,
-        games: GameFinder,
-        archive: TurnArchive | None,
-        clock: IReactorTime,
-        secret: bytes | None = None,
-        server_name: str = "tpserver-tae",
-        notifications=None,
-        failure_log: FailedLoginLog | None = None,
-    ):
-        self.games = games
-        self.notifications = notifications  # server.notifications.service.Notifications, or None
-        self.archive = archive
-        self.clock = clock
-        self.server_name = server_name
-        self.sessions = SessionStore(clock, secret)
-        self.brake = LoginBrake(clock, failure_log=failure_log)
-        self.books: dict[int, HistoryBook] = {}
-        self.feeds: dict[int, LiveFeed] = {}
-        self.painters: dict[int, SystemPainter] = {}
-        self._past: OrderedDict[tuple[int, int], tuple[TurnRecord, Galaxy]] = OrderedDict()
-        self.places: GamePlaces | None = None
-        self.relay: Any = None  # server.web.relay.WebRelay, on a cluster node
-        self.templates = Environment(
-            loader=FileSystemLoader(str(HERE / "templates")),
-            autoescape=select_autoescape(default=True, default_for_string=True),
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
-
-    def now(self) -> float:
-        return self.clock.seconds()
-
-    def game(self, name: str) -> ServedGame:
-        game = self.games.find(name) if name else None
-        if game is None:
-            raise HTTPFailure(404, b"No such game")
-        return game
-
-    def book(self, snapshot: GameSnapshot) -> HistoryBook:
-        book = self.books.get(snapshot.game_id)
-        if book is None:
-            book = self.books[snapshot.game_id] = HistoryBook(self.archive, snapshot.game_id)
-        return book
-
-    async def history(self, snapshot: GameSnapshot) -> HistoryBook:
-        book = self.book(snapshot)
-        await book.ensure(snapshot)
-        return book
-
-    def painter(self, snapshot: GameSnapshot) -> SystemPainter:
-        """The drawn systems of one game's maps, reused from snapshot to snapshot."""
-        painter = self.painters.get(snapshot.game_id)
-        if painter is None:
-            painter = self.painters[snapshot.game_id] = SystemPainter()
-        return painter
-
-    def public_map(self, snapshot: GameSnapshot) -> tuple[Galaxy, str]:
-        """The public map and its systems and outlines drawn: once per state, as snapshots follow
-        each other within a turn (an order, a finished flag) with the same state."""
-        picture = public_galaxy(snapshot)
-        body = snapshot.of_state(("web", "map body"), lambda: map_body(picture, self.painter(snapshot)))
-        return picture, body
-
-    def feed(self, game: ServedGame) -> LiveFeed:
-        game_id = game.snapshot.game_id
-        feed = self.feeds.get(game_id)
-        if feed is None:
-            feed = self.feeds[game_id] = LiveFeed(game, self.clock)
-        return feed
-
-    async def past_turn(self, snapshot: GameSnapshot, turn: int) -> tuple[TurnRecord, Galaxy]:
-        """The stored record of played turn `turn` (its TP number: the first is 0; the record
-        is the state after it ended) and its public map; HTTPFailure 404 otherwise."""
-        if not 0 <= turn < snapshot.turn or self.archive is None:
-            raise HTTPFailure(404, b"No such turn")
-        key = (snapshot.game_id, turn)
-        cached = self._past.get(key)
-        if cached is None:
-            # the archive counts the turns played: turn N is the (N + 1)-th
-            record = await defer.maybeDeferred(self.archive.turn_record, snapshot.game_id, turn + 1)
-            if record is None:
-                raise HTTPFailure(404, b"No such turn")
-            cached = (record, galaxy(record.state.board, visible_to(record.state, 0)))
-            self._past[key] = cached
-            while len(self._past) > PAST_TURNS_KEPT:
-                self._past.popitem(last=False)
-        else:
-            self._past.move_to_end(key)
-        return cached
-
-    async def lobby_entries(self, request: Any = None) -> list[dict[str, Any]]:
-        """The lobby: every game of this node and, on a cluster node, of the others (not when
-        `request` is another node asking for this node's games)."""
-        from .relay import relayed_from
-
-        now = self.now()
-        entries = [lobby_entry(game.snapshot, now) for game in self.games.ordered()]
-        if self.relay is None or self.places is None or (request is not None and relayed_from(request)):
-            local_default = self.games.find(None)
-            return _marked(entries, local_default.snapshot.name if local_default is not None else None)
-        known = {entry["name"] for entry in entries}
-        for entry in await self.relay.listings():  # a game moving may be listed twice
-            if entry["name"] not in known:
-                known.add(entry["name"])
-                entries.append(entry)
-        default = self.places.default_name()
-        return _marked(sorted(entries, key=lambda e: (e["name"] != default, e["name"])), default)
-
-    def forget(self, game_id: int) -> None:
-        """The game left this node (a cluster handed it over): its event streams end (the
-        pages reconnect, to its new owner) and nothing kept of it is used again."""
-        feed = self.feeds.pop(game_id, None)
-        if feed is not None:
-            feed.close()
-        self.books.pop(game_id, None)
-        self.painters.pop(game_id, None)
-
-    def close(self) -> None:
-        for feed in self.feeds.values():
-            feed.close()
-
-
-def _marked(entries: list[dict[str, Any]], default: str | None) -> list[dict[str, Any]]:
-    """Each entry says whether it is the server's default game (a login without @GAME)."""
-    for entry in entries:
-        entry["default"] = entry["name"] == default
-    return entries
+from server.guards.failed_login_log import FailedLoginLog
+from server.model.store import TurnArchive
+from server.web import api, notification_api, notification_pages, pages
+from server.web.contract import GameFinder, GamePlaces
+from server.web.routing import PageCompression, Router, WebRoot
+from server.web.website import WebSite
 
 
 def make_site(
@@ -186,16 +35,15 @@ def make_site(
     `places` (a cluster node, which has a `secret`), the games of the other nodes too; with
     the server's `notifications`, the players' notification channels; failed logins are logged
     through `failure_log` (the server's, shared with TP) or one of the site's own."""
-    from . import api, notification_api, pages
-
     web = WebSite(games, archive, clock, secret, server_name, notifications, failure_log)
     router = Router()
     api.register(router, web)
     notification_api.register(router, web)
-    pages.register(router, web)
+    forms = pages.register(router, web)
+    notification_pages.register(router, web, forms.player)
     root = WebRoot(router, pages.not_found(web), pages.refusal_body(web))
     if places is not None:
-        from .relay import RelaySigner, WebRelay
+        from server.web.relay import RelaySigner, WebRelay
 
         if secret is None:
             raise ValueError("a cluster node's web listener needs the secret every node shares")

@@ -18,9 +18,9 @@ from twisted.logger import Logger
 
 from server.admin import AdminSettings, LiveBackend, listen
 from server.app import start_server
-from server.config import GameConfig, ServerConfig
-from server.logs import begin_logging
-from server.turn_timer import TimerSettings
+from server.config.file import GameConfig, ServerConfig
+from server.model.timer_settings import TimerSettings
+from server.operating.logs import begin_logging
 
 log = Logger()
 

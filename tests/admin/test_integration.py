@@ -10,7 +10,7 @@ import pytest
 
 from protocol import Fail, FailCode, FinishedTurn, Okay
 from protocol.admin import CommandResult
-from server.accounts import hash_password
+from server.game.passwords import hash_password
 from tests.integration.server_process import ServerProcess
 from tests.integration.test_tls import make_certificate
 from tests.integration.tp_client import TPClient

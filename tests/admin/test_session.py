@@ -23,7 +23,7 @@ from protocol.admin import (
 from server.admin import CommandFailed
 from server.admin.commands import COMMANDS
 from server.admin.session import BAD_LOGIN, INTERNAL_ERROR, MAX_LOGIN_FAILURES, WANTED_CONNECT, WANTED_LOGIN
-from server.turn_timer import TimerSettings
+from server.model.timer_settings import TimerSettings
 from tests.server.wire import Wire, make_directory
 
 from .wire import ADMIN, PASSWORD, AdminWire, make_factory

@@ -9,10 +9,10 @@ from twisted.logger import LogPublisher
 
 from protocol import Connect, Deframer, Login, Okay
 from protocol.admin import LogMessage, decode_admin, encode_admin
-from server.accounts import InlineHasher, hash_password
 from server.admin import AdminFactory, AdminSettings, LiveBackend
-from server.config import GameConfig
-from server.turn_timer import TimerSettings
+from server.config.file import GameConfig
+from server.game.passwords import InlineHasher, hash_password
+from server.model.timer_settings import TimerSettings
 from tests.server.wire import make_directory
 
 ADMIN = "tpadm"

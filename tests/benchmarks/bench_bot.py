@@ -5,8 +5,8 @@ Run with ``python -m tests.benchmarks bot`` (or ``python -m tests.benchmarks.ben
 
 1. ``--games`` (200) two-player games, the bot against one random-orders player
    (``ruleset.simulator.RandomPlayer``, the project's baseline), played in this process through
-   the server's own code: ``server.game.Game`` on a ``MemoryStore`` and a ``task.Clock``, a
-   ``server.network.TPConnection`` per bot over an in-memory loopback (``LoopbackSocket``: the
+   the server's own code: ``server.game.game.Game`` on a ``MemoryStore`` and a ``task.Clock``, a
+   ``server.tp.network.TPConnection`` per bot over an in-memory loopback (``LoopbackSocket``: the
    bot's ``BlockingClient`` writes bytes into the server connection and reads the bytes it
    wrote back). The bot sees only what the wire says; the random player gives its orders to the
    game service directly (the same checks as InsertOrder). The bot joins first in even games
@@ -40,13 +40,13 @@ from clients.bot_strategy import BotStrategy, Strategy
 from protocol import Connect
 from ruleset import Phase, game_rng
 from ruleset.simulator import RandomPlayer
-from server import accounts
-from server.directory import GameDirectory
-from server.game import Game
-from server.network import TPConnection
-from server.refusals import Refused
-from server.store import GameSetup, MemoryStore
-from server.turn_timer import TimerSettings
+from server.game import passwords as accounts
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.model.refusals import Refused
+from server.model.store import GameSetup, MemoryStore
+from server.model.timer_settings import TimerSettings
+from server.tp.network import TPConnection
 from tests.support.deferreds import successResultOf
 from tests.support.servers import free_port
 
@@ -290,7 +290,7 @@ def start_server(directory: Path, port: int, map_path: Path | None = None, seed:
     command = [
         sys.executable,
         "-m",
-        "server.cli",
+        "server.operating.cli",
         "serve",
         "--listen",
         f"tcp:{port}:interface=127.0.0.1",

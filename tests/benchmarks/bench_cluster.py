@@ -38,12 +38,12 @@ from twisted.internet.task import Clock
 
 import protocol as tp
 from protocol import Deframer, Version
-from server.accounts import hash_password
 from server.database import ConnectionStore, SyncDatabase
 from server.database import games as q
-from server.game import Game
-from server.store import GameSetup
-from server.turn_timer import TimerSettings
+from server.game.game import Game
+from server.game.passwords import hash_password
+from server.model.store import GameSetup
+from server.model.timer_settings import TimerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))

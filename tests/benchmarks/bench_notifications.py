@@ -36,14 +36,14 @@ from twisted.internet import defer, reactor, task
 from twisted.web import resource, server
 from twisted.web.client import Agent, readBody
 
+from server.config.notifications import NotificationSettings
 from server.database import DatabaseStore, SyncDatabase, upgrade
 from server.database import games as q
 from server.database.notification_outbox import notification_channels
-from server.game import Game
+from server.game.game import Game
+from server.model.store import Account, GameSetup
+from server.model.timer_settings import TimerSettings
 from server.notifications.service import Notifications
-from server.notifications.settings import NotificationSettings
-from server.store import Account, GameSetup
-from server.turn_timer import TimerSettings
 
 PLAYERS = 4
 TARGET_DELIVERY_S = 10.0

@@ -6,7 +6,7 @@ Run with ``python -m tests.benchmarks stand_in`` (or ``python -m tests.benchmark
 1. The stand-in's decision for one seat and turn (``seat_view`` + ``stand_in_orders``) on the
    default map, over the normal turns of ``--games`` (20) four-player games of random players:
    median and 99th percentile, in milliseconds.
-2. The end of a turn in the game service (``server.game.Game`` on a ``MemoryStore`` and a
+2. The end of a turn in the game service (``server.game.game.Game`` on a ``MemoryStore`` and a
    ``task.Clock``) with four players of whom three are absent, so the stand-in plays three seats
    and its orders are checked, stored and queued like anyone's: median time from the last
    finish to the next turn, against the same game with nobody absent (and no orders: the
@@ -27,9 +27,9 @@ from twisted.internet.task import Clock
 from ruleset import DEFAULT_BOARD, Phase
 from ruleset.simulator import GameDidNotEnd, RandomPlayer, play_game
 from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
-from server.game import Game
-from server.store import GameSetup, MemoryStore
-from server.turn_timer import TimerSettings
+from server.game.game import Game
+from server.model.store import GameSetup, MemoryStore
+from server.model.timer_settings import TimerSettings
 
 
 def decision_times(games: int) -> list[float]:

@@ -31,9 +31,9 @@ from ruleset import DEFAULT_BOARD, add_player, game_rng, join_rng, new_game, res
 from ruleset.simulator import RandomPlayer
 from server.database import DatabaseStore, SyncDatabase, create_engine
 from server.database import games as q
-from server.game import Game
-from server.state_codec import dumps, encode_state
-from server.store import Account, GameSetup, OrderEntry, TurnRecord
+from server.database.state_codec import dumps, encode_state
+from server.game.game import Game
+from server.model.store import Account, GameSetup, OrderEntry, TurnRecord
 
 TURN_GAMES = 6  # complete games whose every turn is timed (about 160 turns)
 LOAD_GAMES = 100

@@ -26,8 +26,8 @@ from twisted.internet.task import Clock
 from ruleset import DEFAULT_BOARD, parse_map, visible_to
 from ruleset.board import grid_map_text
 from ruleset.simulator import RandomPlayer
-from server.web.galaxy import galaxy
-from server.web.mapsvg import render_map
+from server.views.web.galaxy import galaxy
+from server.views.web.mapsvg import render_map
 from tests.web.bot_games import play_turn
 from tests.web.fake_game import FakeArchive, FakeDirectory, FakeGame
 from tests.web.helpers import Client

@@ -147,7 +147,7 @@ def test_turn_plan_runs_on_the_twisted_transport():
     from clients.twisted_transport import TPClientProtocol, TwistedClient
     from protocol import Connect
     from protocol import Version as V
-    from server.network import TPConnection
+    from server.tp.network import TPConnection
 
     directory, game = make_game(7, SMALL_MAP)
     other = loopback_client(directory)

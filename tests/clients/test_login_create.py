@@ -28,7 +28,7 @@ def test_a_temporary_refusal_is_tried_again(monkeypatch):
     """A game whose database is away for a moment (Fail 3) lets the account in on a later try."""
     from twisted.internet import defer
 
-    from server.store import StoreUnavailable
+    from server.model.store import StoreUnavailable
 
     directory, game = make_game(seed=1)
     real = game.store.add_account
@@ -50,7 +50,7 @@ def test_a_lasting_temporary_refusal_is_raised_after_the_retries(monkeypatch):
     from twisted.internet import defer
 
     from clients.blocking import LOGIN_RETRY_DELAYS
-    from server.store import StoreUnavailable
+    from server.model.store import StoreUnavailable
 
     directory, game = make_game(seed=1)
     monkeypatch.setattr(game.store, "add_account", lambda *a: defer.fail(StoreUnavailable("away")))

@@ -18,9 +18,9 @@ from clients import Version
 from clients.blocking import BlockingClient
 from clients.bot import Bot, play_blocking, run_bots
 from clients.bot_strategy import BotStrategy
-from server import absence_notices
 from server.database import SyncDatabase
-from server.operations import game_status
+from server.operating.on_database import game_status
+from server.views.board import absence_notices
 
 from .conftest import running_tae_server
 

@@ -13,8 +13,8 @@ import sys
 
 from twisted.internet import defer, reactor
 
+from server.config.notifications import NotificationSettings
 from server.notifications.delivery import MailSender, WebhookSender
-from server.notifications.settings import NotificationSettings
 
 
 async def probe(http: int, smtp: int, silent: int, closed: int) -> None:

@@ -101,7 +101,7 @@ class RealServer(WebWorld):
             [
                 sys.executable,
                 "-m",
-                "server.cli",
+                "server.operating.cli",
                 "serve",
                 "--listen",
                 f"tcp:{self.tp_port}:interface=127.0.0.1",

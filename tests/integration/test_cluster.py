@@ -20,7 +20,7 @@ import pytest
 
 import protocol as tp
 from server.database import SyncDatabase
-from server.operations import cluster_view
+from server.operating.on_database import cluster_view
 
 from ..support.servers import free_port
 from .server_process import ROOT, ServerProcess
@@ -41,7 +41,7 @@ class NodeProcess(ServerProcess):
         return [
             sys.executable,
             "-m",
-            "server.cli",
+            "server.operating.cli",
             "serve",
             "--listen",
             f"tcp:{self.port}:interface=127.0.0.1",
@@ -59,7 +59,11 @@ class NodeProcess(ServerProcess):
 
 def tae_server(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "server.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "server.operating.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 

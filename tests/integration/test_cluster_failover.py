@@ -6,7 +6,7 @@ sessions are relayed. Node b is killed while turns are being played: its games a
 a and c within the failover time and their interrupted turns run again; the relayed sessions
 are carried over to the new owners on the same connections. Then node c stops and hands its
 games to a. Every game reaches GAME OVER; every order a bot was told was accepted is in the
-store; every stored game replays to the same states (server.replay.check_replay).
+store; every stored game replays to the same states (server.game.replay.check_replay).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from clients.bot import Bot, BotResult
 from clients.errors import ClientError
 from protocol import Version
 from server.database import SyncDatabase
-from server.replay import check_replay
-from server.store import GameSetup
+from server.game.replay import check_replay
+from server.model.store import GameSetup
 
 from .test_cluster import NodeProcess, nodes_view, wait_until
 

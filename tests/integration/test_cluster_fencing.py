@@ -22,8 +22,8 @@ from sqlalchemy.engine import make_url
 
 import protocol as tp
 from server.database import SyncDatabase
-from server.replay import check_replay
-from server.store import GameSetup
+from server.game.replay import check_replay
+from server.model.store import GameSetup
 
 from .test_cluster import NodeProcess, nodes_view, owner_of, wait_until
 from .tp_client import TPClient
@@ -174,7 +174,7 @@ def legal_orders(url: str, game: str, player: int) -> list[tuple[int, int, int]]
 
     from ruleset import game_rng
     from ruleset.simulator import RandomPlayer
-    from server.game import Game
+    from server.game.game import Game
 
     with SyncDatabase(url) as db:
         stored = next(g for g in db.load_games() if g.setup.name == game)

@@ -15,7 +15,7 @@ from server.cluster.fencing import FencedStore
 from server.database import SyncDatabase, SynchronousDatabaseThread
 from server.database import games as q
 from server.database import ownership as o
-from server.store import Account, GameSetup, OrderEntry
+from server.model.store import Account, GameSetup, OrderEntry
 from tests.support.deferreds import failureResultOf, successResultOf
 
 pytestmark = pytest.mark.timeout(60)
@@ -124,7 +124,8 @@ def test_a_fenced_store_writes_only_the_games_it_holds(database, pg_url):
 
 
 def test_cluster_settings_from_the_configuration_file(tmp_path):
-    from server.config import ConfigError, load_config
+    from server.config.errors import ConfigError
+    from server.config.file import load_config
 
     path = tmp_path / "node.toml"
     path.write_text('[cluster]\nnode = "node-a"\nadvertise = "10.0.0.5:6923"\npoll_interval = 0.5\n')

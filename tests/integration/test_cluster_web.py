@@ -22,7 +22,7 @@ import urllib.request
 import pytest
 
 from protocol import Okay
-from server.accounts import hash_password
+from server.game.passwords import hash_password
 
 from ..admin.admin_client import AdminClient
 from ..support.servers import free_port

@@ -29,12 +29,12 @@ import protocol as tp
 from ruleset import OrderType, game_rng
 from ruleset.simulator import RandomPlayer
 from server.database import SyncDatabase, create_engine
-from server.directory import GameDirectory
-from server.game import COMMIT_RETRY_S, Game
-from server.refusals import TURN_NOT_STORED
-from server.store import GameSetup, MemoryStore, StoreUnavailable
-from server.tp_errors import STORE_UNAVAILABLE_TEXT
-from server.turn_timer import TimerSettings
+from server.game.directory import GameDirectory
+from server.game.game import COMMIT_RETRY_S, Game
+from server.model.refusals import TURN_NOT_STORED
+from server.model.store import GameSetup, MemoryStore, StoreUnavailable
+from server.model.timer_settings import TimerSettings
+from server.tp.errors import STORE_UNAVAILABLE_TEXT
 from tests.server.test_session import colonist_of
 from tests.server.wire import Wire
 from tests.support.servers import free_port

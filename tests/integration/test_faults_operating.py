@@ -125,7 +125,7 @@ def test_json_logs_are_flat_objects_with_time_level_logger_and_message(tmp_path)
     assert events and all({"time", "level", "logger", "message"} <= set(e) for e in events)
     assert all(not key.startswith("log_") for e in events for key in e)
     listening = next(e for e in events if e["message"].startswith("listening on"))
-    assert listening["logger"] == "server.runner" and listening["level"] == "info"
+    assert listening["logger"] == "server.operating.runner" and listening["level"] == "info"
     assert listening["message"] == f"listening on 127.0.0.1:{listening['port']}"
     assert listening["time"].endswith("+00:00")
     failed = next(e for e in events if e["message"].startswith("failed login"))

@@ -23,8 +23,8 @@ import protocol as tp
 from ruleset import Phase, game_rng
 from ruleset.simulator import RandomPlayer
 from server.database import SyncDatabase
-from server.game import Game
-from server.replay import check_replay
+from server.game.game import Game
+from server.game.replay import check_replay
 
 from .server_process import ServerProcess
 from .tp_client import TPClient

@@ -174,7 +174,16 @@ def _name(public, system_id: int) -> str:
 def test_an_unusable_web_endpoint_is_a_one_line_error(tmp_path):
     tp_port = free_port()
     result = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--listen", f"tcp:{tp_port}", "--web", "nonsense:1"],
+        [
+            sys.executable,
+            "-m",
+            "server.operating.cli",
+            "serve",
+            "--listen",
+            f"tcp:{tp_port}",
+            "--web",
+            "nonsense:1",
+        ],
         cwd=tmp_path,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
         capture_output=True,

@@ -12,7 +12,7 @@ import socket
 import protocol as tp
 from protocol import Deframer, Version
 from protocol.orders import ObjectArg
-from server import catalogue
+from server.views.tp import catalogue
 
 
 class TPClient:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from server import config as server_config
 from server.admin import parse_admin_settings
-from server.config import load_config
-from server.discovery import DiscoverySettings, parse_discovery_settings
+from server.config import file as server_config
+from server.config.discovery import DiscoverySettings, parse_discovery_settings
+from server.config.file import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "deploy" / "tae.toml"

@@ -1,8 +1,9 @@
 import pytest
 
-from server.accounts import hash_password, split_login, verify_password
-from server.config import ConfigError, load_config
-from server.views.modtimes import ModTimes
+from server.config.errors import ConfigError
+from server.config.file import load_config
+from server.game.passwords import hash_password, split_login, verify_password
+from server.views.tp.modtimes import ModTimes
 
 
 def test_passwords_are_salted_and_verified():

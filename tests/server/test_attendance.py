@@ -1,4 +1,4 @@
-"""Absent players, vacations and resigning (`server.attendance`, `server.game.Game`), over a
+"""Absent players, vacations and resigning (`server.model.attendance`, `server.game.game.Game`), over a
 memory store and the SQLite/PostgreSQL stores, on a task.Clock."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import pytest
 from twisted.internet.task import Clock
 
 from ruleset import Phase, check_order
-from server import absence_notices
-from server.attendance import DAY_S, Attendance, Presence, after_turn
-from server.game import Game
-from server.refusals import NO_VACATIONS, NOT_ON_VACATION, RESIGNED, Refused
-from server.store import MemoryStore
-from server.turn_timer import TimerSettings
+from server.game.game import Game
+from server.model.attendance import DAY_S, Attendance, Presence, after_turn
+from server.model.refusals import NO_VACATIONS, NOT_ON_VACATION, RESIGNED, Refused
+from server.model.store import MemoryStore
+from server.model.timer_settings import TimerSettings
+from server.views.board import absence_notices
 from tests.support.deferreds import failureResultOf, successResultOf
 from tests.support.games import new_game
 
@@ -249,7 +249,7 @@ def db_store(database_url):
 
 
 def test_attendance_survives_a_restart_on_the_database(db_store):
-    from server.store import GameSetup
+    from server.model.store import GameSetup
 
     clock = Clock()
     clock.advance(5_000_000)
@@ -291,7 +291,8 @@ def test_attendance_survives_a_restart_on_the_database(db_store):
 
 
 def test_the_settings_come_from_the_config_file_and_are_checked(tmp_path):
-    from server.config import ConfigError, load_config
+    from server.config.errors import ConfigError
+    from server.config.file import load_config
 
     path = tmp_path / "tae.toml"
     path.write_text("[game]\nabsent_after_missed_turns = 0\nvacation_days_max = 30\n")
@@ -308,9 +309,9 @@ def test_the_settings_come_from_the_config_file_and_are_checked(tmp_path):
 
 
 def test_create_game_flags_and_status_show_the_settings_and_seats(tmp_path, capsys):
-    from server.cli import main
     from server.database import SyncDatabase
     from server.database import games as q
+    from server.operating.cli import main
 
     url = f"sqlite:///{tmp_path / 'tae.db'}"
 

@@ -1,4 +1,4 @@
-"""The calendar timer (server.calendar_schedule, server.turn_timer) on task.Clock, across the
+"""The calendar timer (server.model.calendar_schedule, server.game.timer) on task.Clock, across the
 daylight-saving changes of Europe/Berlin; the operator's clock controls of TurnTimer and the game;
 serve's flags an existing game did not take."""
 
@@ -11,18 +11,19 @@ import pytest
 from twisted.internet import defer
 from twisted.internet.task import Clock
 
-from server.calendar_schedule import CalendarSchedule, ScheduleError
-from server.config import ConfigError, GameConfig, ServerConfig, apply_game_settings, validate
-from server.game_operations import set_setting_of
-from server.turn_timer import (
+from server.config.errors import ConfigError
+from server.config.file import GameConfig, ServerConfig, apply_game_settings, validate
+from server.game.timer import TurnTimer
+from server.model.calendar_schedule import CalendarSchedule, ScheduleError
+from server.model.timer_settings import (
     ALL_FINISHED,
     END_OF_TURN_STARTED,
     REQUESTED,
     NoDeadline,
     TimerSettings,
     TimerSettingsError,
-    TurnTimer,
 )
+from server.operating.game_actions import set_setting_of
 from tests.support.games import new_game
 
 from .test_database import result
@@ -235,8 +236,8 @@ def test_extend_without_a_deadline_says_so_and_a_paused_clock_waits_across_turns
 
 
 def test_serve_says_which_game_flags_an_existing_game_did_not_take():
-    from server.serve_flags import unapplied_flags
-    from server.store import GameSetup
+    from server.model.store import GameSetup
+    from server.operating.serve_flags import unapplied_flags
 
     game = GameSetup("tae", seed=99, timer=TimerSettings(turn_length=300))
     wanted = GameSetup("tae", map_text="..M\n", seed=5, timer=TimerSettings("basic", turn_length=300))
@@ -282,7 +283,7 @@ def defer_of(coroutine):
 
 
 def test_the_game_frame_period_of_a_calendar_is_its_mean_gap():
-    from server.views.tp_games import turn_period
+    from server.views.tp.games import turn_period
 
     now = 1_790_000_000.0
     three_a_week = TimerSettings(kind="calendar", schedule="Mon,Wed,Fri 20:00", time_zone="Europe/Berlin")

@@ -76,12 +76,12 @@ def _send(wire: Wire, frame: tp.Frame) -> bytes:
 
 
 def _descs():
-    from server.catalogue import OBJECT_DESCS
+    from server.views.tp.catalogue import OBJECT_DESCS
 
     return OBJECT_DESCS
 
 
 def _order_descs():
-    from server.catalogue import ORDER_DESCS
+    from server.views.tp.catalogue import ORDER_DESCS
 
     return ORDER_DESCS

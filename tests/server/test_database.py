@@ -35,9 +35,9 @@ from server.database import (
 )
 from server.database.migrate import alembic_config
 from server.database.schema import metadata
-from server.game import Game
-from server.store import Account, GameSetup, MemoryStore, OrderEntry, TurnRecord
-from server.turn_timer import TimerSettings
+from server.game.game import Game
+from server.model.store import Account, GameSetup, MemoryStore, OrderEntry, TurnRecord
+from server.model.timer_settings import TimerSettings
 from tests.support.deferreds import failureResultOf, successResultOf
 
 pytestmark = pytest.mark.timeout(60)

@@ -1,4 +1,4 @@
-"""server.discovery: the DNS-SD records, and advertisement over multicast DNS on the loopback
+"""server.tp.discovery: the DNS-SD records, and advertisement over multicast DNS on the loopback
 interface (skipped where multicast does not work there)."""
 
 from __future__ import annotations
@@ -15,20 +15,19 @@ from twisted.internet.task import Clock
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
-from server.config import ConfigError
-from server.discovery import (
+from server.config.discovery import DiscoverySettings, parse_discovery_settings
+from server.config.errors import ConfigError
+from server.model.timer_settings import TimerSettings
+from server.tp.discovery import (
     DirectoryGames,
-    DiscoverySettings,
     GameFacts,
     Listener,
     advertise,
     instance_name,
     listeners_from,
     local_addresses,
-    parse_discovery_settings,
     txt_record,
 )
-from server.turn_timer import TimerSettings
 from tests.server.wire import Wire, make_directory
 
 pytestmark = pytest.mark.timeout(60)

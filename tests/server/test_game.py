@@ -5,10 +5,10 @@ from twisted.internet.task import Clock
 from ruleset import OrderType, Phase
 from ruleset.board import UNINHABITABLE
 from ruleset.kinds import Kind, Role
-from server.game import Game
-from server.refusals import Refused
-from server.store import GameSetup, MemoryStore
-from server.turn_timer import TimerSettings
+from server.game.game import Game
+from server.model.refusals import Refused
+from server.model.store import GameSetup, MemoryStore
+from server.model.timer_settings import TimerSettings
 from tests.support.deferreds import failureResultOf, successResultOf
 from tests.support.games import new_game
 
@@ -195,7 +195,7 @@ def test_a_join_during_the_end_of_turn_waits_for_the_new_state():
 
 def test_a_finished_turn_sent_while_the_turn_ends_does_not_count_for_the_next():
     import protocol as tp
-    from server.directory import GameDirectory
+    from server.game.directory import GameDirectory
     from tests.server.wire import Wire
 
     store, game = slow_game()

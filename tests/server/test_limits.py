@@ -1,4 +1,4 @@
-"""Connection limits (server.limits, enforced by server.network): connections per address, the
+"""Connection limits (server.config.limits, enforced by server.tp.network): connections per address, the
 listen backlog, frames per second, idle time before login, unread output. Each test checks the
 clear answer the client gets and that nothing acknowledged before the limit struck is lost."""
 
@@ -12,10 +12,11 @@ from twisted.internet.testing import StringTransport
 import protocol as tp
 from protocol import Deframer, Version
 from ruleset import OrderType
-from server import catalogue
-from server.limits import Limits, TokenBucket, address_key
-from server.login_guard import LoginGuard
-from server.network import TPFactory
+from server.config.limits import Limits
+from server.guards.login_guard import LoginGuard
+from server.guards.rates import TokenBucket, address_key
+from server.tp.network import TPFactory
+from server.views.tp import catalogue
 from tests.server.test_session import colonist_of
 from tests.server.wire import make_directory
 

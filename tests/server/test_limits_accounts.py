@@ -10,11 +10,10 @@ import pytest
 from twisted.internet import defer
 
 import protocol as tp
-from server import operations
-from server.accounts import InlineHasher, PasswordPolicy, hash_cost, hash_password, verify_password
 from server.database import SyncDatabase, upgrade
-from server.game import Game
-from server.refusals import (
+from server.game.game import Game
+from server.game.passwords import InlineHasher, PasswordPolicy, hash_cost, hash_password, verify_password
+from server.model.refusals import (
     ACCOUNT_EXISTS,
     BAD_LOGIN,
     BAD_NAME,
@@ -24,7 +23,8 @@ from server.refusals import (
     NO_SUCH_PLAYER,
     Refused,
 )
-from server.store import Account
+from server.model.store import Account
+from server.operating import on_database as operations
 from tests.server.test_operations import WallClock, queue, result, setup, start_desk
 from tests.server.wire import Wire, make_directory
 from tests.support.deferreds import failureResultOf, successResultOf

@@ -12,16 +12,17 @@ import sqlite3
 import pytest
 from twisted.logger import Logger, LogLevel
 
-from server.backup import backup
-from server.cli import main
-from server.config import ConfigError, load_config
+from server.config.errors import ConfigError
+from server.config.file import load_config
+from server.config.limits import Limits, apply_limits, limit_names, parse_limit_flag
 from server.database import SyncDatabase, upgrade
 from server.database.engine import is_read_only_sqlite, readable_url
-from server.game_operations import OperationError
-from server.limits import Limits, apply_limits, limit_names, parse_limit_flag
-from server.logs import FlatJSONObserver, flat_event
-from server.runner import Runner
-from server.store import GameSetup, OrderEntry
+from server.model.store import GameSetup, OrderEntry
+from server.operating.backup import backup
+from server.operating.cli import main
+from server.operating.game_actions import OperationError
+from server.operating.logs import FlatJSONObserver, flat_event
+from server.operating.runner import Runner
 from tests.server.test_cli import one_line_error, run
 
 # -- [limits] ---------------------------------------------------------------------------------
@@ -164,7 +165,7 @@ class FakeReactor:
 
 
 def test_the_runner_stops_once_whatever_the_signals(capsys):
-    from server.config import ServerConfig
+    from server.config.file import ServerConfig
 
     reactor = FakeReactor()
     runner = Runner(ServerConfig(), reactor)

@@ -1,4 +1,4 @@
-"""Logins under attack (server.login_guard, driven by server.network): growing delays, the
+"""Logins under attack (server.guards.login_guard, driven by server.tp.network): growing delays, the
 per-address budget, the real player never locked out, unknown names like known ones, the
 failed-login log, and the order in which waiting logins get a hashing slot."""
 
@@ -9,10 +9,10 @@ from twisted.internet.task import Clock
 from twisted.logger import formatEvent, globalLogPublisher
 
 import protocol as tp
-from server.accounts import InlineHasher
-from server.limits import Limits
-from server.login_guard import LIFO_AFTER, LoginGuard
-from server.refusals import BAD_LOGIN, TOO_MANY_FAILED_LOGINS
+from server.config.limits import Limits
+from server.game.passwords import InlineHasher
+from server.guards.login_guard import LIFO_AFTER, LoginGuard
+from server.model.refusals import BAD_LOGIN, TOO_MANY_FAILED_LOGINS
 from tests.server.test_limits import PASSWORD, Client, server
 
 

@@ -15,17 +15,17 @@ from twisted.internet import defer
 from twisted.internet.task import Clock
 
 from ruleset import Conflict, Kind, Phase
+from server.config.notifications import NotificationSettings, NotificationSettingsError
 from server.database import DatabaseStore, SynchronousDatabaseThread, upgrade
 from server.database import notification_outbox as outbox_q
-from server.game import Game
+from server.game.game import Game
+from server.model.snapshot import GameSnapshot
+from server.model.store import GameSetup
+from server.model.timer_settings import TimerSettings
 from server.notifications import events
 from server.notifications.channels import ChannelError, check_address, check_webhook, webhook_body
 from server.notifications.delivery import DeliveryFailed
 from server.notifications.service import Notifications
-from server.notifications.settings import NotificationSettings, NotificationSettingsError
-from server.snapshot import GameSnapshot
-from server.store import GameSetup
-from server.turn_timer import TimerSettings
 from tests.support.deferreds import successResultOf
 
 START = 1_800_000_000.0
@@ -418,8 +418,8 @@ def test_a_conflict_is_told_to_both_sides_and_nobody_else(store):
 
 
 def events_announcement():
-    from server.snapshot import Announcement
-    from server.turn_timer import TIMER_STARTED
+    from server.model.snapshot import Announcement
+    from server.model.timer_settings import TIMER_STARTED
 
     return Announcement(600, TIMER_STARTED)
 
@@ -505,7 +505,8 @@ def test_a_player_has_at_most_the_channels_the_server_allows(store):
 
 
 def test_the_settings_are_checked_with_one_line_errors(tmp_path):
-    from server.config import ConfigError, load_config
+    from server.config.errors import ConfigError
+    from server.config.file import load_config
 
     assert settings().retry_delay(1) == 10 and settings().retry_delay(9) == 40
     with pytest.raises(NotificationSettingsError, match="retry_cap"):
@@ -526,8 +527,8 @@ def test_the_settings_are_checked_with_one_line_errors(tmp_path):
 
 
 def test_an_outbox_write_that_fails_is_tried_again_with_what_came_meanwhile():
+    from server.model.store import StoreUnavailable
     from server.notifications.outbox import Outbox
-    from server.store import StoreUnavailable
 
     clock = Clock()
     written: list[list[str]] = []

@@ -1,4 +1,4 @@
-"""server.operations and what it stores (revision 0002), in process: the operator request queue,
+"""server.operating.on_database and what it stores (revision 0002), in process: the operator request queue,
 the server lease, removed players, finished players and turn deadlines across restarts, the
 CLI's offline edits, replays. On SQLite always, on PostgreSQL when TAE_TEST_DATABASE_URL is set.
 """
@@ -14,10 +14,8 @@ from twisted.internet import defer
 from twisted.internet.task import Clock
 
 from ruleset import Phase
-from server import operations
-from server.accounts import hash_password
 from server.app import Server, load_games
-from server.config import ServerConfig
+from server.config.file import ServerConfig
 from server.database import (
     DatabaseStore,
     SyncDatabase,
@@ -28,14 +26,16 @@ from server.database import (
     upgrade,
 )
 from server.database.operator_requests import OperatorRequest
-from server.directory import GameDirectory
-from server.game import Game
-from server.operations import OperationError, list_games, open_database
-from server.operator_desk import OperatorDesk
-from server.refusals import Refused
-from server.replay import check_replay, replay
-from server.store import GameSetup, MemoryStore, OrderEntry
-from server.turn_timer import TimerSettings
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.game.passwords import hash_password
+from server.game.replay import check_replay, replay
+from server.model.refusals import Refused
+from server.model.store import GameSetup, MemoryStore, OrderEntry
+from server.model.timer_settings import TimerSettings
+from server.operating import on_database as operations
+from server.operating.desk import OperatorDesk
+from server.operating.on_database import OperationError, list_games, open_database
 from tests.support.deferreds import failureResultOf
 from tests.support.games import logs_in
 
@@ -43,7 +43,7 @@ from .test_database import drive_game, result
 
 
 def _at_wall_time(operation):
-    """An operation of server.operations, run at the real time (as the command line does)."""
+    """An operation of server.operating.on_database, run at the real time (as the command line does)."""
 
     def run(*args, **kwargs):
         kwargs.setdefault("wallclock", time.time)
@@ -402,7 +402,7 @@ def test_with_a_server_running_edits_are_requests(url, db, monkeypatch):
     create_game(db, setup("one"))
     store, desk, directory, clock = start_desk(url, wallclock=time.time)
     # the CLI waits for the answer: here the "server" answers during the CLI's wait
-    import server.operations as operations
+    import server.operating.on_database as operations
 
     def wait_and_poll(database, request_id, timeout, wallclock, poll=0.1):
         result(desk.poll())

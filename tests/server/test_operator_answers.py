@@ -8,8 +8,8 @@ from twisted.internet import defer
 from twisted.internet.task import Clock
 
 from ruleset import Phase
-from server.game_operations import OperationError, extend_game, set_setting_of
-from server.turn_timer import TimerSettings
+from server.model.timer_settings import TimerSettings
+from server.operating.game_actions import OperationError, extend_game, set_setting_of
 from tests.support.deferreds import failureResultOf, successResultOf
 from tests.support.games import new_game
 
@@ -104,7 +104,7 @@ def test_extending_a_paused_game_with_a_deadline_adds_to_the_time_at_resume():
 
 def test_standing_ranks_players_by_final_score_sharing_ties():
     from ruleset.state import EndReason, FinalResult
-    from server.final_standing import standing
+    from server.operating.final_standing import standing
 
     result = FinalResult({1: 12, 2: 7, 3: 12}, {}, (1, 3), EndReason.OPERATOR)
     assert standing(result, 1) == "game over: rank 1 of 3 (winner), final score 12"
@@ -114,10 +114,10 @@ def test_standing_ranks_players_by_final_score_sharing_ties():
 
 
 def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
-    from server import operations
     from server.database import SyncDatabase, upgrade
-    from server.game import Game
-    from server.store import GameSetup
+    from server.game.game import Game
+    from server.model.store import GameSetup
+    from server.operating import on_database as operations
 
     url = f"sqlite:///{tmp_path / 'tae.db'}"
     upgrade(url)
@@ -136,7 +136,7 @@ def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
 
 
 def test_removing_twice_says_already_removed_and_everyone_is_told_of_a_removal():
-    from server.game_operations import reinstate_player_in, remove_player_from
+    from server.operating.game_actions import reinstate_player_in, remove_player_from
 
     game, _ = started(TimerSettings("basic", turn_length=600))
     successResultOf(game.create_account("dave", "x"))
@@ -155,7 +155,7 @@ def test_removing_twice_says_already_removed_and_everyone_is_told_of_a_removal()
 
 
 def test_a_game_whose_clock_has_not_started_says_no_deadline_yet():
-    from server.game_operations import pause_game
+    from server.operating.game_actions import pause_game
 
     _, game = new_game(timer=TimerSettings("playersfinished", turn_length=86400))
     successResultOf(game.create_account("ann", "x"))  # one player: the clock has not started
@@ -168,7 +168,7 @@ def test_a_game_whose_clock_has_not_started_says_no_deadline_yet():
 
 
 def test_status_without_a_server_says_no_deadline_for_a_timer_that_sets_none(tmp_path, capsys):
-    from server.cli import main
+    from server.operating.cli import main
 
     database = f"sqlite:///{tmp_path / 'tae.db'}"
     main(["create-game", "g", "--seed", "1", "--turn-length", "0", "--database", database])

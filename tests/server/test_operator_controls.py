@@ -1,4 +1,4 @@
-"""tae-server pause / resume / extend / set / reinstate (server.operations.control): carried out
+"""tae-server pause / resume / extend / set / reinstate (server.operating.on_database.control): carried out
 by a running server's desk and, without a server, in the database; what survives a restart
 (revision 0004t); what players are told. On SQLite always, on PostgreSQL when
 TAE_TEST_DATABASE_URL is set."""
@@ -11,10 +11,10 @@ import pytest
 from twisted.internet import defer
 from twisted.internet.task import Clock
 
-from server import operations
-from server.accounts import hash_password
-from server.game_operations import OperationError, parse_duration
-from server.turn_timer import TimerSettings
+from server.game.passwords import hash_password
+from server.model.timer_settings import TimerSettings
+from server.operating import on_database as operations
+from server.operating.game_actions import OperationError, parse_duration
 from tests.support.games import logs_in
 
 from .test_database import result
@@ -141,9 +141,9 @@ def test_without_a_server_the_controls_change_the_database(url, db):  # noqa: F8
 
 
 def test_a_removed_player_hears_why_the_login_fails_and_can_be_reinstated():
-    from server.game import Game
-    from server.refusals import REMOVED_LOGIN, Refused
-    from server.store import GameSetup, MemoryStore
+    from server.game.game import Game
+    from server.model.refusals import REMOVED_LOGIN, Refused
+    from server.model.store import GameSetup, MemoryStore
     from tests.support.deferreds import failureResultOf
 
     store = MemoryStore()
@@ -175,7 +175,7 @@ def test_bad_durations_are_one_line(text):
 
 
 def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
-    from server.cli import main
+    from server.operating.cli import main
 
     with pytest.raises(SystemExit) as done:
         main(["extend", "g", "soon", "--database", "sqlite://"])
@@ -196,7 +196,7 @@ def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
     ],
 )
 def test_a_negative_value_gets_its_own_message_not_no_such_option(capsys, tmp_path, args, code, message):
-    from server.cli import main
+    from server.operating.cli import main
 
     database = f"sqlite:///{tmp_path / 'tae.db'}"
     main(["create-game", "g", "--seed", "1", "--database", database])

@@ -5,7 +5,7 @@ import pytest
 import protocol as tp
 from protocol import FailCode, Version
 from ruleset import Kind, OrderType, Role
-from server.views.universe import universe_of
+from server.views.tp.universe import universe_of
 
 from .wire import Wire, make_directory
 

@@ -35,13 +35,13 @@ def check_answers(wire: Wire) -> None:
 
 
 def _object_descs():
-    from server.catalogue import OBJECT_DESCS
+    from server.views.tp.catalogue import OBJECT_DESCS
 
     return OBJECT_DESCS
 
 
 def _order_descs():
-    from server.catalogue import ORDER_DESCS
+    from server.views.tp.catalogue import ORDER_DESCS
 
     return ORDER_DESCS
 

@@ -5,10 +5,10 @@ from twisted.internet.task import Clock
 
 import protocol as tp
 from protocol import FailCode, Version
-from server.directory import GameDirectory
-from server.game import Game
-from server.store import GameSetup, MemoryStore
-from server.turn_timer import TimerSettings
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.model.store import GameSetup, MemoryStore
+from server.model.timer_settings import TimerSettings
 
 from .wire import Wire, make_directory
 

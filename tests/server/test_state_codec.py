@@ -1,4 +1,4 @@
-"""server.state_codec: game states, messages, events and set-ups survive JSON exactly."""
+"""server.database.state_codec: game states, messages, events and set-ups survive JSON exactly."""
 
 import json
 import random
@@ -28,9 +28,9 @@ from ruleset import (
 )
 from ruleset.board import grid_map_text
 from ruleset.simulator import RandomPlayer, set_up
-from server import state_codec as codec
-from server.store import GameSetup
-from server.turn_timer import TIMER_KINDS, TimerSettings
+from server.database import state_codec as codec
+from server.model.store import GameSetup
+from server.model.timer_settings import TIMER_KINDS, TimerSettings
 
 pytestmark = pytest.mark.timeout(60)
 

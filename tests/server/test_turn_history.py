@@ -6,9 +6,9 @@ import pytest
 from twisted.internet.task import Clock
 
 from server.database import SyncDatabase
-from server.game import Game
-from server.store import GameSetup, MemoryStore
-from server.turn_timer import TimerSettings
+from server.game.game import Game
+from server.model.store import GameSetup, MemoryStore
+from server.model.timer_settings import TimerSettings
 from tests.support.deferreds import successResultOf
 
 

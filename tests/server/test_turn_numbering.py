@@ -12,9 +12,9 @@ from protocol import FailCode, Version
 from protocol import messages as tp
 from server.admin.commands import render_report
 from server.admin.live import _report
-from server.game_operations import end_turn_of
-from server.turn_timer import TimerSettings
-from server.views.tp_games import turn_title
+from server.model.timer_settings import TimerSettings
+from server.operating.game_actions import end_turn_of
+from server.views.tp.games import turn_title
 
 from .test_database import result
 from .wire import Wire, make_directory

@@ -3,7 +3,8 @@
 import pytest
 from twisted.internet.task import Clock
 
-from server.turn_timer import (
+from server.game.timer import TurnTimer
+from server.model.timer_settings import (
     ALL_FINISHED,
     END_OF_TURN_STARTED,
     THRESHOLD_TIMER_STARTED,
@@ -11,7 +12,6 @@ from server.turn_timer import (
     TIMER_WARNING,
     TimerSettings,
     TimerSettingsError,
-    TurnTimer,
 )
 
 

@@ -7,12 +7,12 @@ from twisted.internet.testing import StringTransport
 
 import protocol as tp
 from protocol import Deframer, Version
-from server import catalogue
-from server.directory import GameDirectory
-from server.game import Game
-from server.network import TPConnection
-from server.store import GameSetup, MemoryStore
-from server.turn_timer import TimerSettings
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.model.store import GameSetup, MemoryStore
+from server.model.timer_settings import TimerSettings
+from server.tp.network import TPConnection
+from server.views.tp import catalogue
 
 
 def make_directory(**setup) -> tuple[GameDirectory, Game]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from twisted.internet.task import Clock
 
-from server.game import Game
-from server.store import GameSetup, MemoryStore
-from server.turn_timer import TimerSettings
+from server.game.game import Game
+from server.model.store import GameSetup, MemoryStore
+from server.model.timer_settings import TimerSettings
 
 
 def new_game(name: str = "tae", clock: Clock | None = None, **setup) -> tuple[MemoryStore, Game]:
@@ -20,7 +20,7 @@ def new_game(name: str = "tae", clock: Clock | None = None, **setup) -> tuple[Me
 
 def logs_in(game: Game, username: str, password: str) -> int | None:
     """The player id a login gets, or None when it is refused (the game hashes inline)."""
-    from server.refusals import Refused
+    from server.model.refusals import Refused
 
     out: list = []
     game.authenticate(username, password).addBoth(out.append)

@@ -1,4 +1,4 @@
-"""A stand-in for `server.game.Game`, `GameDirectory` and the store's turn archive, for the web
+"""A stand-in for `server.game.game.Game`, `GameDirectory` and the store's turn archive, for the web
 tests: real ruleset states and checks, snapshots published after every change, no storage."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from twisted.internet import defer
 import ruleset
 from ruleset import Board, Order, Phase, check_order, game_rng, join_rng, resolve_turn
 from ruleset.orders import NO_SUCH_QUEUE, owns_queue
-from server.accounts import credential_mark
-from server.refusals import ACCOUNT_EXISTS, BAD_LOGIN, BAD_NAME, BAD_SLOT, GAME_ENDED, REMOVED, Refused
-from server.snapshot import BoardMessage, GameSnapshot, QueuedOrder
-from server.store import GameSetup, OrderEntry, TurnRecord
-from server.turn_timer import TimerSettings
+from server.game.passwords import credential_mark
+from server.model.refusals import ACCOUNT_EXISTS, BAD_LOGIN, BAD_NAME, BAD_SLOT, GAME_ENDED, REMOVED, Refused
+from server.model.snapshot import BoardMessage, GameSnapshot, QueuedOrder
+from server.model.store import GameSetup, OrderEntry, TurnRecord
+from server.model.timer_settings import TimerSettings
 
 
 class FakeArchive:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from twisted.internet.task import Clock
 
 from ruleset import Event, Phase
-from server.web.history import HistoryBook, summarise
+from server.views.web.history import HistoryBook, summarise
 
 from .bot_games import play
 from .fake_game import FakeGame

@@ -1,7 +1,7 @@
 """server/web reads snapshots and writes through the game's methods: it never imports the game.
 
 The players' notification channels are checked by `server.notifications.channels` (a reader of
-snapshots too: tests/test_architecture.py keeps server/notifications off server.game)."""
+snapshots too: tests/test_architecture.py keeps server/notifications off server.game.game)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path
 
 WEB = Path(__file__).resolve().parents[2] / "server" / "web"
 ALLOWED_SERVER_MODULES = {
-    "server.snapshot",
-    "server.refusals",
-    "server.store",
+    "server.model.snapshot",
+    "server.model.refusals",
+    "server.model.store",
     "server.web",
     "server.notifications",
-    "server.failed_login_log",  # the log of failed logins, shared with TP (imports only refusals)
+    "server.guards.failed_login_log",  # the log of failed logins, shared with TP (imports only refusals)
 }
 
 
@@ -47,5 +47,5 @@ def test_the_web_package_imports_only_snapshots_refusals_and_store():
 
 def test_the_import_check_sees_a_forbidden_import(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("from ..game import Game\nimport server.directory\nfrom . import pages\n")
-    assert imported_server_modules(bad) == {"server.game", "server.directory", "server.web"}
+    bad.write_text("from ..game import Game\nimport server.game.directory\nfrom . import pages\n")
+    assert imported_server_modules(bad) == {"server.game.game", "server.game.directory", "server.web"}

@@ -9,9 +9,9 @@ from twisted.internet.task import Clock
 
 from ruleset import Phase, Role, visible_to
 from ruleset.regions import region_of_each_member
-from server.web.galaxy import describe, galaxy
-from server.web.mapsvg import owner_colour, render_map
-from server.web.scoreplot import score_plot
+from server.views.web.galaxy import describe, galaxy
+from server.views.web.mapsvg import owner_colour, render_map
+from server.views.web.scoreplot import score_plot
 
 from .bot_games import play
 from .fake_game import FakeGame

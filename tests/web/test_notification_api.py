@@ -7,10 +7,10 @@ import json
 import pytest
 from twisted.internet import defer
 
+from server.config.notifications import NotificationSettings
 from server.database import DatabaseStore, SynchronousDatabaseThread, upgrade
+from server.model.store import GameSetup
 from server.notifications.service import Notifications
-from server.notifications.settings import NotificationSettings
-from server.store import GameSetup
 from server.web import make_site
 from tests.support.deferreds import successResultOf
 

@@ -366,7 +366,7 @@ def test_the_game_page_says_when_the_operator_paused_the_clock():
 def test_the_lobby_shows_a_calendar_timer_with_its_schedule_and_zone():
     from dataclasses import replace
 
-    from server.turn_timer import TimerSettings
+    from server.model.timer_settings import TimerSettings
 
     _, game, site = world()
     game.setup = replace(
@@ -378,7 +378,7 @@ def test_the_lobby_shows_a_calendar_timer_with_its_schedule_and_zone():
 
 
 def test_a_finished_games_pages_say_why_it_ended_and_show_no_conflicts_left_unfought():
-    from server.web.documents import public_game
+    from server.views.web.documents import public_game
 
     from .bot_games import play
 

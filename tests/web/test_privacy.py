@@ -19,9 +19,9 @@ from twisted.internet import defer
 from twisted.internet.task import Clock
 
 from ruleset import Kind, Message, Phase, Role
-from server.refusals import BAD_LOGIN, Refused
-from server.snapshot import BoardMessage, GameSnapshot
-from server.store import TurnRecord
+from server.model.refusals import BAD_LOGIN, Refused
+from server.model.snapshot import BoardMessage, GameSnapshot
+from server.model.store import TurnRecord
 from server.web import make_site
 
 from .bot_games import play

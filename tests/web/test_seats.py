@@ -1,4 +1,4 @@
-"""The web listener and seats (`server.attendance`): a login takes a seat back; a player's own
+"""The web listener and seats (`server.model.attendance`): a login takes a seat back; a player's own
 view says who plays their seat; public documents say only "absent"/"on vacation"/"resigned"."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from types import MappingProxyType
 
-from server.attendance import Attendance, Presence
-from server.web.documents import lobby_entry, my_view, public_game
+from server.model.attendance import Attendance, Presence
+from server.views.web.documents import lobby_entry, my_view, public_game
 
 from .helpers import Client, log_in, world
 from .test_api import basic

@@ -6,7 +6,7 @@ import pytest
 from twisted.internet.task import Clock
 from twisted.logger import formatEvent, globalLogPublisher
 
-from server.failed_login_log import FailedLoginLog
+from server.guards.failed_login_log import FailedLoginLog
 from server.web.sessions import LoginBrake, SessionStore
 
 

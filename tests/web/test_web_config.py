@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from server.cli import _config
-from server.config import ConfigError, load_config
+from server.config.errors import ConfigError
+from server.config.file import load_config
+from server.operating.cli import _config
 from server.web.secret import SecretError, load_secret
 
 

@@ -8,7 +8,7 @@ Create Date: 2026-12-01
   resigned) or who missed turns in a row: presence, the turns missed in a row, the end of a
   vacation (Unix time).
 * games.absent_after_missed_turns (default 2, 0 = never) and games.vacation_days_max (default
-  14, 0 = no vacations): the settings of `server.attendance`; games stored before keep the
+  14, 0 = no vacations): the settings of `server.model.attendance`; games stored before keep the
   defaults.
 * The notices about seats (a player absent, on vacation, back, resigned) are board messages
   posted between turns: they are stored in join_messages, whose `joined_player` is then the

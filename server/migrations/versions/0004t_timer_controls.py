@@ -5,7 +5,7 @@ Revises: 0003m
 Create Date: 2026-12-01
 
 * games.timer_schedule / games.time_zone / games.finish_early: the calendar timer
-  (server.calendar_schedule); the defaults leave every other timer as it was.
+  (server.model.calendar_schedule); the defaults leave every other timer as it was.
 * games.paused / games.paused_left: an operator paused the game's clock; the seconds its
   deadline had left then (NULL: the turn had no deadline).
 * notices: board messages an operator's change posted (pause, resume, extend, set, reinstate),

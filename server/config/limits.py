@@ -1,0 +1,151 @@
+"""What one client may take of the server: the limits' settings, and the small pieces that
+enforce them.
+
+Every limit is a setting of the `[limits]` table of the configuration (`LimitsTable`) and of
+`tae-server serve --limit NAME=VALUE`; 0 switches a limit off. The defaults let a load test
+open 7,000 connections from one address and log them all in.
+
+=============================  ========  ====================================================
+setting                        default   what happens at the limit
+=============================  ========  ====================================================
+connections_per_address        10000     a further connection from the address (IPv6: its
+                                         /64) gets Fail 3 "Too many connections…" and is closed
+listen_backlog                 1024      connections the system queues for each TP listener
+                                         before the server accepts them (beyond: the client's
+                                         SYN is dropped and retried after 1 s, 3 s, …)
+pending_output_bytes           16 MiB    a connection with more unsent reply bytes than this
+                                         (a client that does not read) is cut off
+login_idle_seconds             120       a connection not logged in that sends no frame for
+                                         this long gets Fail 3 (sequence 0) and is closed
+frames_per_second              500       a connection sending faster is slowed down: its
+frame_burst                    1000      frames wait (after a burst of this many), none is lost
+login_failures_per_connection  5         after this many failed logins the connection is closed
+login_failure_delay            1.0       the answer to a connection's first failed login waits
+login_failure_delay_max        16.0      this long, each further one twice as long, up to max
+login_failures_per_address     20        failed logins an address may make per window (then
+login_failure_window           60        its failing connections are refused and closed)
+failed_login_log_lines         10        failed logins logged one by one per address and
+                                         window (the rest are summed up in one line)
+hashing_threads                2         worker threads that hash passwords
+password_min_length            6         the shortest password a new account or change may set
+password_hash_cost             14        log2 of scrypt's N for new hashes (older hashes are
+                                         made again at the next correct login)
+=============================  ========  ====================================================
+
+The enforcing pieces take the time as an argument (`now`), like the domain code: `TokenBucket`
+(a rate with a burst: frames per second, failed logins per address) and `address_key` (the
+source address a limit counts by). `server.tp.network` applies the connection limits and
+`server.guards.login_guard` the login ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import msgspec
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The limits in force (see the module docstring for each); 0 = no limit."""
+
+    connections_per_address: int = 10_000
+    listen_backlog: int = 1024
+    pending_output_bytes: int = 16 * 2**20
+    login_idle_seconds: float = 120.0
+    frames_per_second: float = 500.0
+    frame_burst: int = 1_000
+    login_failures_per_connection: int = 5
+    login_failure_delay: float = 1.0
+    login_failure_delay_max: float = 16.0
+    login_failures_per_address: int = 20
+    login_failure_window: float = 60.0
+    failed_login_log_lines: int = 10
+    hashing_threads: int = 2
+    password_min_length: int = 6
+    password_hash_cost: int = 14
+
+    def validated(self) -> Limits:
+        """These limits, or ValueError naming the first setting that cannot work."""
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if value < 0:
+                raise ValueError(f"{item.name} cannot be negative")
+        if self.hashing_threads < 1:
+            raise ValueError("hashing_threads must be at least 1")
+        if self.password_min_length < 1:
+            raise ValueError("password_min_length must be at least 1 (an empty password is never allowed)")
+        if not 10 <= self.password_hash_cost <= 20:
+            raise ValueError("password_hash_cost must be 10 to 20 (scrypt N = 2**cost)")
+        if self.frames_per_second and self.frame_burst < 1:
+            raise ValueError("frame_burst must be at least 1 when frames_per_second is set")
+        if self.login_failures_per_address and self.login_failure_window <= 0:
+            raise ValueError("login_failure_window must be positive when login_failures_per_address is set")
+        if self.login_failure_delay_max < self.login_failure_delay:
+            raise ValueError("login_failure_delay_max cannot be below login_failure_delay")
+        return self
+
+
+class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """The `[limits]` table as written; None = not set (the default applies)."""
+
+    connections_per_address: int | None = None
+    listen_backlog: int | None = None
+    pending_output_bytes: int | None = None
+    login_idle_seconds: float | None = None
+    frames_per_second: float | None = None
+    frame_burst: int | None = None
+    login_failures_per_connection: int | None = None
+    login_failure_delay: float | None = None
+    login_failure_delay_max: float | None = None
+    login_failures_per_address: int | None = None
+    login_failure_window: float | None = None
+    failed_login_log_lines: int | None = None
+    hashing_threads: int | None = None
+    password_min_length: int | None = None
+    password_hash_cost: int | None = None
+
+
+_KINDS: dict[str, type] = {item.name: type(getattr(Limits(), item.name)) for item in fields(Limits)}
+
+
+def limit_names() -> tuple[str, ...]:
+    return tuple(_KINDS)
+
+
+def apply_limits(limits: Limits, values: dict[str, Any]) -> Limits:
+    """`limits` with `values` (a TOML table or parsed flags; None = unset) applied and checked;
+    ValueError names the setting."""
+    changes: dict[str, Any] = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        kind = _KINDS.get(name)
+        if kind is None:
+            raise ValueError(f"{name}: unknown limit (known: {', '.join(_KINDS)})")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (kind is int and isinstance(value, float))
+        ):
+            raise ValueError(f"{name}: expected {'an integer' if kind is int else 'a number'}, not {value!r}")
+        changes[name] = kind(value)
+    return replace(limits, **changes).validated()
+
+
+def parse_limit_flag(text: str) -> tuple[str, int | float]:
+    """`NAME=VALUE` (from `--limit`) → (name, number); ValueError with a one-line reason."""
+    name, equals, value = text.partition("=")
+    name = name.strip().replace("-", "_")
+    if not equals or not name:
+        raise ValueError(f"--limit {text!r}: expected NAME=VALUE, e.g. connections_per_address=100")
+    kind = _KINDS.get(name)
+    if kind is None:
+        raise ValueError(f"--limit {name}: unknown limit (known: {', '.join(_KINDS)})")
+    try:
+        return name, kind(value.strip())
+    except ValueError:
+        raise ValueError(
+            f"--limit {name}: expected {'an integer' if kind is int else 'a number'}, not {value.strip()!r}"
+        ) from None

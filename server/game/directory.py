@@ -1,0 +1,37 @@
+"""The games a server hosts, found by name (`user@game` logins pick one; no name = the default)."""
+
+from __future__ import annotations
+
+from server.game.game import Game
+
+
+class GameDirectory:
+    def __init__(self, default: str | None = None):
+        self.games: dict[str, Game] = {}
+        self.default_name = default
+
+    def add(self, game: Game) -> None:
+        self.games[game.setup.name] = game
+        if self.default_name is None:
+            self.default_name = game.setup.name
+
+    def remove(self, name: str) -> None:
+        self.games.pop(name, None)
+        if self.default_name == name:
+            self.default_name = next(iter(self.games), None)
+
+    def find(self, name: str | None) -> Game | None:
+        """The named game, or the default game for None/empty names."""
+        if not name:
+            name = self.default_name
+        return self.games.get(name) if name is not None else None
+
+    @property
+    def default(self) -> Game | None:
+        return self.find(None)
+
+    def ordered(self) -> list[Game]:
+        """Every game, the default one first (single-game clients take the first Game frame)."""
+        default = self.default
+        rest = [g for name, g in sorted(self.games.items()) if g is not default]
+        return ([default] if default is not None else []) + rest

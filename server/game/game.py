@@ -1,0 +1,738 @@
+"""The write side of one game of TaE: accounts, order queues, boards and the turn lifecycle.
+
+`Game` is the only place that changes a game. Every change runs under one lock, is checked by
+the ruleset (`check_order` at submission, `resolve_turn` at the end of a turn), handed to the
+store, and applied here only once the store has it, so nothing a player was told is lost. After
+every applied change the game publishes one immutable `GameSnapshot` (`game.snapshot`, and to
+every `subscribe`r): readers render from snapshots and never look inside the game.
+
+`Game` is made of parts, a module each (`server.game.write_side` says how): this module holds the
+snapshots, the order queues, the boards and the turn lifecycle; `server.game.accounts` the
+players and accounts, `server.game.seats` who plays each seat (absence, vacations, the
+stand-in), `server.game.clock` the operators' controls of the clock and the settings.
+
+Writes return Deferreds; a refused write fails with `server.model.refusals.Refused`. While a turn is
+being resolved and stored, `ready()` holds back the TP sessions of this game so that no one sees
+a half-finished turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from types import MappingProxyType
+
+from twisted.internet import defer
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.logger import Logger
+
+import ruleset
+from ruleset import GameState, Message, Order, Phase, Problem, check_order, game_rng, join_rng, resolve_turn
+from ruleset.orders import NO_SUCH_QUEUE, owns_queue
+from server.game.accounts import PlayerAccounts
+from server.game.clock import TurnClockControls
+from server.game.passwords import InlineHasher, PasswordHasher, credential_mark
+from server.game.seats import Seats
+from server.game.timer import TurnTimer
+from server.game.write_side import COMMIT_RETRY_S
+from server.model.attendance import Attendance, Presence, after_turn, attendance_of
+from server.model.refusals import (
+    BAD_SLOT,
+    NO_SUCH_MESSAGE,
+    REMOVED,
+    RESIGNED,
+    TURN_NOT_STORED,
+    Refused,
+    refuse,
+)
+from server.model.snapshot import Announcement, BoardMessage, GameSnapshot, QueuedOrder
+from server.model.store import (
+    Account,
+    GameSetup,
+    GameStore,
+    OrderEntry,
+    StoredGame,
+    StoreUnavailable,
+    TurnRecord,
+)
+from server.views.board import absence_notices
+from server.views.tp.modtimes import ModTimes, all_fingerprints, object_fingerprint, queue_fingerprint
+
+log = Logger()
+
+
+class Game(PlayerAccounts, Seats, TurnClockControls):
+    """A live game: construct it for a new game, or rebuild one with `Game.restore`."""
+
+    def __init__(
+        self,
+        game_id: int,
+        setup: GameSetup,
+        state: GameState,
+        store: GameStore,
+        clock: IReactorTime,
+        *,
+        hasher: PasswordHasher | None = None,
+        modtime_start: int = 1,
+    ):
+        self.id = game_id
+        self.setup = setup
+        self.store = store
+        self.clock = clock
+        self.hasher: PasswordHasher = hasher or InlineHasher()
+        self._state = state
+        self._accounts: dict[str, Account] = {}
+        self._queues: dict[int, tuple[QueuedOrder, ...]] = {}
+        self._finished: set[int] = set()
+        self._removed: set[int] = set()  # removed by an operator: no login, not waited for
+        self._attendance: dict[int, Attendance] = {}  # seats the stand-in plays, missed turns
+        self._vacation_ends: dict[int, IDelayedCall] = {}
+        self._boards: dict[int, tuple[BoardMessage, ...]] = {}
+        self._posted: dict[int, int] = {}
+        self._last_turn: tuple[tuple[Message, ...], tuple] = ((), ())
+        self.order_serial = 0
+        self._modtimes = ModTimes(modtime_start)
+        self._subscribers: list[Callable[[GameSnapshot], None]] = []
+        self._ready: defer.Deferred | None = None
+        self._waiters: list[defer.Deferred] = []
+        self._refusable: list[defer.Deferred] = []  # players' requests waiting for a turn's end
+        self._store_trouble: Exception | None = None  # why the ending turn is not stored yet
+        # Every change to the game (accounts, orders, removals, the end of a turn) runs under
+        # this lock: each one is checked against, stored with and applied to the state it saw.
+        self._lock = defer.DeferredLock()
+        self._started = False
+        self._serial = 0
+        self._state_cache: dict = {}
+        self._closed = False
+        self._retry: IDelayedCall | None = None
+        self._stored_pause: tuple[bool, float | None] = (False, None)
+        self.timer = TurnTimer(clock, setup.timer, self._timer_ended_turn, self._announce)
+        self.snapshot: GameSnapshot = self._draft()
+        self._publish()
+
+    # -- creation ------------------------------------------------------------------------
+
+    @classmethod
+    def initial_state(cls, setup: GameSetup) -> GameState:
+        return setup.initial_state()
+
+    @classmethod
+    def restore(
+        cls,
+        stored: StoredGame,
+        store: GameStore,
+        clock: IReactorTime,
+        *,
+        hasher: PasswordHasher | None = None,
+    ) -> Game:
+        """Rebuild a game as last stored: the last turn's state, the accounts, the open orders."""
+        setup = stored.setup
+        state = stored.turns[-1].state if stored.turns else setup.initial_state()
+        # Players who joined after the last stored turn are not in its state: join them again
+        # (add_player is deterministic, so they get the same hands).
+        for account in sorted(stored.accounts, key=lambda a: a.player_id):
+            if account.player_id > len(state.players):
+                state, _ = ruleset.add_player(
+                    state, account.username, join_rng(setup.seed, account.player_id)
+                )
+        game = cls(
+            stored.game_id,
+            setup,
+            state,
+            store,
+            clock,
+            hasher=hasher,
+            modtime_start=cls._restart_serial(stored, clock),
+        )
+        game._accounts = {a.username: a for a in stored.accounts}
+        # A join message carries the number of the last played turn: it follows that turn's messages.
+        ordered = [(m.turn, 1, i, m) for i, m in enumerate(stored.join_messages)]
+        for record in stored.turns:
+            ordered.extend((record.turn, 0, i, m) for i, m in enumerate(record.messages))
+        # A notice follows the join messages stored before it, and comes before the next one.
+        posts = [(turn, kind, i, 1, 0, m) for turn, kind, i, m in ordered]
+        posts.extend((m.turn, 1, joins, 0, j, m) for j, (joins, m) in enumerate(stored.notices))
+        for *_, message in sorted(posts, key=lambda item: item[:5]):
+            game._post(message)
+        for player, index in stored.removed_messages:
+            game._boards[player] = tuple(m for m in game._boards.get(player, ()) if m.index != index)
+        queues: dict[int, list[QueuedOrder]] = {}
+        for entry in stored.orders:
+            game.order_serial = max(game.order_serial, entry.seq)
+            if entry.seq in stored.removed_orders or entry.turn != state.turn + 1:
+                continue
+            order = Order(entry.player, entry.object_id, entry.type, entry.target)
+            queues.setdefault(entry.object_id, []).append(QueuedOrder(entry, order))
+        game._queues = {object_id: tuple(queue) for object_id, queue in queues.items()}
+        game._removed = set(stored.removed_players)
+        game._attendance = dict(stored.attendance)
+        game._finished = {
+            player
+            for turn, player in stored.finished
+            if turn == state.turn + 1 and player not in game._removed
+        }
+        if stored.turns:
+            last = stored.turns[-1]
+            game._last_turn = (tuple(last.messages), tuple(last.events))
+        game._stored_pause = stored.paused
+        game._publish()
+        return game
+
+    @staticmethod
+    def _restart_serial(stored: StoredGame, clock: IReactorTime) -> int:
+        """A modtime serial above any this game can have issued before the restart.
+
+        Only a turn's serial is stored; between turns every join, order, removal, message
+        removal and change of a seat moved the serial by at most two. Clients cache by
+        modtime, so after a restart every item must look at least as new as before (§5.5); the
+        clock keeps it plausible.
+        """
+        last = stored.turns[-1].modtime_serial if stored.turns else 0
+        events = (
+            len(stored.accounts)
+            + len(stored.turns)
+            + len(stored.removed_messages)
+            + 2 * (len(stored.orders) + len(stored.removed_orders))
+            # a seat's change (server.model.attendance) posts a notice to every player's board
+            + len(stored.join_messages)
+        )
+        return max(last, int(clock.seconds())) + 2 * events + 16
+
+    # -- snapshots -----------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[GameSnapshot], None]) -> Callable[[], None]:
+        """Call `listener(snapshot)` after every new snapshot; returns the unsubscribe call."""
+        self._subscribers.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._subscribers:
+                self._subscribers.remove(listener)
+
+        return unsubscribe
+
+    def _draft(self, announcement: Announcement | None = None) -> GameSnapshot:
+        """A snapshot of the current state, stamped with the current modtimes."""
+        previous = getattr(self, "snapshot", None)
+        if previous is None or previous.state is not self._state:
+            self._state_cache = {}
+        self._serial += 1
+        return GameSnapshot(
+            game_id=self.id,
+            setup=self.setup,
+            serial=self._serial,
+            state=self._state,
+            queues=MappingProxyType(dict(self._queues)),
+            finished=frozenset(self._finished),
+            removed_players=frozenset(self._removed),
+            attendance=MappingProxyType(dict(self._attendance)),
+            usernames=MappingProxyType({a.player_id: a.username for a in self._accounts.values()}),
+            credential_marks=MappingProxyType(
+                {a.player_id: credential_mark(a.password_hash) for a in self._accounts.values()}
+            ),
+            boards=MappingProxyType(dict(self._boards)),
+            posted=MappingProxyType(dict(self._posted)),
+            modtimes=self._modtimes.table(),
+            modtime_serial=self._modtimes.serial,
+            deadline=self.timer.deadline,
+            paused=self.timer.paused,
+            paused_left=self.timer.paused_left,
+            started=self._started,
+            resolving=self._ready is not None,
+            last_turn_messages=self._last_turn[0],
+            last_turn_events=self._last_turn[1],
+            announcement=announcement,
+            state_cache=self._state_cache,
+        )
+
+    def _publish(
+        self, touched: tuple[int, ...] | None = None, announcement: Announcement | None = None
+    ) -> None:
+        """Publish a new snapshot. Modtimes move for what changed: every item (the default), or
+        only the order queues of `touched` objects (an order inserted or removed)."""
+        draft = self._draft(announcement)
+        if touched is None:
+            self._modtimes.refresh(all_fingerprints(draft))
+        else:
+            for object_id in touched:
+                self._modtimes.touch(("queue", object_id), queue_fingerprint(draft, object_id))
+                self._modtimes.touch(("object", object_id), object_fingerprint(draft, object_id))
+        self.snapshot = replace(draft, modtimes=self._modtimes.table(), modtime_serial=self._modtimes.serial)
+        for listener in list(self._subscribers):
+            try:
+                listener(self.snapshot)
+            except Exception:
+                log.failure("game {game}: a snapshot subscriber failed", game=self.setup.name)
+
+    # -- what the write side needs to know -------------------------------------------------
+
+    @property
+    def state(self) -> GameState:
+        return self._state
+
+    @property
+    def accounts(self) -> MappingProxyType:
+        """Username → Account (with its password hash): the write side's, never a reader's."""
+        return MappingProxyType(self._accounts)
+
+    @property
+    def finished(self) -> frozenset[int]:
+        return self.snapshot.finished
+
+    @property
+    def removed_players(self) -> frozenset[int]:
+        return self.snapshot.removed_players
+
+    def player_id(self, username: str) -> int | None:
+        account = self._account_named(username)
+        return None if account is None else account.player_id
+
+    def _account_named(self, username: str) -> Account | None:
+        """The account of that name; names are compared without regard to case (an exact match
+        first: a database from before that rule may hold names that differ only in case)."""
+        account = self._accounts.get(username)
+        if account is None:
+            key = username.casefold()
+            matches = [a for name, a in self._accounts.items() if name.casefold() == key]
+            account = matches[0] if len(matches) == 1 else None
+        return account
+
+    def queue(self, object_id: int) -> list[QueuedOrder]:
+        """The orders in an object's queue, in slot order."""
+        return list(self._queues.get(object_id, ()))
+
+    def orders_of(self, player: int) -> list[Order]:
+        """The player's accepted orders of the coming turn, in submission order."""
+        return self.snapshot.orders_of(player)
+
+    def acting_players(self) -> list[int]:
+        return list(self.snapshot.acting_players())
+
+    def waiting_for(self) -> list[int]:
+        """Players who can act this turn and have not finished it (the TimeRemaining list)."""
+        return list(self.snapshot.waiting_for())
+
+    # -- readiness -----------------------------------------------------------------------
+
+    def ready(self) -> defer.Deferred:
+        """Fires when no end of turn is in progress (at once, usually)."""
+        if self._ready is None:
+            return defer.succeed(None)
+        waiter: defer.Deferred = defer.Deferred()
+        self._waiters.append(waiter)
+        return waiter
+
+    @property
+    def busy(self) -> bool:
+        return self._ready is not None
+
+    def ready_or_refused(self) -> defer.Deferred:
+        """What a player's request waits for: `ready()`, but while the store cannot keep the
+        ending turn (the database is away; the turn is stored again every COMMIT_RETRY_S) it
+        fails at once with Refused(TURN_NOT_STORED), so that the player gets a prompt "try
+        again"."""
+        if self._ready is None:
+            return defer.succeed(None)
+        if self._store_trouble is not None:
+            return refuse(TURN_NOT_STORED)
+        waiter: defer.Deferred = defer.Deferred()
+        self._refusable.append(waiter)
+        return waiter
+
+    # -- orders --------------------------------------------------------------------------
+
+    def check_order(self, player: int, object_id: int, order_type: int, target: int) -> Problem | None:
+        """What Probe Order answers: the ruleset's verdict on the order, nothing stored."""
+        snapshot = self.snapshot
+        return check_order(
+            snapshot.state, Order(player, object_id, order_type, target), snapshot.orders_of(player)
+        )
+
+    def insert_order(
+        self, player: int, object_id: int, slot: int, order_type: int, target: int
+    ) -> defer.Deferred:
+        """Check, store, then queue a player's order; fires with its slot (slot -1 appends).
+        An absent player who gives an order plays their own seat again."""
+        return self._lock.run(self._player_inserts, player, object_id, slot, order_type, target)
+
+    def _player_inserts(
+        self, player: int, object_id: int, slot: int, order_type: int, target: int
+    ) -> defer.Deferred:
+        presence = attendance_of(self._attendance, player).presence
+        if presence is Presence.RESIGNED:
+            return refuse(RESIGNED)
+        d = self._insert_order(player, object_id, slot, order_type, target)
+        if presence is Presence.ABSENT:
+            d.addCallback(lambda position: self._back_quietly(player).addCallback(lambda _: position))
+        return d
+
+    def _insert_order(
+        self, player: int, object_id: int, slot: int, order_type: int, target: int
+    ) -> defer.Deferred:
+        if player in self._removed:
+            return refuse(REMOVED)
+        order = Order(player, object_id, order_type, target)
+        problem = check_order(self._state, order, self.snapshot.orders_of(player))
+        queue = self._queues.get(object_id, ())
+        if problem is None and not (slot == -1 or 0 <= slot <= len(queue)):
+            problem = BAD_SLOT
+        if problem is not None:
+            return refuse(problem)
+        self.order_serial += 1
+        position = len(queue) if slot == -1 else slot
+        entry = OrderEntry(
+            self.order_serial, self._state.turn + 1, player, object_id, position, order_type, target
+        )
+        d = defer.maybeDeferred(self.store.record_order, self.id, entry)
+
+        def stored(_: object) -> int:
+            current = self._queues.get(object_id, ())
+            self._queues[object_id] = current[:position] + (QueuedOrder(entry, order),) + current[position:]
+            self._publish(touched=(object_id,))
+            return position
+
+        return d.addCallback(stored)
+
+    def remove_order(self, player: int, object_id: int, slot: int) -> defer.Deferred:
+        """Take back one order of the coming turn; fails with Refused when there is none."""
+        return self._lock.run(self._remove_order, player, object_id, slot)
+
+    def _remove_order(self, player: int, object_id: int, slot: int) -> defer.Deferred:
+        if self._state.phase is Phase.OVER or not owns_queue(self._state, player, object_id):
+            return refuse(NO_SUCH_QUEUE)
+        queue = self._queues.get(object_id, ())
+        if not 0 <= slot < len(queue):
+            return refuse(BAD_SLOT)
+        queued = queue[slot]
+        d = defer.maybeDeferred(self.store.remove_order, self.id, queued.entry.seq)
+
+        def stored(_: object) -> None:
+            remaining = tuple(q for q in self._queues.get(object_id, ()) if q is not queued)
+            if remaining:
+                self._queues[object_id] = remaining
+            else:
+                self._queues.pop(object_id, None)
+            self._publish(touched=(object_id,))
+
+        return d.addCallback(stored)
+
+    # -- boards --------------------------------------------------------------------------
+
+    def _post(self, message: Message) -> None:
+        index = self._posted.get(message.player, 0)
+        self._posted[message.player] = index + 1
+        self._boards[message.player] = (*self._boards.get(message.player, ()), BoardMessage(index, message))
+
+    def remove_message(self, player: int, slot: int) -> defer.Deferred:
+        """Remove one message from a player's board; fails with Refused(NO_SUCH_MESSAGE)."""
+        return self._lock.run(self._remove_message, player, slot)
+
+    def _remove_message(self, player: int, slot: int) -> defer.Deferred:
+        board = self._boards.get(player, ())
+        if not 0 <= slot < len(board):
+            return refuse(NO_SUCH_MESSAGE)
+        item = board[slot]
+        d = defer.maybeDeferred(self.store.remove_message, self.id, player, item.index)
+
+        def stored(_: object) -> None:
+            self._boards[player] = tuple(m for m in self._boards.get(player, ()) if m is not item)
+            self._publish()
+
+        return d.addCallback(stored)
+
+    # -- turns ---------------------------------------------------------------------------
+
+    def finish_turn(self, player: int) -> defer.Deferred:
+        """The player has finished the turn: stored, then applied (and when that ends the turn,
+        answered once the new turn is ready), so the player's Okay is never ahead of the store.
+        A flag the store cannot keep is not applied: the request fails with the store's error."""
+        presence = attendance_of(self._attendance, player).presence
+        if self._state.phase is Phase.OVER or self.busy or player in self._removed:
+            return self.ready()
+        if presence is Presence.RESIGNED:
+            return refuse(RESIGNED)
+        if presence is Presence.ABSENT:  # finishing a turn is playing: the seat is theirs again
+            back = self._lock.run(self._take_seat_back, player)
+            return back.addCallback(lambda _: self.finish_turn(player))
+        if player in self._finished:
+            self._check_turn_end()
+            return self.ready_or_refused().addErrback(lambda _: None)
+        turn = self._state.turn + 1
+
+        def stored(_: object) -> defer.Deferred:
+            if (
+                self._state.turn + 1 == turn
+                and not self.busy
+                and player not in self._removed | self._finished
+            ):
+                self._finished.add(player)
+                self._publish(touched=())  # finished flags are in no TP cache item
+                self._check_turn_end()
+            # The flag is stored, so the finish is durable (a restart ends the turn again): the
+            # answer need not wait for a turn whose storing fails.
+            return self.ready_or_refused().addErrback(lambda _: None)
+
+        return self._store_finished(player, turn).addCallback(stored)
+
+    def _check_turn_end(self) -> None:
+        acting = self.snapshot.acting_players()
+        if not acting:
+            self._end_if_only_stand_ins_act()
+            return
+        done = sum(1 for pid in acting if pid in self._finished)
+        self.timer.player_finished(done, len(acting), len(self._state.players))
+
+    def _end_if_only_stand_ins_act(self) -> None:
+        """A turn in which only seats the stand-in plays act (a combat between two absent
+        players, say) ends at once while anyone else is still playing the game: they have
+        nothing to do in it. A game nobody plays any more goes on at its deadline only."""
+        if self._only_stand_ins_act():
+            self.clock.callLater(0, self._end_stand_ins_turn)
+
+    def _only_stand_ins_act(self) -> bool:
+        snapshot = self.snapshot
+        if not self._started or snapshot.over or self.busy or self._closed or snapshot.acting_players():
+            return False
+        everyone = ruleset.acting_players(self._state, self._removed)
+        present = [p.id for p in self._state.players if p.id not in self._removed | snapshot.stand_ins()]
+        return bool(everyone and present)
+
+    def _end_stand_ins_turn(self) -> None:
+        if self._only_stand_ins_act():  # still so (nobody came back meanwhile)
+            self.timer.force_end()
+
+    def _store_finished(self, player: int, turn: int) -> defer.Deferred:
+        """Remember durably that the player finished, so that a turn whose end a crash cut short
+        ends again at restart (a store without finished flags keeps nothing)."""
+        record = getattr(self.store, "record_finished", None)
+        if record is None:
+            return defer.succeed(None)
+        d = defer.maybeDeferred(record, self.id, turn, player)
+
+        def not_stored(failure):
+            log.warn(
+                "game {game}: storing that player {player} finished failed: {error}",
+                game=self.setup.name,
+                player=player,
+                error=failure.getErrorMessage(),
+            )
+            return failure
+
+        return d.addErrback(not_stored)
+
+    def resume(self, deadline: tuple[int, float] | None = None) -> None:
+        """Start a restored game: its timer, the stored deadline of the current turn (a restart
+        does not make a turn longer; a deadline already passed ends the turn now), and the
+        players who had finished it (when that was everyone, the turn is resolved now)."""
+        self.start()
+        if not self._started or self._state.phase is Phase.OVER:
+            self.restore_clock(None)
+            return
+        self.restore_clock(deadline)
+        for attendance in self._attendance.values():
+            self._schedule_vacation_end(attendance)
+        if self._finished and not self.busy:
+            self._check_turn_end()
+        self._end_if_only_stand_ins_act()
+
+    def restore_clock(self, deadline: tuple[int, float] | None) -> None:
+        """Put the timer back as stored (the open turn's deadline, a pause) without running
+        anything: `resume` starts from here, and an operator's change made without a server
+        reads and changes the clock this gives."""
+        if deadline is not None and deadline[0] == self._state.turn + 1:
+            self.timer.resume_deadline(deadline[1])
+        paused, left = self._stored_pause
+        if paused:
+            self.timer.restore_pause(left)
+            self._publish(touched=())
+
+    def start(self) -> None:
+        """Start the first turn's timer once the game has enough players."""
+        self._start_if_ready()
+
+    def _start_if_ready(self) -> None:
+        if self._started or self._state.phase is Phase.OVER:
+            return
+        if len(self._state.players) >= max(1, self.setup.timer.turn_players_min):
+            self._started = True
+            self.timer.start_turn(len(self._state.players))
+
+    def end_turn(self) -> defer.Deferred:
+        """Run the end of turn now (operators, tests); the timer calls the same path."""
+        if self._state.phase is not Phase.OVER and not self.busy:
+            self.timer.force_end()
+        return self.ready()
+
+    def _timer_ended_turn(self, reason: int) -> None:
+        self._resolve()
+
+    def _resolve(self) -> None:
+        if self._state.phase is Phase.OVER or self._ready is not None:
+            return
+        self._ready = defer.Deferred()  # sessions of this game wait from now on
+        self._lock.acquire().addCallback(self._resolve_locked)
+
+    def _resolve_locked(self, _lock: object) -> None:
+        d = self._play_stand_ins()
+        d.addErrback(
+            lambda failure: log.failure("game {game}: the stand-in failed", failure, game=self.setup.name)
+        )
+        d.addCallback(lambda _: self._resolve_orders())
+
+    def _resolve_orders(self) -> None:
+        orders = self.snapshot.all_orders()
+        try:
+            outcome = resolve_turn(self._state, orders, game_rng(self.setup.seed, self._state.turn + 1))
+        except Exception:
+            # A bug in the rules must not freeze every player of the game: keep the turn open.
+            log.failure(
+                "game {game}: resolving turn {turn} failed", game=self.setup.name, turn=self._state.turn
+            )
+            self._lock.release()
+            self._release()
+            return
+        attendance: tuple[Attendance, ...] = ()
+        told: tuple[Message, ...] = ()
+        if outcome.state.phase is not Phase.OVER:
+            # Who missed this turn: the players it waited for who gave no order and did not finish.
+            acted = {order.player for order in orders} | self._finished
+            tally = after_turn(
+                self._attendance,
+                self.snapshot.acting_players(),
+                acted,
+                self.setup.absent_after_missed_turns,
+            )
+            attendance = tally.changed
+            missed = {row.player: row.missed for row in tally.changed}
+            for player in tally.became_absent:
+                told += absence_notices.became_absent(outcome.state, player, missed[player])
+        record = TurnRecord(
+            outcome.state.turn,
+            outcome.state,
+            outcome.messages,
+            outcome.events,
+            self._modtimes.serial + 1,
+            attendance,
+            told,
+        )
+        self._commit(record, outcome)
+
+    def _commit(self, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
+        self._retry = None
+        if self._closed:
+            return
+        d = defer.maybeDeferred(self.store.commit_turn, self.id, record)
+        d.addCallback(lambda _: self._apply(outcome, record))
+        d.addErrback(self._commit_failed, record, outcome)
+
+    def _apply(self, outcome: ruleset.TurnOutcome, record: TurnRecord) -> None:
+        self._state = outcome.state
+        self._queues.clear()
+        self._finished.clear()
+        for message in outcome.messages:
+            self._post(message)
+        for row in record.attendance:
+            self._attendance[row.player] = row
+        for message in record.notices:
+            self._post(message)
+        for row in record.attendance:
+            if row.presence is Presence.ABSENT:
+                log.info(
+                    "game {game}: player {player} missed {missed} turns: the stand-in plays the seat",
+                    game=self.setup.name,
+                    player=row.player,
+                    missed=row.missed,
+                )
+        self._last_turn = (tuple(outcome.messages), tuple(outcome.events))
+        for event in outcome.events:
+            log.debug(
+                "game {game} turn {turn}: {kind} {detail}",
+                game=self.setup.name,
+                turn=outcome.state.turn - 1,
+                kind=event.kind,
+                detail=event.detail,
+            )
+        log.info(
+            "game {game}: turn {ended} ended; "
+            + ("the game is over" if self._state.phase is Phase.OVER else "turn {turn} ({phase}) begins"),
+            game=self.setup.name,
+            ended=outcome.state.turn - 1,
+            turn=outcome.state.turn,
+            phase=outcome.state.phase.value,
+        )
+        if self._store_trouble is not None:
+            log.info("game {game}: the store keeps turns again", game=self.setup.name)
+            self._store_trouble = None
+        self._lock.release()
+        self._ready = None
+        if self._state.phase is Phase.OVER:
+            self.timer.stop()
+            self._publish()
+            self._release()
+            self._announce(-1, 1)
+        else:
+            self._publish()
+            self._release()
+            self.timer.start_turn(len(self._state.players))
+            self._end_if_only_stand_ins_act()
+
+    def _commit_failed(self, failure, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
+        """The store could not keep the turn. Nothing was told yet: keep the sessions waiting
+        and store the very same turn again (if the first attempt did commit and only its answer
+        was lost, storing the identical turn again succeeds)."""
+        if failure.check(StoreUnavailable):
+            if self._store_trouble is None:  # one line per outage, not a traceback every 5 s
+                log.warn(
+                    "game {game}: storing the end of turn {turn} failed ({error}); retrying every {delay} s",
+                    game=self.setup.name,
+                    turn=record.turn - 1,
+                    error=failure.getErrorMessage(),
+                    delay=COMMIT_RETRY_S,
+                )
+        else:
+            log.failure(
+                "game {game}: storing the end of turn {turn} failed; retrying in {delay} s",
+                failure,
+                game=self.setup.name,
+                turn=record.turn - 1,
+                delay=COMMIT_RETRY_S,
+            )
+        self._store_trouble = failure.value
+        waiting, self._refusable = self._refusable, []
+        for waiter in waiting:
+            waiter.errback(Refused(TURN_NOT_STORED))
+        if not self._closed:
+            self._retry = self.clock.callLater(COMMIT_RETRY_S, self._commit, record, outcome)
+
+    @property
+    def closed(self) -> bool:
+        """This process no longer runs the game (`close`)."""
+        return self._closed
+
+    def close(self) -> None:
+        """This process stops running the game (it moved to another node, or the server
+        stops): no timer, no more retries of a turn that could not be stored. A turn left
+        unstored is resolved again by whoever runs the game next (it is deterministic)."""
+        self._closed = True
+        self.timer.stop()
+        for call in self._vacation_ends.values():
+            if call.active():
+                call.cancel()
+        self._vacation_ends.clear()
+        if self._retry is not None and self._retry.active():
+            self._retry.cancel()
+        self._retry = None
+
+    def _release(self) -> None:
+        self._ready = None
+        waiters, self._waiters = self._waiters + self._refusable, []
+        self._refusable = []
+        for waiter in waiters:
+            waiter.callback(None)
+
+    def _announce(self, seconds: int, reason: int) -> None:
+        """The timer's news (TP TimeRemaining): a snapshot that carries it."""
+        self._publish(touched=(), announcement=Announcement(seconds, reason))
+
+    def modtime(self, key: Hashable) -> int:
+        """The current modtime of a TP cache item (tests and benchmarks)."""
+        return self.snapshot.modtime(key)

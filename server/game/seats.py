@@ -1,0 +1,229 @@
+"""Who plays each seat of one game: absent players, vacations, resigning, and the stand-in's turn.
+
+`Seats` is the part of the write side (`server.game.game.Game`) that changes `server.model.attendance`
+records, tells everyone, and gives the stand-in's orders (`ruleset.stand_in`) at the end of a
+turn, each checked, stored and queued like any player's.
+"""
+
+from __future__ import annotations
+
+from twisted.internet import defer
+from twisted.logger import Logger
+
+import ruleset
+from ruleset import Message, Order, Phase, Problem
+from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
+from server.game.write_side import COMMIT_RETRY_S, GameWriteSide
+from server.model.attendance import DAY_S, Attendance, Presence, attendance_of, back
+from server.model.refusals import (
+    GAME_ENDED,
+    NO_SUCH_PLAYER,
+    NO_VACATIONS,
+    NOT_ON_VACATION,
+    REMOVED,
+    RESIGNED,
+    refuse,
+    vacation_days,
+)
+from server.views.board import absence_notices
+
+log = Logger()
+
+
+class Seats(GameWriteSide):
+    """The seats part of `Game` (see the module docstring)."""
+
+    def attendance(self, player: int) -> Attendance:
+        return attendance_of(self._attendance, player)
+
+    def take_seat_back(self, player: int) -> defer.Deferred:
+        """The player logged in: an absent player plays their own seat again and everyone is
+        told. A vacation goes on (only its end or the player ends it); a resignation is for
+        good. Never fails: when the store cannot keep it, the seat stays with the stand-in
+        (logged) until the player's next login or order. Fires with None."""
+        if attendance_of(self._attendance, player).presence is not Presence.ABSENT:
+            return defer.succeed(None)  # every other login: no need to wait for the lock
+        return self._lock.run(self._back_quietly, player)
+
+    def _take_seat_back(self, player: int) -> defer.Deferred:
+        before = attendance_of(self._attendance, player)
+        if before.presence is not Presence.ABSENT or not self._state.has_player(player):
+            return defer.succeed(before)
+        return self._change_seat(back(before), absence_notices.logged_in_again(self._state, player))
+
+    def _back_quietly(self, player: int) -> defer.Deferred:
+        """`_take_seat_back` under the lock already held; a store failure only leaves the seat
+        with the stand-in (the request that brought the player back has succeeded)."""
+
+        def not_stored(failure) -> None:
+            log.warn(
+                "game {game}: storing that player {player} is back failed: {error}",
+                game=self.setup.name,
+                player=player,
+                error=failure.getErrorMessage(),
+            )
+
+        return self._take_seat_back(player).addCallbacks(lambda _: None, not_stored)
+
+    def start_vacation(self, player: int, days: int) -> defer.Deferred:
+        """The player goes on vacation for `days` days from now (1 to the game's
+        vacation_days_max; again while on vacation: a new end date). The stand-in plays the seat
+        until then. Fires with the Attendance; Refused when the game has no vacations, for
+        other lengths, a resigned or removed player, or a game that is over."""
+        return self._lock.run(self._start_vacation, player, days)
+
+    def _start_vacation(self, player: int, days: int) -> defer.Deferred:
+        problem = self._seat_problem(player)
+        maximum = self.setup.vacation_days_max
+        if problem is None and not maximum:
+            problem = NO_VACATIONS
+        if problem is None and (
+            isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= maximum
+        ):
+            problem = vacation_days(maximum)
+        if problem is not None:
+            return refuse(problem)
+        before = attendance_of(self._attendance, player)
+        after = Attendance(player, Presence.VACATION, 0, self.clock.seconds() + days * DAY_S)
+        told = (
+            ()
+            if before.presence is Presence.VACATION
+            else absence_notices.vacation_started(self._state, player)
+        )
+        return self._change_seat(after, told)
+
+    def end_vacation(self, player: int) -> defer.Deferred:
+        """The player cancels their vacation and plays their own seat again; fires with the
+        Attendance, Refused(NOT_ON_VACATION) when they are not on one."""
+        return self._lock.run(self._end_vacation, player, False)
+
+    def _end_vacation(self, player: int, only_when_due: bool) -> defer.Deferred:
+        before = attendance_of(self._attendance, player)
+        if before.presence is not Presence.VACATION:
+            return defer.succeed(before) if only_when_due else refuse(NOT_ON_VACATION)
+        if only_when_due and before.until is not None and before.until > self.clock.seconds():
+            self._schedule_vacation_end(before)  # the clock fired early
+            return defer.succeed(before)
+        return self._change_seat(back(before), absence_notices.vacation_ended(self._state, player))
+
+    def resign(self, player: int) -> defer.Deferred:
+        """The player leaves the game for good: the stand-in plays their seat to the end, and
+        they cannot log in again. Fires with the Attendance (resigning twice is not an error)."""
+        return self._lock.run(self._resign, player)
+
+    def _resign(self, player: int) -> defer.Deferred:
+        before = attendance_of(self._attendance, player)
+        if before.presence is Presence.RESIGNED:
+            return defer.succeed(before)
+        problem = self._seat_problem(player)
+        if problem is not None:
+            return refuse(problem)
+        return self._change_seat(
+            Attendance(player, Presence.RESIGNED), absence_notices.resigned(self._state, player)
+        )
+
+    def _seat_problem(self, player: int) -> Problem | None:
+        if not self._state.has_player(player):
+            return NO_SUCH_PLAYER
+        if player in self._removed:
+            return REMOVED
+        if attendance_of(self._attendance, player).presence is Presence.RESIGNED:
+            return RESIGNED
+        if self._state.phase is Phase.OVER:
+            return GAME_ENDED
+        return None
+
+    def _change_seat(self, after: Attendance, told: tuple[Message, ...]) -> defer.Deferred:
+        """Store a seat's new attendance and the notices about it, then apply them (under the lock)."""
+        record = getattr(self.store, "record_attendance", None)
+        d = defer.maybeDeferred(record, self.id, (after,), told) if record else defer.succeed(None)
+
+        def stored(_: object) -> Attendance:
+            before = attendance_of(self._attendance, after.player)
+            self._attendance[after.player] = after
+            for message in told:
+                self._post(message)
+            self._schedule_vacation_end(after)
+            self._publish()
+            log.info(
+                "game {game}: player {player}'s seat: {before} -> {after}",
+                game=self.setup.name,
+                player=after.player,
+                before=before.presence.value,
+                after=after.presence.value,
+            )
+            if after.stand_in and self._started and not self.busy:
+                if self._finished:
+                    self._check_turn_end()  # the others may all have finished already
+                self._end_if_only_stand_ins_act()
+            return after
+
+        return d.addCallback(stored)
+
+    def _schedule_vacation_end(self, attendance: Attendance) -> None:
+        """Run the end of a vacation at its end date (at once for one that ended meanwhile)."""
+        call = self._vacation_ends.pop(attendance.player, None)
+        if call is not None and call.active():
+            call.cancel()
+        if attendance.presence is not Presence.VACATION or attendance.until is None or self._closed:
+            return
+        delay = max(0.0, attendance.until - self.clock.seconds())
+        self._vacation_ends[attendance.player] = self.clock.callLater(
+            delay, self._vacation_due, attendance.player
+        )
+
+    def _vacation_due(self, player: int) -> None:
+        self._vacation_ends.pop(player, None)
+        d = self._lock.run(self._end_vacation, player, True)
+
+        def not_stored(failure) -> None:
+            log.warn(
+                "game {game}: ending the vacation of player {player} failed ({error}); "
+                "trying again in {delay} s",
+                game=self.setup.name,
+                player=player,
+                error=failure.getErrorMessage(),
+                delay=COMMIT_RETRY_S,
+            )
+            if not self._closed:
+                self._vacation_ends[player] = self.clock.callLater(COMMIT_RETRY_S, self._vacation_due, player)
+
+        d.addErrback(not_stored)
+
+    def _play_stand_ins(self) -> defer.Deferred:
+        """Give the orders of every seat the stand-in plays in this turn, one seat after the
+        other in id order, each checked, stored and queued like any player's."""
+        stand_ins = self.snapshot.stand_ins()
+        d: defer.Deferred = defer.succeed(None)
+        for player in ruleset.acting_players(self._state, self._removed):
+            if player in stand_ins:
+                d.addCallback(self._stand_in_turn, player)
+        return d
+
+    def _stand_in_order(self, _previous: object, order: ruleset.Order) -> defer.Deferred:
+        return self._insert_order(order.player, order.fleet, -1, order.type, order.target)
+
+    def _stand_in_turn(self, _previous: object, player: int) -> defer.Deferred:
+        # The stand-in sees what the player sees, and the orders the player gave this turn.
+        seat = seat_view(self._state, player, self.snapshot.orders_of(player))
+        orders = stand_in_orders(seat, stand_in_rng(self.setup.seed, self._state.turn + 1, player))
+        d: defer.Deferred = defer.succeed(None)
+        for order in orders:
+            d.addCallback(self._stand_in_order, order)
+            d.addErrback(self._stand_in_order_failed, order)
+        if orders:
+            log.info(
+                "game {game}: the stand-in gives {count} orders for player {player}",
+                game=self.setup.name,
+                count=len(orders),
+                player=player,
+            )
+        return d
+
+    def _stand_in_order_failed(self, failure, order: Order) -> None:
+        log.warn(
+            "game {game}: the stand-in's order {order} was not taken: {error}",
+            game=self.setup.name,
+            order=order,
+            error=failure.getErrorMessage(),
+        )

@@ -1,0 +1,78 @@
+"""What the parts of one game's write side share, for the type checker.
+
+`server.game.game.Game` is one class made of parts, one module each: `server.game.accounts`
+(players and accounts), `server.game.seats` (who plays each seat), `server.game.clock` (the
+operators' controls of the clock and settings) and `server.game.game` itself (snapshots, orders,
+boards and the turn lifecycle). Each part is a mixin of `Game` that works on the game's own
+state under the game's lock. `GameWriteSide` declares that state and the steps the parts call
+across one another, so that each part type-checks on its own; at run time it is empty and
+`Game` defines everything.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from twisted.internet import defer
+    from twisted.internet.interfaces import IDelayedCall, IReactorTime
+
+    from ruleset import GameState, Message
+    from server.game.passwords import PasswordHasher
+    from server.game.timer import TurnTimer
+    from server.model.attendance import Attendance
+    from server.model.snapshot import Announcement, GameSnapshot
+    from server.model.store import Account, GameSetup, GameStore
+
+#: Seconds before a write the store could not take is tried again.
+COMMIT_RETRY_S = 5
+
+
+class GameWriteSide:
+    """The state and shared steps of `server.game.game.Game` (see the module docstring)."""
+
+    if TYPE_CHECKING:
+        id: int
+        setup: GameSetup
+        store: GameStore
+        clock: IReactorTime
+        hasher: PasswordHasher
+        timer: TurnTimer
+        snapshot: GameSnapshot
+        _state: GameState
+        _accounts: dict[str, Account]
+        _finished: set[int]
+        _removed: set[int]
+        _attendance: dict[int, Attendance]
+        _vacation_ends: dict[int, IDelayedCall]
+        _stored_pause: tuple[bool, float | None]
+        _lock: defer.DeferredLock
+        _started: bool
+        _closed: bool
+
+        @property
+        def busy(self) -> bool: ...
+
+        def player_id(self, username: str) -> int | None: ...
+
+        def _account_named(self, username: str) -> Account | None: ...
+
+        def _check_turn_end(self) -> None: ...
+
+        def _end_if_only_stand_ins_act(self) -> None: ...
+
+        def _start_if_ready(self) -> None: ...
+
+        def _post(self, message: Message) -> None: ...
+
+        def _publish(
+            self, touched: tuple[int, ...] | None = None, announcement: Announcement | None = None
+        ) -> None: ...
+
+        def _insert_order(
+            self, player: int, object_id: int, slot: int, order_type: int, target: int
+        ) -> defer.Deferred: ...
+
+        def _tell_everyone(self, body: str) -> defer.Deferred: ...
+
+        def _store_optional(self, method: str, *args: object) -> defer.Deferred: ...

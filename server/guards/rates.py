@@ -1,0 +1,66 @@
+"""Counting what a client takes: the source address a limit counts by, and a token bucket.
+
+Every listener (TP, web, admin) and every brake (`server.guards.login_guard`) counts with these.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+
+def address_key(host: str) -> str:
+    """The source address a limit counts by: an IPv4 address as it is (also when mapped into
+    IPv6), an IPv6 address by its /64 (one site's network), anything else (a UNIX socket) as given."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host or "local"
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+class TokenBucket:
+    """`rate` tokens a second, at most `burst` kept; time is given by the caller (`now`)."""
+
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: float, now: float):
+        self.rate = rate
+        self.burst = burst
+        self.tokens = float(burst)
+        self.stamp = now
+
+    def _refill(self, now: float) -> None:
+        if now > self.stamp:
+            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = max(self.stamp, now)
+
+    def available(self, now: float) -> float:
+        self._refill(now)
+        return self.tokens
+
+    def take(self, now: float, amount: float = 1.0) -> bool:
+        """Take `amount` tokens if there are that many."""
+        self._refill(now)
+        if self.tokens >= amount:
+            self.tokens -= amount
+            return True
+        return False
+
+    def spend(self, now: float, amount: float = 1.0) -> None:
+        """Take `amount` tokens, going below zero if need be (a debt paid back by the rate)."""
+        self._refill(now)
+        self.tokens -= amount
+
+    def wait(self, now: float, amount: float = 1.0) -> float:
+        """Seconds until `amount` tokens are there (0 when they are)."""
+        self._refill(now)
+        missing = amount - self.tokens
+        return 0.0 if missing <= 0 else missing / self.rate
+
+    def full(self, now: float) -> bool:
+        self._refill(now)
+        return self.tokens >= self.burst

@@ -1,0 +1,112 @@
+"""Who plays each seat: the player, or the stand-in while they are absent, on vacation or resigned.
+
+A player who lets `absent_after_missed_turns` turns in a row end without giving an order or
+finishing (the game setting; 0 = never) is marked **absent**: from the next turn on the stand-in
+(`ruleset.stand_in`) gives the seat's orders until the player logs in again. A player may also
+go on **vacation** for up to `vacation_days_max` days (the stand-in plays until it ends or they
+cancel it) or **resign** (the stand-in plays the seat to the end of the game; they cannot log in
+again). A seat the stand-in plays is not waited for: its orders are given, stored and recorded
+like anyone's when the turn ends (`server.game.game.Game`).
+
+This module holds the values and the bookkeeping of a turn's end, as pure functions; the game
+service stores and applies what they return, and `server.views.board.absence_notices` words what everyone is
+told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, replace
+from enum import Enum
+
+DEFAULT_ABSENT_AFTER = 2  # turns missed in a row
+DEFAULT_VACATION_DAYS_MAX = 14
+DAY_S = 86400
+
+
+class Presence(str, Enum):
+    """Who plays a seat: the player (PLAYING) or, for the three others, the stand-in."""
+
+    PLAYING = "playing"
+    ABSENT = "absent"
+    VACATION = "vacation"
+    RESIGNED = "resigned"
+
+    @property
+    def label(self) -> str:
+        """The public word for it ("on vacation"), as status lines and pages show it."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    Presence.PLAYING: "playing",
+    Presence.ABSENT: "absent",
+    Presence.VACATION: "on vacation",
+    Presence.RESIGNED: "resigned",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Attendance:
+    """One player's seat: who plays it, the turns they missed in a row, and when a vacation ends
+    (Unix time; only while on vacation). The missed count and the end date are the player's own
+    business: public views show only `presence.label`."""
+
+    player: int
+    presence: Presence = Presence.PLAYING
+    missed: int = 0
+    until: float | None = None
+
+    @property
+    def stand_in(self) -> bool:
+        """Whether the stand-in plays the seat."""
+        return self.presence is not Presence.PLAYING
+
+
+@dataclass(frozen=True, slots=True)
+class TurnAttendance:
+    """What the end of a turn changed: the new rows, and the players who became absent."""
+
+    changed: tuple[Attendance, ...] = ()
+    became_absent: tuple[int, ...] = ()
+
+
+def attendance_of(table: Mapping[int, Attendance], player: int) -> Attendance:
+    return table.get(player) or Attendance(player)
+
+
+def stand_ins(table: Mapping[int, Attendance], removed: Collection[int] = ()) -> frozenset[int]:
+    """The players whose seat the stand-in plays (never a removed player's: nobody plays it)."""
+    return frozenset(p for p, a in table.items() if a.stand_in and p not in removed)
+
+
+def after_turn(
+    table: Mapping[int, Attendance],
+    waited_for: Iterable[int],
+    acted: Collection[int],
+    absent_after: int,
+) -> TurnAttendance:
+    """Count the turn for every player it waited for: one who `acted` (gave an order or
+    finished) has missed none in a row; one who did not has missed one more, and is absent once
+    that reaches `absent_after` (0: nobody is ever marked absent)."""
+    changed: list[Attendance] = []
+    absent: list[int] = []
+    for player in sorted(waited_for):
+        before = attendance_of(table, player)
+        if before.stand_in:
+            continue
+        if player in acted:
+            after = replace(before, missed=0)
+        else:
+            after = replace(before, missed=before.missed + 1)
+            if absent_after and after.missed >= absent_after:
+                after = replace(after, presence=Presence.ABSENT)
+                absent.append(player)
+        if after != before:
+            changed.append(after)
+    return TurnAttendance(tuple(changed), tuple(absent))
+
+
+def back(before: Attendance) -> Attendance:
+    """The player plays their own seat again: nothing missed, no vacation."""
+    return Attendance(before.player)

@@ -1,0 +1,96 @@
+"""Why the server says no: one exception for every refused request, and the server's own problems.
+
+Every write of `server.game.game.Game` either succeeds or fails with `Refused(problem)`, whose
+`Problem` (a `ruleset.ProblemCode` and a text for the player) comes from the ruleset's order
+checks or from the list below (accounts, slots, removed players). Readers of the failure
+(the TP session's error map, the web pages, the JSON API, the admin interface) turn it into
+their own answer in one place each; nothing passes `(value, Problem)` tuples around.
+"""
+
+from __future__ import annotations
+
+from twisted.internet import defer
+
+from ruleset import Problem, ProblemCode
+
+
+class Refused(Exception):
+    """A request the game did not carry out; nothing of it was stored."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(problem.message)
+        self.problem = problem
+
+    @property
+    def code(self) -> ProblemCode:
+        return self.problem.code
+
+    @property
+    def message(self) -> str:
+        return self.problem.message
+
+
+MAX_NAME = 64
+MAX_PASSWORD = 1024
+
+ACCOUNT_EXISTS = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "An account with that name already exists.")
+GAME_FULL = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game has no room for more players.")
+GAME_ENDED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
+CREATION_DISABLED = Problem(ProblemCode.PERMISSION_DENIED, "This game does not allow creating accounts.")
+BAD_NAME = Problem(
+    ProblemCode.FRAME,
+    f"A user name must be 1 to {MAX_NAME} printable characters, without '@' and without spaces at "
+    "either end.",
+)
+BAD_LOGIN = Problem(ProblemCode.FRAME, "Login Error - bad username or password")
+BAD_SLOT = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "No such slot in that order queue.")
+REMOVED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You have been removed from this game.")
+# A login to an account an operator removed: not a wrong password, and not for ever (the
+# operator can reinstate it), so Permission Denied rather than a Frame error.
+REMOVED_LOGIN = Problem(
+    ProblemCode.PERMISSION_DENIED,
+    "Login Error - this account was removed from the game by its operator (who can reinstate it)",
+)
+NO_SUCH_PLAYER = Problem(ProblemCode.NO_SUCH_THING, "No player of that name in this game.")
+NO_SUCH_MESSAGE = Problem(ProblemCode.NO_SUCH_THING, "No such message")
+
+# Vacations and resignation (server.model.attendance).
+RESIGNED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You resigned from this game.")
+NO_VACATIONS = Problem(ProblemCode.PERMISSION_DENIED, "This game has no vacations.")
+NOT_ON_VACATION = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "You are not on vacation.")
+CONFIRM_RESIGN = Problem(
+    ProblemCode.FRAME, 'Resigning is for good: send {"confirm": true} to resign from this game.'
+)
+
+EMPTY_PASSWORD = Problem(ProblemCode.FRAME, "A password is needed.")
+LONG_PASSWORD = Problem(ProblemCode.FRAME, f"A password can have at most {MAX_PASSWORD} characters.")
+TOO_MANY_FAILED_LOGINS = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "Too many failed logins from your address; wait a minute, then log in on a new connection.",
+)
+
+
+# While the store cannot keep the turn that ended (the game retries every few seconds).
+TURN_NOT_STORED = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "The game's database is unavailable right now, so the turn that has ended cannot be stored "
+    "yet; the next turn begins as soon as it is back. Try again shortly.",
+)
+
+
+def short_password(min_length: int) -> Problem:
+    return Problem(ProblemCode.FRAME, f"A password must have at least {min_length} characters.")
+
+
+def vacation_days(maximum: int) -> Problem:
+    return Problem(ProblemCode.FRAME, f"A vacation lasts 1 to {maximum} whole days.")
+
+
+def clipped(text: str, limit: int = 40) -> str:
+    """Player text as a refusal may quote it: at most `limit` characters (then "…"), as a repr."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def refuse(problem: Problem) -> defer.Deferred:
+    """A Deferred that has failed with `Refused(problem)`: how a write says no."""
+    return defer.fail(Refused(problem))

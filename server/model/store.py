@@ -1,0 +1,231 @@
+"""Where games are kept: one interface for the game service, so storage can change underneath.
+
+The game service calls these methods and waits for each result (a plain value or a Deferred)
+before it answers the player: an accepted order is stored before the reply is written, a turn is
+stored as one unit. `MemoryStore` keeps everything in this process; the database store of
+`server.database` keeps it durably.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import ruleset
+from ruleset import Event, GameState, Message
+from server.model.attendance import DEFAULT_ABSENT_AFTER, DEFAULT_VACATION_DAYS_MAX, Attendance
+from server.model.timer_settings import TimerSettings
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done; nothing of it was stored."""
+
+
+class ConflictError(StoreError):
+    """The operation contradicts what is stored: a taken name, an existing turn, a used seq."""
+
+
+class NotFoundError(StoreError, LookupError):
+    """The game or record the operation names is not stored."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached (the database is down, the disk is full); nothing of the
+    operation was stored, and trying again later may succeed."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """How a game was created; with its order log this is enough to replay it."""
+
+    name: str
+    map_text: str | None = None
+    seed: int = 0
+    timer: TimerSettings = TimerSettings()
+    max_players: int = 0
+    auto_add: bool = False
+    account_creation: bool = True
+    description: str = ""
+    ctime: int = 0
+    # Absent players (server.model.attendance): turns missed in a row before the stand-in takes the
+    # seat (0: never), and the longest vacation a player may declare (0: no vacations).
+    absent_after_missed_turns: int = DEFAULT_ABSENT_AFTER
+    vacation_days_max: int = DEFAULT_VACATION_DAYS_MAX
+
+    def board(self) -> ruleset.Board:
+        """The game's board: its own map, or the default one."""
+        return ruleset.parse_map(self.map_text) if self.map_text else ruleset.DEFAULT_BOARD
+
+    def initial_state(self) -> GameState:
+        """The state before anyone joined (players join with `ruleset.join_rng`)."""
+        return ruleset.new_game(self.board(), self.seed)
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    username: str
+    password_hash: str
+    player_id: int
+    email: str = ""
+    comment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OrderEntry:
+    """One accepted order, in the turn it was given for; `seq` orders a turn's orders."""
+
+    seq: int
+    turn: int
+    player: int
+    object_id: int
+    slot: int
+    type: int
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """A resolved turn: its number, the state after it, what it posted and what happened.
+
+    `attendance` and `notices` are what the end of the turn changed about who plays the seats
+    (`server.model.attendance`) and told everyone about it; they are stored with the turn, in its
+    transaction, and are not part of what a replay of the turn reproduces."""
+
+    turn: int
+    state: GameState
+    messages: tuple[Message, ...]
+    events: tuple[Event, ...]
+    modtime_serial: int
+    attendance: tuple[Attendance, ...] = ()
+    notices: tuple[Message, ...] = ()
+
+
+@dataclass
+class StoredGame:
+    """Everything a store gives back for one game at start-up."""
+
+    game_id: int
+    setup: GameSetup
+    accounts: list[Account] = field(default_factory=list)
+    join_messages: list[Message] = field(default_factory=list)
+    turns: list[TurnRecord] = field(default_factory=list)
+    orders: list[OrderEntry] = field(default_factory=list)
+    removed_orders: set[int] = field(default_factory=set)
+    removed_messages: set[tuple[int, int]] = field(default_factory=set)
+    # player id -> the last played turn when they joined (a replay adds them after that turn)
+    join_turns: dict[int, int] = field(default_factory=dict)
+    removed_players: set[int] = field(default_factory=set)
+    finished: set[tuple[int, int]] = field(default_factory=set)  # (turn, player)
+    deadline: tuple[int, float] | None = None  # (turn, Unix time)
+    attendance: dict[int, Attendance] = field(default_factory=dict)  # only seats not plainly played
+    paused: tuple[bool, float | None] = (False, None)  # paused, and the seconds left then
+    # board messages operators' changes posted: (join messages stored before it, message)
+    notices: list[tuple[int, Message]] = field(default_factory=list)
+
+
+class GameStore(Protocol):
+    def create_game(self, setup: GameSetup) -> Any: ...
+    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> Any: ...
+    def record_order(self, game_id: int, entry: OrderEntry) -> Any: ...
+    def remove_order(self, game_id: int, seq: int) -> Any: ...
+    def remove_message(self, game_id: int, player: int, index: int) -> Any: ...
+    def commit_turn(self, game_id: int, record: TurnRecord) -> Any: ...
+    def load_games(self, game_ids=None, all_states: bool = True) -> Any: ...
+
+    def turn_record(self, game_id: int, turn: int) -> Any: ...
+    def turn_events(self, game_id: int, after: int = 0) -> Any: ...
+
+    # Optional (the game service calls them when the store has them):
+    # record_finished(game_id, turn, player), remove_player(game_id, player_id),
+    # set_deadline(game_id, turn, deadline), set_password_hash(game_id, player_id, hash),
+    # record_attendance(game_id, attendance, notices).
+    # reinstate_player(game_id, player_id), set_pause(game_id, paused, seconds_left),
+    # update_setup(game_id, setup), add_notices(game_id, messages).
+
+
+class TurnArchive(Protocol):
+    """Where resolved turns are read back (a `GameStore`, for readers): a `TurnRecord` (state after the turn,
+    its messages and events) or None for a turn never played; a plain value or a Deferred."""
+
+    def turn_record(self, game_id: int, turn: int) -> Any: ...
+
+
+class MemoryStore:
+    """A store that keeps games for the life of the process (tests, throw-away servers)."""
+
+    def __init__(self) -> None:
+        self.games: dict[int, StoredGame] = {}
+
+    def create_game(self, setup: GameSetup) -> int:
+        game_id = len(self.games) + 1
+        self.games[game_id] = StoredGame(game_id, setup)
+        return game_id
+
+    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> None:
+        stored = self.games[game_id]
+        stored.accounts.append(account)
+        stored.join_messages.extend(messages)
+        stored.join_turns[account.player_id] = stored.turns[-1].turn if stored.turns else 0
+
+    def record_order(self, game_id: int, entry: OrderEntry) -> None:
+        self.games[game_id].orders.append(entry)
+
+    def remove_order(self, game_id: int, seq: int) -> None:
+        self.games[game_id].removed_orders.add(seq)
+
+    def remove_message(self, game_id: int, player: int, index: int) -> None:
+        self.games[game_id].removed_messages.add((player, index))
+
+    def commit_turn(self, game_id: int, record: TurnRecord) -> None:
+        stored = self.games[game_id]
+        stored.turns.append(record)
+        self.record_attendance(game_id, record.attendance, record.notices)
+
+    def record_attendance(
+        self, game_id: int, attendance: tuple[Attendance, ...], notices: tuple[Message, ...]
+    ) -> None:
+        stored = self.games[game_id]
+        for row in attendance:
+            stored.attendance[row.player] = row
+        stored.join_messages.extend(notices)
+
+    def record_finished(self, game_id: int, turn: int, player: int) -> None:
+        self.games[game_id].finished.add((turn, player))
+
+    def remove_player(self, game_id: int, player_id: int) -> None:
+        self.games[game_id].removed_players.add(player_id)
+
+    def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
+        self.games[game_id].deadline = None if deadline is None else (turn, deadline)
+
+    def reinstate_player(self, game_id: int, player_id: int) -> None:
+        self.games[game_id].removed_players.discard(player_id)
+
+    def set_pause(self, game_id: int, paused: bool, left: float | None) -> None:
+        self.games[game_id].paused = (paused, left if paused else None)
+
+    def update_setup(self, game_id: int, setup: GameSetup) -> None:
+        self.games[game_id].setup = setup
+
+    def add_notices(self, game_id: int, messages: tuple[Message, ...]) -> None:
+        stored = self.games[game_id]
+        stored.notices.extend((len(stored.join_messages), m) for m in messages)
+
+    def set_password_hash(self, game_id: int, player_id: int, password_hash: str) -> None:
+        accounts = self.games[game_id].accounts
+        accounts[:] = [
+            replace(a, password_hash=password_hash) if a.player_id == player_id else a for a in accounts
+        ]
+
+    def turn_record(self, game_id: int, turn: int) -> TurnRecord | None:
+        for record in self.games[game_id].turns:
+            if record.turn == turn:
+                return record
+        return None
+
+    def turn_events(self, game_id: int, after: int = 0) -> list[tuple[int, tuple[Event, ...]]]:
+        return [(r.turn, tuple(r.events)) for r in self.games[game_id].turns if r.turn > after]
+
+    def load_games(self, game_ids=None, all_states: bool = True) -> list[StoredGame]:
+        """Every game (or those of `game_ids`); this store always has every state at hand."""
+        return [g for g in self.games.values() if game_ids is None or g.game_id in game_ids]

@@ -1,0 +1,294 @@
+"""A running server's side of operations: the lease, the operator request queue, turn deadlines.
+
+The desk takes the server lease of the database at start (`server.database.lease`), polls the
+operator request queue every second on the database thread (`server.database.operator_requests`),
+carries out each request through the game service (`server.operating.game_actions`), writes back the
+result, keeps its heartbeat fresh and records each turn's deadline as the game's snapshots show
+it, so that a restart does not make a turn longer. The command-line side is `server.operating.on_database`.
+
+On a cluster node (`server.cluster`) the node's registration replaces the lease: the desk is
+made with `cluster=` the node, asks only for the requests of the games the node runs, and writes
+each result back as a fenced write of the game, so a request is carried out by the node that
+runs its game and a node that lost the game cannot mark it done (the new owner does it).
+`move_game` hands a game to another node.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet import defer
+from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
+
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.model.snapshot import GameSnapshot
+from server.operating.game_actions import (
+    CONTROLS,
+    OperationError,
+    add_player_to,
+    end_turn_of,
+    remove_player_from,
+    set_password_of,
+)
+
+log = Logger()
+
+POLL_INTERVAL_S = 1.0
+
+
+class OperatorDesk:
+    """A running server's side of operations (see the module docstring).
+
+    `store` is a `DatabaseStore`; `clock` schedules the polls (the reactor, or a
+    `twisted.internet.task.Clock` in tests) and `wallclock` gives the Unix time written to the
+    lease, which the CLI compares with its own clock (default: the clock's time, which is the
+    Unix time on a real reactor).
+    """
+
+    def __init__(
+        self,
+        store,
+        directory: GameDirectory,
+        clock,
+        *,
+        wallclock: Callable[[], float] | None = None,
+        host: str | None = None,
+        pid: int | None = None,
+        poll_interval: float = POLL_INTERVAL_S,
+        hasher=None,
+        cluster=None,
+    ):
+        from server.database import lease
+
+        self.store = store
+        self.directory = directory
+        self.clock = clock
+        self.wallclock = wallclock or clock.seconds
+        self.host = host or lease.this_host()
+        self.pid = pid if pid is not None else os.getpid()
+        self.poll_interval = poll_interval
+        self.hasher = hasher
+        self._loop: LoopingCall | None = None
+        self._polling: defer.Deferred | None = None
+        self._last_beat = 0.0
+        self._deadlines: dict[int, tuple[int, float]] = {}
+        self._stopped = False
+        self._unreachable = False  # the last poll could not reach the database
+        self.cluster = cluster  # server.cluster.node.ClusterNode: no lease, only its games' requests
+        self.notifications = None  # server.notifications.service.Notifications: follows each game
+
+    # -- the lease ----------------------------------------------------------------------
+
+    @defer.inlineCallbacks
+    def take_lease(self):
+        """Become the server of this database; OperationError if another live one is."""
+        now = self.wallclock()
+        holder = yield self.store.take_lease(self.host, self.pid, now)
+        if holder is not None:
+            raise OperationError(f"another server is using this database ({holder.describe(now)})")
+        self._last_beat = now
+
+    # -- games --------------------------------------------------------------------------
+
+    def watch(self, game: Game) -> None:
+        """Record the deadline of each of the game's turns as its snapshots show it, and hand
+        the game to the notifications (every game this process runs comes through here)."""
+        game.subscribe(self._record_deadline)
+        self._record_deadline(game.snapshot)
+        if self.notifications is not None:
+            self.notifications.follow(game)
+
+    def _record_deadline(self, snapshot: GameSnapshot) -> None:
+        deadline = snapshot.deadline
+        if deadline is None or self._stopped:
+            return  # the end of a turn clears the timer: keep the deadline until the next one
+        key = (snapshot.state.turn + 1, deadline)
+        if self._deadlines.get(snapshot.game_id) == key:
+            return
+        self._deadlines[snapshot.game_id] = key
+        turn, when = key
+        d = defer.maybeDeferred(self.store.set_deadline, snapshot.game_id, turn, when)
+        d.addErrback(
+            lambda failure: log.failure(
+                "game {game}: storing the turn deadline failed", failure, game=snapshot.name
+            )
+        )
+
+    # -- polling ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._loop = LoopingCall(self.poll)
+        self._loop.clock = self.clock
+        self._loop.start(self.poll_interval, now=True)
+
+    def poll(self) -> defer.Deferred:
+        """Refresh the heartbeat when due, then carry out the pending requests in order.
+        Never fails (a failure would stop the loop): problems are logged."""
+        d = defer.ensureDeferred(self._poll())
+        d.addCallbacks(self._polled, self._poll_failed)
+        self._polling = d
+        return d
+
+    def _polled(self, _: object) -> None:
+        if self._unreachable:
+            self._unreachable = False
+            log.info("operator requests: the database is reachable again")
+
+    def _poll_failed(self, failure) -> None:
+        from server.model.store import StoreUnavailable
+
+        if not failure.check(StoreUnavailable):
+            log.failure("operator requests: polling failed", failure)
+        elif not self._unreachable:  # one line per outage, not one a second
+            self._unreachable = True
+            log.warn(
+                "operator requests: the database is unreachable: {error}", error=failure.getErrorMessage()
+            )
+
+    async def _poll(self) -> None:
+        from server.database.lease import HEARTBEAT_INTERVAL_S
+
+        now = self.wallclock()
+        if self.cluster is None and now - self._last_beat >= HEARTBEAT_INTERVAL_S:
+            ours = await self.store.heartbeat(self.host, self.pid, now)
+            self._last_beat = now
+            if not ours:
+                log.warn("the server lease of this database was taken by another process")
+        if self.cluster is None:
+            pending = await self.store.pending_requests()
+        else:
+            pending = await self.store.pending_requests(
+                game_ids=[g.id for g in self.directory.games.values()]
+            )
+        for request in pending:
+            if self._stopped:
+                return
+            if self.cluster is not None and self._game(request.game_id) is None:
+                continue  # the game left this node meanwhile: its new owner carries it out
+            status, result = await self.apply(request)
+            if self.cluster is None:
+                await self.store.finish_request(request.id, status, result)
+            elif request.kind == "move_game" or self._game(request.game_id) is None:
+                # the game left with the request (moved, or its claim was lost on the way)
+                await self.store.finish_request(request.id, status, result)
+            else:
+                await self.store.finish_request(request.id, status, result, game_id=request.game_id)
+            log.info(
+                "operator request #{id} {kind} {payload}: {status}: {result}",
+                id=request.id,
+                kind=request.kind,
+                payload=_public(request.payload),
+                status=status,
+                result=result,
+            )
+
+    async def stop(self) -> None:
+        """Stop polling (a request being carried out is finished first) and give back the lease."""
+        self._stopped = True
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        if self._polling is not None:
+            await self._polling
+        if self.cluster is not None:
+            return
+        try:
+            await self.store.release_lease(self.host, self.pid)
+        except Exception:
+            log.failure("giving back the server lease failed")
+
+    # -- requests -----------------------------------------------------------------------
+
+    def _game(self, game_id: int) -> Game | None:
+        return next((g for g in self.directory.games.values() if g.id == game_id), None)
+
+    def _live(self, game_id: int) -> Game:
+        """The running game a request is for (`apply` loads it first); OperationError if none."""
+        game = self._game(game_id)
+        if game is None:
+            raise OperationError(f"no game with id {game_id}")
+        return game
+
+    async def apply(self, request) -> tuple[str, str]:
+        """Carry out one request: ("done" | "failed", a one-line result)."""
+        from server.database.operator_requests import DONE, FAILED
+
+        try:
+            handler = getattr(self, f"_apply_{request.kind}", None)
+            if handler is None and request.kind in CONTROLS:
+                handler = self._apply_control
+            if handler is None:
+                return FAILED, f"unknown request {request.kind!r}"
+            if request.kind != "load_game" and self._game(request.game_id) is None:
+                await self._apply_load_game(request)
+            result = await handler(request)
+        except OperationError as error:
+            return FAILED, str(error)
+        except Exception as error:
+            log.failure("operator request #{id} failed", id=request.id)
+            return FAILED, f"internal error: {error}"
+        return DONE, result
+
+    async def _apply_load_game(self, request) -> str:
+        game = self._game(request.game_id)
+        if game is not None and self.cluster is not None:
+            return f"game {game.setup.name!r} runs on node {self.cluster.name!r} (turn {game.state.turn})"
+        if game is not None:
+            return f"game {game.setup.name!r} is loaded"
+        stored = await self.store.load_games([request.game_id], all_states=False)
+        if not stored:
+            raise OperationError(f"no game with id {request.game_id}")
+        game = restore_game(stored[0], self.store, self.clock, self.directory, self, hasher=self.hasher)
+        return f"game {game.setup.name!r} loaded at turn {game.state.turn}"
+
+    async def _apply_end_turn(self, request) -> str:
+        game = self._live(request.game_id)
+        payload = request.payload
+        if "open_turn" in payload:
+            return await end_turn_of(game, int(payload["open_turn"]))
+        # a request queued before turns were numbered as TP clients show them: "turn" was
+        # the number of turns played once it had ended
+        return await end_turn_of(game, int(payload.get("turn", game.state.turn + 1)) - 1)
+
+    async def _apply_add_player(self, request) -> str:
+        game = self._live(request.game_id)
+        return await add_player_to(game, request.payload)
+
+    async def _apply_remove_player(self, request) -> str:
+        game = self._live(request.game_id)
+        return await remove_player_from(game, request.payload["username"])
+
+    async def _apply_set_password(self, request) -> str:
+        game = self._live(request.game_id)
+        return await set_password_of(game, request.payload)
+
+    async def _apply_control(self, request) -> str:
+        """pause, resume, extend, set, reinstate (`server.operating.game_actions.CONTROLS`)."""
+        game = self._live(request.game_id)
+        return await CONTROLS[request.kind](game, request.payload)
+
+    async def _apply_move_game(self, request) -> str:
+        if self.cluster is None:
+            raise OperationError("moving a game needs cluster nodes (tae-server serve --node on PostgreSQL)")
+        game = self._game(request.game_id)
+        return str(await self.cluster.move_game(game, str(request.payload.get("node", ""))))
+
+
+def _public(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k != "password_hash"}
+
+
+def restore_game(
+    stored, store, clock, directory: GameDirectory, desk: OperatorDesk | None, *, hasher=None
+) -> Game:
+    """A stored game brought back to life in `directory`: restored as last committed, its timer
+    started with the stored deadline and the players who had finished (`Game.resume`)."""
+    game = Game.restore(stored, store, clock, hasher=hasher)
+    directory.add(game)
+    game.resume(stored.deadline)
+    if desk is not None:
+        desk.watch(game)
+    return game

@@ -1,0 +1,1 @@
+"""The Thousand Parsec listener: connections, sessions, Fail mapping, mDNS advertisement."""

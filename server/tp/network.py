@@ -1,0 +1,475 @@
+"""The Twisted side: one `TPConnection` per TCP connection, frames in, replies out, in order.
+
+Bytes go through `protocol.Deframer` (which fixes the connection's version from its first
+bytes); each frame is decoded and handed to the connection's `Session`. Requests are answered
+strictly in arrival order, one at a time, because clients pipeline requests and match replies by
+sequence number (§6.1); a reply made of several frames goes out in one write. Nothing a peer
+sends can raise into the reactor: protocol errors become the answers tpserver-cpp gives, and a
+handler that fails answers Fail and leaves every other connection alone.
+
+No single client can stall the server (`server.config.limits` has the settings): a connection beyond
+its address's share is answered Fail 3 and closed; frames beyond the per-connection rate wait
+(reading pauses while too many wait); a connection that does not log in and sends nothing is
+closed; a client that does not read its replies is cut off once the transport holds more than
+`pending_output_bytes` for it (the transport pauses its producer, this connection, at that
+size). Logins and account creations go through the server's `LoginGuard` (hashing slots,
+growing delays, per-address budget). A connection made without limits (tests) has none.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from twisted.internet import defer, task
+from twisted.internet import protocol as twisted_protocol
+from twisted.internet.interfaces import IDelayedCall, IPushProducer, IReactorTime
+from twisted.logger import Logger
+from zope.interface import implementer
+
+import protocol as tp
+from protocol import Answer, Deframer, FailCode, ProtocolError, fit_fail
+from server.config.limits import Limits
+from server.game.directory import GameDirectory
+from server.guards.login_guard import GuardedClient, LoginGuard
+from server.guards.rates import TokenBucket, address_key
+from server.tp.errors import fail, fail_for, internal_error
+from server.tp.session import Session, State
+from server.views.tp import catalogue
+from server.views.tp.frame_cache import FrameCache
+
+log = Logger()
+
+# A client that sends more than this many requests ahead of our replies is paused until we
+# catch up, so a flood cannot make the server buffer without bound.
+MAX_PENDING = 256
+# A connection refused for its address's share is closed if it sends no frame in this time.
+REFUSED_GRACE_S = 5.0
+
+TOO_MANY_CONNECTIONS = "Too many connections from your address (at most {limit}); close one and try again."
+NOT_LOGGED_IN = "No login for {seconds:g} s; the connection is closed."
+
+
+def _byte_transport(transport):
+    """The transport that buffers the bytes (under TLS, the TCP connection beneath it)."""
+    seen = 0
+    while transport is not None and seen < 4:
+        if hasattr(transport, "bufferSize"):
+            return transport
+        transport = getattr(transport, "transport", None)
+        seen += 1
+    return None
+
+
+@implementer(IPushProducer)
+class TPConnection(twisted_protocol.Protocol):
+    transport: Any  # a TCP or TLS transport: also a producer and a consumer
+
+    def __init__(
+        self,
+        directory: GameDirectory,
+        frames=None,
+        session_factory=None,
+        *,
+        limits: Limits | None = None,
+        guard: LoginGuard | None = None,
+        clock: IReactorTime | None = None,
+        refusal: str | None = None,
+    ):
+        self.directory = directory
+        self.frames = frames
+        # What serves a connection: `Session`, or a stand-in with the same constructor (a
+        # cluster node's `server.cluster.routing.ClusterSession`, which relays to other nodes;
+        # a stand-in with `handle_frame(message, frame)` also gets the undecoded frame).
+        self.session_factory = session_factory or Session
+        self.limits = limits
+        self.guard = guard
+        self.clock = clock
+        self.refusal = refusal  # set: answer the first frame with this Fail text and close
+        self.deframer = Deframer()
+        self.session: Session | None = None
+        self.pending: deque[tp.Frame | ProtocolError] = deque()
+        self.busy = False
+        self.paused = False  # reading paused: too many requests wait
+        self.closing = False  # the connection is going away: write nothing more
+        self.stop_reading = False  # an error ended the byte stream: read nothing more
+        self.address = "?"
+        self.login: GuardedClient | None = None
+        self._frame_bucket: TokenBucket | None = None
+        self._throttled: IDelayedCall | None = None
+        self._warned_rate = False
+        self._idle: IDelayedCall | None = None
+        self._producing = False  # registered with the transport as its producer
+
+    # -- Twisted -------------------------------------------------------------------------
+
+    def connectionMade(self) -> None:
+        if self.address == "?":
+            self.address = address_key(str(getattr(self.transport.getPeer(), "host", "") or ""))
+        if self.refusal is not None:
+            self._idle = self._clock().callLater(REFUSED_GRACE_S, self._close)
+            return
+        limits = self.limits
+        if self.guard is not None:
+            self.login = self.guard.client(self.address)
+        if limits is None:
+            return
+        if limits.frames_per_second:
+            self._frame_bucket = TokenBucket(
+                limits.frames_per_second, limits.frame_burst, self._clock().seconds()
+            )
+        if limits.pending_output_bytes:
+            buffered = _byte_transport(self.transport)
+            if buffered is not None:
+                buffered.bufferSize = limits.pending_output_bytes
+            self.transport.registerProducer(self, True)
+            self._producing = True
+        self._arm_idle()
+
+    def dataReceived(self, data: bytes) -> None:
+        if self.closing or self.stop_reading:
+            return
+        self.deframer.feed(data)
+        # Errors are answered in turn, after the replies to the frames before them.
+        for item in self.deframer.frames_and_errors():
+            self.pending.append(item)
+            if isinstance(item, ProtocolError) and item.closes_stream:
+                self.stop_reading = True
+        if len(self.pending) > MAX_PENDING and not self.paused:
+            self.paused = True
+            self.transport.pauseProducing()
+        if self.pending:
+            self._arm_idle()
+        self._process()
+
+    def connectionLost(self, reason=None) -> None:
+        self.closing = True
+        self.pending.clear()
+        for call in (self._throttled, self._idle):
+            if call is not None and call.active():
+                call.cancel()
+        if self.login is not None:
+            self.login.lost()
+        if self.session is not None:
+            self.session.connection_lost()
+        factory = getattr(self, "factory", None)
+        if factory is not None and self.refusal is None:
+            factory.connection_closed(self)
+
+    # -- IPushProducer: the transport holds too much unsent output -----------------------
+
+    def pauseProducing(self) -> None:
+        if self.closing:
+            return
+        limit = self.limits.pending_output_bytes if self.limits else 0
+        log.warn(
+            "cutting off {peer}: more than {limit} bytes of replies it has not read",
+            peer=self._peer(),
+            limit=limit,
+        )
+        self.closing = True
+        self.pending.clear()
+        self._producing = False
+        self.transport.unregisterProducer()
+        self.transport.abortConnection()
+
+    def resumeProducing(self) -> None:
+        pass
+
+    def stopProducing(self) -> None:
+        self.closing = True
+        self.pending.clear()
+
+    # -- frames --------------------------------------------------------------------------
+
+    def _clock(self) -> IReactorTime:
+        if self.clock is None:
+            from twisted.internet import reactor
+
+            self.clock = reactor
+        return self.clock
+
+    def _write(self, data: bytes) -> None:
+        if not self.closing:
+            self.transport.write(data)
+
+    def _protocol_error(self, error: ProtocolError) -> None:
+        log.debug("protocol error from {peer}: {error}", peer=self._peer(), error=error.message)
+        self._write(tp.encode_error(error, self.deframer.version))
+        if error.answer not in (Answer.FAIL, Answer.FAIL_AND_REDETECT):
+            self._close()
+
+    def _rate_allows(self) -> bool:
+        """Take a frame's token; without one, come back when it is there."""
+        if self._throttled is not None:
+            return False
+        bucket = self._frame_bucket
+        if bucket is None:
+            return True
+        clock = self._clock()
+        if bucket.take(clock.seconds()):
+            return True
+        if not self._warned_rate:
+            self._warned_rate = True
+            log.info(
+                "slowing down {peer}: more than {rate:g} frames a second",
+                peer=self._peer(),
+                rate=bucket.rate,
+            )
+        self._throttled = clock.callLater(bucket.wait(clock.seconds()), self._unthrottle)
+        return False
+
+    def _unthrottle(self) -> None:
+        self._throttled = None
+        self._process()
+
+    def _process(self) -> None:
+        while not self.busy and self.pending and not self.closing:
+            if not self._rate_allows():
+                return
+            frame = self.pending.popleft()
+            if isinstance(frame, ProtocolError):
+                self._protocol_error(frame)
+                continue
+            if self.refusal is not None:
+                self._refuse(frame)
+                return
+            if self.session is None:
+                host = self.transport.getHost()
+                self.session = self.session_factory(
+                    self.directory,
+                    frame.version,
+                    self._push,
+                    getattr(host, "host", ""),
+                    getattr(host, "port", 0),
+                    close=self._close,
+                    frames=self.frames,
+                )
+            try:
+                message = tp.decode(frame, order_descs=catalogue.ORDER_DESCS)
+            except ProtocolError as error:
+                self._write(tp.encode_error(error, frame.version, frame.sequence))
+                continue
+            result: bytes | defer.Deferred
+            try:
+                if (
+                    self.login is not None
+                    and isinstance(message, tp.Login | tp.CreateAccount)
+                    and self._guarded()
+                ):
+                    result = self._guarded_login(message, frame, partial(self._handle, message, frame))
+                else:
+                    result = self._handle(message, frame)
+            except Exception:
+                log.failure("handler failed for {message}", message=type(message).__name__)
+                result = self._internal_error(frame)
+            if isinstance(result, defer.Deferred):
+                self.busy = True
+                result.addErrback(self._handler_failed, frame)
+                result.addCallback(self._answered)
+                return
+            self._write(result)
+        if self.paused and len(self.pending) < MAX_PENDING // 2 and not self.closing:
+            self.paused = False
+            self.transport.resumeProducing()
+
+    def _handle(self, message: tp.Message, frame: tp.Frame) -> bytes | defer.Deferred:
+        assert self.session is not None
+        handle_frame = getattr(self.session, "handle_frame", None)
+        if handle_frame is not None:
+            return handle_frame(message, frame)
+        return self.session.handle(message, frame.sequence)
+
+    def _answered(self, data: bytes) -> None:
+        self.busy = False
+        if not self.closing:
+            self._write(data)
+            if self.login is not None and self.login.must_close:
+                self._close()
+                return
+            self._arm_idle()
+            self._process()
+
+    def _handler_failed(self, failure, frame: tp.Frame) -> bytes:
+        log.failure("handler failed for frame type {type}", failure, type=frame.type)
+        return self._internal_error(frame)
+
+    def _internal_error(self, frame: tp.Frame) -> bytes:
+        return tp.encode(internal_error(), frame.version, frame.sequence)
+
+    def _fail_bytes(self, answer: tp.Fail, frame: tp.Frame) -> bytes:
+        return tp.encode(fit_fail(answer, frame.version), frame.version, frame.sequence)
+
+    # -- logins --------------------------------------------------------------------------
+
+    def _guarded(self) -> bool:
+        """Whether a Login or CreateAccount now goes through the login guard."""
+        assert self.session is not None
+        if getattr(self.session, "relayed", False):  # another node of the cluster, relaying
+            return False
+        return _state(self.session) is State.CONNECTED
+
+    def _guarded_login(
+        self, message: tp.Login | tp.CreateAccount, frame: tp.Frame, request: Callable[[], Any]
+    ) -> defer.Deferred:
+        """A Login or CreateAccount (`request()` runs it), run when the guard gives it a hashing
+        slot; a failed login is answered after the guard's delay."""
+        assert self.login is not None and self.session is not None
+        login, session = self.login, self.session
+        is_login = isinstance(message, tp.Login)
+
+        def run(ticket) -> defer.Deferred:
+            d = defer.maybeDeferred(request)
+
+            def finished(data: bytes) -> bytes | defer.Deferred:
+                delay = ticket.done(_state(session) is State.PLAYING, counts=is_login)
+                if delay <= 0 or self.closing:
+                    return data
+                return task.deferLater(self._clock(), delay, lambda: data)
+
+            def broken(failure):
+                ticket.done(True, counts=False)
+                return failure
+
+            return d.addCallbacks(finished, broken)
+
+        def refused(failure):
+            answer = fail_for(failure.value)
+            if answer is None:
+                return failure
+            return self._fail_bytes(answer, frame)
+
+        return login.admit(message.username).addCallbacks(run, refused)
+
+    # -- limits --------------------------------------------------------------------------
+
+    def _arm_idle(self) -> None:
+        """(Re)start the wait for a login: a connection not logged in is closed after
+        `login_idle_seconds` without a frame."""
+        seconds = self.limits.login_idle_seconds if self.limits else 0
+        if not seconds or self.closing:
+            return
+        if self.session is not None and _state(self.session) is State.PLAYING:
+            if self._idle is not None and self._idle.active():
+                self._idle.cancel()
+            self._idle = None
+            return
+        if self._idle is not None and self._idle.active():
+            self._idle.reset(seconds)
+        else:
+            self._idle = self._clock().callLater(seconds, self._idle_expired)
+
+    def _idle_expired(self) -> None:
+        self._idle = None
+        if self.closing or (self.session is not None and _state(self.session) is State.PLAYING):
+            return
+        if self.busy or self.pending:  # a request is being answered (a login waiting its turn)
+            self._arm_idle()
+            return
+        seconds = self.limits.login_idle_seconds if self.limits else 0
+        log.info("closing {peer}: no login for {seconds:g} s", peer=self._peer(), seconds=seconds)
+        if self.deframer.version is not None:
+            answer = fail(FailCode.UNAVAILABLE_TEMPORARILY, NOT_LOGGED_IN.format(seconds=seconds))
+            version = self.deframer.version
+            self._write(tp.encode(fit_fail(answer, version), version, 0))
+        self._close()
+
+    def _refuse(self, frame: tp.Frame) -> None:
+        limit = self.limits.connections_per_address if self.limits else 0
+        answer = fail(FailCode.UNAVAILABLE_TEMPORARILY, TOO_MANY_CONNECTIONS.format(limit=limit))
+        self._write(self._fail_bytes(answer, frame))
+        self._close()
+
+    def _close(self) -> None:
+        self.closing = True
+        self.pending.clear()
+        if self._producing:
+            self._producing = False
+            self.transport.unregisterProducer()
+        self.transport.loseConnection()
+
+    def _push(self, data: bytes) -> None:
+        self._write(data)
+
+    def _peer(self) -> str:
+        peer = self.transport.getPeer() if self.transport else None
+        return f"{getattr(peer, 'host', '?')}:{getattr(peer, 'port', '?')}"
+
+
+def _state(session: Any) -> State:
+    """Where a connection's conversation is: a `Session`'s state; a cluster node's stand-in
+    (`server.cluster.routing.ClusterSession`) is logged in once it has a mode."""
+    state = getattr(session, "state", None)
+    if isinstance(state, State):
+        return state
+    if getattr(session, "mode", None) is not None:
+        return State.PLAYING
+    local = getattr(session, "local", None)
+    return getattr(local, "state", State.CONNECTED)
+
+
+class TPFactory(twisted_protocol.Factory):
+    """Serves TP on one or more listeners; keeps the encoded frames of each game for all its
+    connections (the read side's cache, `server.views.tp.frame_cache`), counts the connections of
+    each source address, and gives every connection the server's limits and login guard."""
+
+    noisy = False
+
+    def __init__(
+        self,
+        directory: GameDirectory,
+        session_factory=None,
+        *,
+        limits: Limits | None = None,
+        guard: LoginGuard | None = None,
+        clock: IReactorTime | None = None,
+    ):
+        self.directory = directory
+        self.session_factory = session_factory
+        self.limits = limits
+        self.guard = guard
+        self.clock = clock
+        self._frame_caches: dict[int, FrameCache] = {}
+        self.connections: dict[str, int] = {}
+
+    def frames(self, game_id: int) -> FrameCache:
+        cache = self._frame_caches.get(game_id)
+        if cache is None:
+            cache = self._frame_caches[game_id] = FrameCache()
+        return cache
+
+    def buildProtocol(self, addr) -> TPConnection:
+        key = address_key(str(getattr(addr, "host", "") or ""))
+        limit = self.limits.connections_per_address if self.limits else 0
+        refusal = None
+        if limit and self.connections.get(key, 0) >= limit:
+            refusal = TOO_MANY_CONNECTIONS.format(limit=limit)
+            log.warn(
+                "refusing a connection from {address}: it has {count} open (limit {limit})",
+                address=key,
+                count=self.connections.get(key, 0),
+                limit=limit,
+            )
+        else:
+            self.connections[key] = self.connections.get(key, 0) + 1
+        connection = TPConnection(
+            self.directory,
+            self.frames,
+            self.session_factory,
+            limits=self.limits,
+            guard=self.guard,
+            clock=self.clock,
+            refusal=refusal,
+        )
+        connection.factory = self
+        connection.address = key
+        return connection
+
+    def connection_closed(self, connection: TPConnection) -> None:
+        count = self.connections.get(connection.address, 0) - 1
+        if count > 0:
+            self.connections[connection.address] = count
+        else:
+            self.connections.pop(connection.address, None)

@@ -1,0 +1,1 @@
+"""The Thousand Parsec view of a game: universe, frames, modtimes, catalogues."""

@@ -1,0 +1,325 @@
+"""The data of every page and API answer, as plain JSON-ready dicts built from snapshots.
+
+* `public_game(snapshot)`: what anyone may see of a game (the R27 view of nobody, player 0):
+  the board, leaders, players with who is waited for, conflicts, and — only once the game is
+  over — the ranking and scores. No colonist type, no score, no order, no message before that.
+* `my_view(snapshot, player, history)`: one player's own view: their hand with its types, their
+  leaders and bombers, their scores and score history, board messages and orders.
+
+Pages and the JSON API render the same documents, so a page cannot show what the API would not.
+The parts that do not depend on the time are built once per snapshot (`snapshot.derived`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ruleset import Kind, OrderType, Phase, Role, allowed_order_types, visible_to
+from ruleset.kinds import SCORE_TITLES, Score
+from ruleset.orders import ORDER_NAMES
+from server.model.snapshot import GameSnapshot
+from server.views.web.galaxy import LEADER_NAMES, Galaxy, galaxy
+from server.views.web.history import HistoryBook, TurnSummary
+from server.views.web.mapsvg import owner_colour
+
+SCORE_KEYS = tuple(score.label for score in Score)
+NORMAL_TYPES = {Role.LEADER: OrderType.MOVE, Role.BOMBER: OrderType.ATTACK}
+
+
+def public_galaxy(snapshot: GameSnapshot) -> Galaxy:
+    """The map everyone sees (it depends on the state alone: once for all its snapshots)."""
+    return snapshot.of_state(
+        ("web", "galaxy"), lambda: galaxy(snapshot.state.board, visible_to(snapshot.state, 0))
+    )
+
+
+def accepting_players(snapshot: GameSnapshot) -> bool:
+    setup = snapshot.setup
+    full = bool(setup.max_players) and len(snapshot.state.players) >= setup.max_players
+    return setup.account_creation and not snapshot.over and not full
+
+
+def public_game(snapshot: GameSnapshot) -> dict[str, Any]:
+    """Everything public about the game but the time left (see `with_time`)."""
+    return snapshot.derived(("web", "public"), lambda: _public_game(snapshot))
+
+
+def with_time(document: dict[str, Any], snapshot: GameSnapshot, now: float) -> dict[str, Any]:
+    return {
+        **document,
+        "seconds_left": snapshot.seconds_left(now) if snapshot.started else -1,
+        "paused": snapshot.paused,  # an operator stopped the turn clock (no deadline runs)
+    }
+
+
+def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
+    state = snapshot.state
+    view = visible_to(state, 0)
+    board = state.board
+    waiting = set(snapshot.waiting_for())
+    acting = set(snapshot.acting_players())
+    counts: dict[int, dict[Role, int]] = {}
+    for fleet in view.fleets.values():
+        by_role = counts.setdefault(fleet.owner, {})
+        by_role[fleet.role] = by_role.get(fleet.role, 0) + 1
+    players = [
+        {
+            "id": pid,
+            "name": name,
+            "colour": owner_colour(pid),
+            "acting": pid in acting,
+            "finished": pid in snapshot.finished and pid in acting,
+            "waiting": pid in waiting,
+            "removed": pid in snapshot.removed_players,
+            "seat": snapshot.seat_label(pid),
+            "stand_in": pid in snapshot.stand_ins(),
+            "colonists": counts.get(pid, {}).get(Role.COLONIST, 0),
+            "bombers": counts.get(pid, {}).get(Role.BOMBER, 0),
+        }
+        for pid, name in view.players
+    ]
+    timer = snapshot.setup.timer
+    return {
+        "name": snapshot.name,
+        "description": snapshot.setup.description,
+        "turn": snapshot.turn,
+        "phase": snapshot.phase.value,
+        "over": snapshot.over,
+        "started": snapshot.started,
+        "resolving": snapshot.resolving,
+        "timer": {
+            "kind": timer.kind,
+            "turn_length": timer.turn_length,
+            "players_min": timer.turn_players_min,
+            "description": timer.describe(),  # one line; a calendar's schedule and zone
+        },
+        "accepting_players": accepting_players(snapshot),
+        "players": players,
+        "pool_total": view.pool_total,
+        "width": max((len(row) for row in board.rows), default=0),
+        "height": len(board.rows),
+        "conflicts": [conflict_document(snapshot, i) for i in range(len(view.conflicts))],
+        "ranking": ranking(snapshot) if snapshot.over else None,
+    }
+
+
+def public_systems(snapshot: GameSnapshot) -> list[dict[str, Any]]:
+    """Every system of the public map (the JSON API's; the pages draw the map instead)."""
+    return snapshot.derived(
+        ("web", "systems"), lambda: [system_document(s) for s in public_galaxy(snapshot).systems]
+    )
+
+
+def system_document(system) -> dict[str, Any]:
+    leader = system.leader
+    return {
+        "id": system.object_id,
+        "x": system.x,
+        "y": system.y,
+        "terrain": {"M": "uninhabitable", "A": "artifact"}.get(system.terrain, "habitable"),
+        "colony": None if system.colony is None else system.colony.label,
+        "artifact": system.artifact,
+        "destroyed": system.destroyed,
+        "leader": None
+        if leader is None
+        else {"fleet": leader.fleet, "owner": leader.owner, "kind": leader.kind.label},
+        "region": system.region,
+        "unification": system.unification,
+    }
+
+
+def conflict_document(snapshot: GameSnapshot, index: int) -> dict[str, Any]:
+    state = snapshot.state
+    conflict = state.conflicts[index]
+    board = state.board
+
+    def side(fleet_id: int, strength: int | None) -> dict[str, Any]:
+        fleet = state.fleets[fleet_id]
+        at = state.leader_at.get(fleet_id)
+        return {
+            "fleet": fleet_id,
+            "owner": fleet.owner,
+            "owner_name": state.player(fleet.owner).name,
+            "at": None if at is None else board.system_id(at),
+            "strength": strength,
+        }
+
+    return {
+        "internal": conflict.internal,
+        "kind": conflict.kind.label,
+        "running": index == 0 and state.phase is Phase.COMBAT,
+        "reinforcement_kind": conflict.reinforcement_kind.label,
+        "unification": None if conflict.unification is None else board.system_id(conflict.unification),
+        "attacker": side(conflict.attacker, conflict.attacker_strength),
+        "defender": side(conflict.defender, conflict.defender_strength),
+    }
+
+
+def ranking(snapshot: GameSnapshot) -> list[dict[str, Any]] | None:
+    """The final ranking (R25), best first; only once the game is over."""
+    result = snapshot.state.result
+    if not snapshot.over or result is None:
+        return None
+    rows: list[dict[str, Any]] = []
+    for player in snapshot.state.players:
+        rows.append(
+            {
+                "player": player.id,
+                "name": player.name,
+                "colour": owner_colour(player.id),
+                "final": result.final.get(player.id, 0),
+                "winner": player.id in result.winners,
+                "scores": dict(zip(SCORE_KEYS, player.scores)),
+            }
+        )
+    rows.sort(key=lambda row: (not row["winner"], -row["final"], row["player"]))
+    for place, row in enumerate(rows, start=1):
+        row["place"] = place
+    return rows
+
+
+def summary_document(summary: TurnSummary) -> dict[str, Any]:
+    return {"turn": summary.turn, "combat": summary.combat, "lines": list(summary.lines)}
+
+
+def seat_document(snapshot: GameSnapshot, player: int) -> dict[str, Any]:
+    """Who plays the player's seat, for the player only: with their missed turns in a row and
+    the end of their vacation (Unix time), which public documents leave out."""
+    attendance = snapshot.attendance.get(player)
+    return {
+        "seat": snapshot.seat_label(player),
+        "stand_in": player in snapshot.stand_ins(),
+        "missed_turns": attendance.missed if attendance is not None else 0,
+        "vacation_until": attendance.until if attendance is not None else None,
+    }
+
+
+def lobby_entry(snapshot: GameSnapshot, now: float) -> dict[str, Any]:
+    public = public_game(snapshot)
+    keys = ("name", "description", "turn", "phase", "over", "started", "timer", "accepting_players")
+    entry = {key: public[key] for key in keys}
+    entry["players"] = [
+        {k: p[k] for k in ("id", "name", "colour", "finished", "waiting", "removed", "seat", "stand_in")}
+        for p in public["players"]
+    ]
+    return with_time(entry, snapshot, now)
+
+
+# -- a player's own view -------------------------------------------------------------------
+
+
+def order_type_for(snapshot: GameSnapshot, fleet_id: int) -> int:
+    """The order a fleet takes now, or the one it takes in a normal turn when it takes none now
+    (a probe of it then meets the ruleset's own refusal)."""
+    state = snapshot.state
+    allowed = allowed_order_types(state, fleet_id)
+    if allowed:
+        return int(allowed[0])
+    fleet = state.fleets.get(fleet_id)
+    if fleet is None:
+        return int(OrderType.COLONIZE)
+    if fleet.role is Role.COLONIST:
+        return int(OrderType.COLONIZE_MINING if fleet.kind is Kind.MINING else OrderType.COLONIZE)
+    return int(NORMAL_TYPES[fleet.role])
+
+
+def my_orders(snapshot: GameSnapshot, player: int) -> list[dict[str, Any]]:
+    board = snapshot.state.board
+    rows: list[dict[str, Any]] = []
+    for object_id in sorted(snapshot.queues):
+        for slot, queued in enumerate(snapshot.queue(object_id)):
+            if queued.order.player != player:
+                continue
+            entry = queued.entry
+            cell = board.cell_of_object(entry.target)
+            order_type = OrderType(entry.type) if entry.type in ORDER_NAMES else None
+            rows.append(
+                {
+                    "fleet": object_id,
+                    "fleet_name": _fleet_name(snapshot, object_id),
+                    "slot": slot,
+                    "type": entry.type,
+                    "type_name": ORDER_NAMES.get(order_type, str(entry.type))
+                    if order_type
+                    else str(entry.type),
+                    "target": entry.target if order_type is None or order_type.takes_target else None,
+                    "target_name": board.system_name(cell) if cell is not None else None,
+                    "seq": entry.seq,
+                }
+            )
+    rows.sort(key=lambda row: row["seq"])
+    return rows
+
+
+def _fleet_name(snapshot: GameSnapshot, object_id: int) -> str:
+    fleet = snapshot.state.fleets.get(object_id)
+    if fleet is None:
+        return f"object {object_id}"
+    if fleet.role is Role.COLONIST and fleet.kind is not None:
+        return f"{fleet.kind.label.capitalize()} colonists"
+    return fleet.name
+
+
+def my_view(snapshot: GameSnapshot, player: int, history: HistoryBook | None) -> dict[str, Any]:
+    state = snapshot.state
+    me = state.player(player)
+    board = state.board
+    hand: list[dict[str, Any]] = []
+    leaders: list[dict[str, Any]] = []
+    bombers: list[dict[str, Any]] = []
+    for fleet in state.fleets_of(player):
+        types = [ORDER_NAMES[t] for t in allowed_order_types(state, fleet.id)]
+        if fleet.kind is None:  # a bomber
+            bombers.append({"fleet": fleet.id, "order_types": types})
+        elif fleet.role is Role.COLONIST:
+            hand.append({"fleet": fleet.id, "kind": fleet.kind.label, "order_types": types})
+        elif fleet.role is Role.LEADER:
+            at = state.leader_at.get(fleet.id)
+            leaders.append(
+                {
+                    "fleet": fleet.id,
+                    "kind": fleet.kind.label,
+                    "name": LEADER_NAMES[fleet.kind],
+                    "at": None if at is None else board.system_id(at),
+                    "at_name": None if at is None else board.system_name(at),
+                    "order_types": types,
+                }
+            )
+    conflict = state.active_conflict
+    combat = None
+    if conflict is not None:
+        sides = (state.fleets[conflict.attacker].owner, state.fleets[conflict.defender].owner)
+        combat = {
+            **conflict_document(snapshot, 0),
+            "mine": player in sides,
+            "can_reinforce_with": [f["fleet"] for f in hand if "Reinforce" in f["order_types"]],
+        }
+    points = history.scores_of(player) if history is not None else []
+    return {
+        "game": snapshot.name,
+        "player": {"id": player, "name": me.name, "colour": owner_colour(player)},
+        "turn": snapshot.turn,
+        "phase": snapshot.phase.value,
+        "over": snapshot.over,
+        "must_act": player in snapshot.acting_players(),
+        "finished": player in snapshot.finished,
+        "removed": player in snapshot.removed_players,
+        **seat_document(snapshot, player),
+        "scores": dict(zip(SCORE_KEYS, me.scores)),
+        "score_titles": dict(zip(SCORE_KEYS, SCORE_TITLES)),
+        "score_history": [{"turn": turn, "scores": list(scores)} for turn, scores in points],
+        "hand": hand,
+        "leaders": leaders,
+        "bombers": bombers,
+        "combat": combat,
+        "orders": my_orders(snapshot, player),
+        "messages": [
+            {
+                "index": item.index,
+                "turn": item.message.turn,
+                "subject": item.message.subject,
+                "body": item.message.body,
+            }
+            for item in snapshot.board(player)
+        ],
+    }

@@ -1,0 +1,128 @@
+"""One browser's request: its session and CSRF cookies, its logins, the forms it posts.
+
+The pages (`server.web.pages`) and the notification forms (`server.web.notification_pages`)
+both read who is asking through a `Browser`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from urllib.parse import quote
+
+from server.model.refusals import Refused
+from server.web.contract import ServedGame
+from server.web.relay import is_secure
+from server.web.routing import HTTPFailure
+from server.web.sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, Session
+from server.web.website import WebSite
+
+HTML = b"text/html; charset=utf-8"
+
+
+def game_path(name: str, *rest: str) -> str:
+    return "/games/" + quote(name, safe="") + "".join("/" + part for part in rest)
+
+
+class Browser:
+    """One request's cookies: the session (if any) and the CSRF cookie (made when missing)."""
+
+    def __init__(self, web: WebSite, request):
+        self.web = web
+        self.request = request
+        raw_session = request.getCookie(SESSION_COOKIE)
+        self.session: Session | None = web.sessions.get(
+            raw_session.decode("ascii", "replace") if raw_session else None
+        )
+        raw_csrf = request.getCookie(CSRF_COOKIE)
+        self.csrf_cookie = raw_csrf.decode("ascii", "replace") if raw_csrf else ""
+
+    def _cookie(self, name: bytes, value: str, max_age: int | None) -> None:
+        prefix = name + b"="
+        self.request.cookies = [c for c in self.request.cookies if not c.startswith(prefix)]
+        self.request.addCookie(
+            name,
+            value.encode(),
+            path=b"/",
+            httpOnly=True,
+            secure=is_secure(self.request),
+            sameSite="lax",
+            max_age=None if max_age is None else str(max_age).encode(),
+        )
+
+    def csrf(self) -> str:
+        if not self.csrf_cookie:
+            self.csrf_cookie = secrets.token_urlsafe(24)
+            self._cookie(CSRF_COOKIE, self.csrf_cookie, None)
+        return self.web.sessions.csrf_token(self.csrf_cookie, self.session)
+
+    def login(self, game_name: str) -> tuple[int, str] | None:
+        if self.session is None:
+            return None
+        return self.session.logins.get(game_name)
+
+    def start_session(self) -> Session:
+        """A new session for a login, keeping the logins of the old one: a session id known
+        before a login is never the one that carries it (no session fixation)."""
+        fresh = self.web.sessions.create()
+        if self.session is not None:
+            fresh.logins.update(self.session.logins)
+            fresh.notices.extend(self.session.notices)
+            self.web.sessions.drop(self.session.id)
+        self.session = fresh
+        self.save()
+        return fresh
+
+    def add_login(self, game_name: str, player: int, username: str) -> None:
+        """Log this browser in to a game: a new session (`start_session`) with the login."""
+        session = self.start_session()
+        session.logins[game_name] = (player, username)
+        self.save()
+
+    def save(self) -> None:
+        """Send the session cookie again (its logins changed): every node reads them from it."""
+        if self.session is not None:
+            self._cookie(
+                SESSION_COOKIE, self.web.sessions.seal(self.session), int(self.web.sessions.lifetime)
+            )
+
+    def end_session(self) -> None:
+        if self.session is not None:
+            self.web.sessions.drop(self.session.id)
+            self.session = None
+        self._cookie(SESSION_COOKIE, "", 0)
+
+    def notices(self) -> list[tuple[str, str]]:
+        if self.session is None:
+            return []
+        notices, self.session.notices = self.session.notices, []
+        return notices
+
+    def notify(self, kind: str, text: str) -> None:
+        if self.session is not None:
+            self.session.notices.append((kind, text))
+
+    def form(self) -> dict[str, str]:
+        """The posted form, after its CSRF token is checked."""
+        fields = {}
+        for key, values in (self.request.args or {}).items():
+            try:
+                fields[key.decode()] = values[0].decode() if values else ""
+            except UnicodeDecodeError:
+                raise HTTPFailure(400, b"Forms are sent in UTF-8") from None
+        if not self.web.sessions.csrf_ok(self.csrf_cookie, self.session, fields.get("csrf")):
+            raise Refused(BAD_CSRF)
+        return fields
+
+    @property
+    def wants_json(self) -> bool:
+        return b"application/json" in (self.request.getHeader(b"accept") or b"")
+
+
+def logged_in_player(web: WebSite, browser: Browser, name: str) -> tuple[ServedGame, int]:
+    """The game `name` and the player this browser is logged in as there; else a redirect to
+    the game's login form."""
+    game = web.game(name)
+    login = browser.login(game.snapshot.name)
+    if login is None or login[0] in game.snapshot.removed_players:
+        raise HTTPFailure(303, b"", HTML, {b"location": (game_path(name) + "#login").encode()})
+    return game, login[0]
