@@ -10,7 +10,8 @@ No I/O, no clock, no global random, standard library only (the scenario tool in
 * `acting_players(state, removed)` for who must act in the next turn;
 * `resolve_turn(state, orders, game_rng(seed, turn))` to play a turn (R12–R26a);
 * `end_game(state, EndReason.OPERATOR)` when an operator ends a game;
-* `visible_to(state, player_id)` for what one player may see (R27).
+* `visible_to(state, player_id)` for what one player may see (R27);
+* `final_standing(state)` for the places, scores and categories of a finished game (R25).
 
 Board messages (`Message`) carry `Mention`s of the systems, players and fleets they name.
 """
@@ -34,6 +35,7 @@ from .orders import (
 from .randomness import game_rng, join_rng
 from .regions import label_regions
 from .setup import SetupError, add_player, new_game
+from .standing import FinalStanding, PlayerStanding, final_standing
 from .state import Conflict, EndReason, FinalResult, Fleet, GameState, Phase, Player
 from .turn import resolve_turn
 from .turn_log import Event, TurnOutcome
@@ -47,6 +49,7 @@ __all__ = [
     "EndReason",
     "Event",
     "FinalResult",
+    "FinalStanding",
     "Fleet",
     "FleetView",
     "GameOverError",
@@ -62,6 +65,7 @@ __all__ = [
     "OrderType",
     "Phase",
     "Player",
+    "PlayerStanding",
     "PlayerView",
     "Problem",
     "ProblemCode",
@@ -75,6 +79,7 @@ __all__ = [
     "check_order",
     "end_game",
     "final_result",
+    "final_standing",
     "game_rng",
     "join_rng",
     "label_regions",

@@ -7,11 +7,12 @@ from dataclasses import replace
 
 from . import messages as text
 from .conditions import has_valid_target
-from .final_scoring import final_result, ranking
+from .final_scoring import final_result
 from .kinds import Kind, Role
 from .messages import Phrase, Standing
 from .order_types import OrderType
 from .position import Position
+from .standing import final_standing
 from .state import EndReason, GameState, Phase
 from .turn_log import TurnLog, TurnOutcome
 
@@ -35,29 +36,26 @@ def finish(position: Position, log: TurnLog, *, turn: int, rotation: int, reason
     wildcards, and tell every player how the game ended."""
     log.note("game over", detail=reason.value)
     ended = position.freeze(turn=turn, rotation=rotation, phase=Phase.OVER)
-    result = final_result(ended.players, reason)
+    ended = replace(ended, result=final_result(ended.players, reason))
+    standing = final_standing(ended)
+    assert standing is not None
     names = position.names
-    winners = [position.player(pid) for pid in result.winners]
-    best = result.final[result.winners[0]] if result.winners else 0
+    winners = [position.player(place.player) for place in standing.winners]
+    best = standing.winners[0].final if standing.winners else 0
     why = text.end_reason_line(reason, len(ended.artifacts))
     standings = [
-        Standing(
-            rank,
-            position.player(pid),
-            result.final[pid],
-            result.distributed[pid],
-            ended.player(pid).scores[4],
-        )
-        for rank, pid in ranking(result)
+        Standing(place.rank, position.player(place.player), place.final, place.after, place.artifacts)
+        for place in standing.places
     ]
     head = text.winners_line(winners, best)
     ranking_text = text.final_ranking(why, standings)
     # The winners are the first players ranked: every body names each player once, in ranking order.
     mentions = text.unique_mentions(head.mentions + ranking_text.mentions)
     for player_id in sorted(names):
-        body = text.game_over(head, result.final[player_id], ranking_text)
+        own = standing.of(player_id)
+        body = text.game_over(head, own.final if own is not None else 0, ranking_text)
         log.tell(player_id, text.GAME_OVER, Phrase(body.text, mentions), unique=True)
-    return replace(ended, result=result)
+    return ended
 
 
 def end_game(state: GameState, reason: EndReason = EndReason.OPERATOR) -> TurnOutcome:

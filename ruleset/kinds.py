@@ -44,6 +44,8 @@ class Score(IntEnum):
 
 
 SCORE_TITLES = ("Money", "Technology", "People", "Raw Materials", "Alien Artifacts")
+#: The score categories by name, wherever a program reads them (JSON answers, standings).
+SCORE_KEYS = ("money", "technology", "people", "raw_materials", "artifacts")
 
 
 class Role(IntEnum):
