@@ -468,8 +468,9 @@ async def _publish_web_address(config: ServerConfig, server: Server, places: Any
 async def _start_admin(config: ServerConfig, server: Server, reactor: Any) -> None:
     if not config.admin.listen:
         return
-    from server.admin import LiveBackend
-    from server.admin import listen as listen_admin
+    assert server.hasher is not None  # made with the store, before any listener starts
+    from server.admin.listener import listen as listen_admin
+    from server.admin.live import LiveBackend
 
     backend: Any
     if server.cluster is not None:

@@ -16,8 +16,10 @@ import sys
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from server.admin import AdminSettings, LiveBackend, listen
+from server.admin.listener import listen
+from server.admin.live import LiveBackend
 from server.app import start_server
+from server.config.admin import AdminSettings
 from server.config.file import GameConfig, ServerConfig
 from server.model.timer_settings import TimerSettings
 from server.operating.logs import begin_logging

@@ -20,7 +20,7 @@ from protocol.admin import (
     LogMessage,
     encode_admin,
 )
-from server.admin import CommandFailed
+from server.admin.backend import CommandFailed
 from server.admin.commands import COMMANDS
 from server.admin.session import BAD_LOGIN, INTERNAL_ERROR, MAX_LOGIN_FAILURES, WANTED_CONNECT, WANTED_LOGIN
 from server.model.timer_settings import TimerSettings

@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 from twisted.internet.task import Clock
 
-from server.admin import AdminSettings, build_factory, parse_admin_settings
+from server.admin.listener import build_factory
+from server.config.admin import AdminSettings, parse_admin_settings
 from server.config.errors import ConfigError
 from server.game.passwords import InlineHasher, verify_password
 from server.operating.admin_user import admin_user

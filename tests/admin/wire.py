@@ -9,7 +9,9 @@ from twisted.logger import LogPublisher
 
 from protocol import Connect, Deframer, Login, Okay
 from protocol.admin import LogMessage, decode_admin, encode_admin
-from server.admin import AdminFactory, AdminSettings, LiveBackend
+from server.admin.live import LiveBackend
+from server.admin.network import AdminFactory
+from server.config.admin import AdminSettings
 from server.config.file import GameConfig
 from server.game.passwords import InlineHasher, hash_password
 from server.model.timer_settings import TimerSettings

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from server.admin import parse_admin_settings
 from server.config import file as server_config
+from server.config.admin import parse_admin_settings
 from server.config.discovery import DiscoverySettings, parse_discovery_settings
 from server.config.file import load_config
 
