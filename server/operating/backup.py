@@ -4,8 +4,10 @@ Copying `tae.db` with `cp` while the server runs gives an old or torn game: the 
 are still in the write-ahead log (`tae.db-wal`). This copies through SQLite's online backup API
 (`sqlite3.Connection.backup`) in one step, which reads one consistent snapshot (WAL lets the
 server keep writing meanwhile); the copy is written next to FILE under a temporary name, made a
-self-contained file (journal mode DELETE: no -wal file belongs to it), checked with
-`PRAGMA integrity_check`, and only then renamed to FILE.
+self-contained file (journal mode DELETE: no -wal file belongs to it), cleared of the live
+server's lease (the copy is not in use: a server started on it at once must not be told that
+another server is using it), checked with `PRAGMA integrity_check`, and only then renamed to
+FILE.
 
 PostgreSQL databases are backed up with PostgreSQL's own tools (`pg_dump`); `backup` says so.
 """
@@ -82,6 +84,7 @@ def backup(url: str, target: str | Path, *, force: bool = False) -> BackupResult
         copy = sqlite3.connect(partial)
         try:
             source.backup(copy)  # one step: one consistent snapshot of the database
+            _release_lease(copy)
             copy.execute("PRAGMA journal_mode=DELETE")
             check = copy.execute("PRAGMA integrity_check").fetchone()[0]
             if check != "ok":
@@ -102,6 +105,14 @@ def backup(url: str, target: str | Path, *, force: bool = False) -> BackupResult
             except FileNotFoundError:
                 pass
     return BackupResult(target, target.stat().st_size, games, revision)
+
+
+def _release_lease(connection: sqlite3.Connection) -> None:
+    """The copy is used by no server: forget the lease the live server holds on the original."""
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "server_lease" in tables:
+        with connection:
+            connection.execute("DELETE FROM server_lease")
 
 
 def _summary(connection: sqlite3.Connection) -> tuple[int, str | None]:

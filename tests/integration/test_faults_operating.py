@@ -159,6 +159,15 @@ def test_a_backup_of_a_running_server_has_every_acknowledged_order(tmp_path):
         assert {a.username for a in stored.accounts} == {"ann", "bob"}
         status = tae_server("status", "tae", "--database", f"sqlite:///{tmp_path / 'copy.db'}")
         assert status.returncode == 0 and "ann" in status.stdout
+        assert "server: not running" in status.stdout  # the copy carries no lease
+        # the copy serves at once, while the original's server still runs
+        copy_server = ServerProcess(f"sqlite:///{tmp_path / 'copy.db'}", "--turn-length", "0")
+        try:
+            copy_port = copy_server.start()
+            again = player(copy_port, "ann")
+            assert isinstance(again.time_remaining(), tp.TimeRemaining)
+        finally:
+            copy_server.kill()
     finally:
         server.kill()
 

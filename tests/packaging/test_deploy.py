@@ -25,6 +25,9 @@ UNIT = ROOT / "deploy" / "tpserver-tae.service"
 def test_the_sample_configuration_loads_and_names_every_setting():
     config = load_config(str(SAMPLE))
     assert config.listen == ("tcp:6923",)
+    # the web listener is on, on this host only, with a secret that outlives restarts
+    assert config.web == ("tcp:8080:interface=127.0.0.1",)
+    assert config.web_secret_file == "/var/lib/tpserver-tae/web-secret"
     text = SAMPLE.read_text()
     keys = set(re.findall(r"^#?\s*([a-z_]+)\s*=", text, flags=re.MULTILINE))
     keys |= set(re.findall(r"^#?\s*\[([a-z_]+)\]", text, flags=re.MULTILINE))  # sections
@@ -98,6 +101,15 @@ def test_the_unit_is_hardened():
     database_dir = Path(sample.database.removeprefix("sqlite:///")).parent
     assert database_dir == Path(service["ReadWritePaths"]) == Path("/var/lib") / service["StateDirectory"]
     assert "--config /etc/tpserver-tae/tae.toml" in service["ExecStart"]
+
+
+def test_the_unit_does_not_restart_a_bad_configuration_and_follows_a_local_postgresql():
+    units = unit()
+    # exit 2 is `tae-server serve`'s "configuration I cannot use": restarting cannot help
+    assert units["Service"]["RestartPreventExitStatus"] == "2"
+    assert units["Service"]["Restart"] == "on-failure"
+    assert "postgresql.service" in units["Unit"]["After"].split()
+    assert "postgresql.service" in units["Unit"]["Wants"].split()
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
