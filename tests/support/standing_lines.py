@@ -29,10 +29,7 @@ class StandingLine:
 
 def lines_of_ruleset(standing) -> list[StandingLine]:
     """The lines of a `ruleset.FinalStanding`."""
-    return [
-        StandingLine(p.name, p.rank, p.shared, p.final, tuple(p.after), p.artifacts)  # type: ignore[arg-type]
-        for p in standing.places
-    ]
+    return [StandingLine(p.name, p.rank, p.shared, p.final, p.after, p.artifacts) for p in standing.places]
 
 
 def lines_of_document(document: Mapping[str, Any]) -> list[StandingLine]:
@@ -138,7 +135,7 @@ def lines_of_page(html: str) -> tuple[list[StandingLine], dict[str, tuple[int, .
     for row in ranking_table(html):
         rank_text = row["rank"]
         name = row["name"].replace("🏆", "").strip()
-        after = tuple(int(row[f"after {key}"]) for key in CATEGORIES)
+        after = _categories({key: int(row[f"after {key}"]) for key in CATEGORIES})
         scores = tuple(int(row[f"before {key}"]) for key in (*CATEGORIES, "artifacts"))
         lines.append(
             StandingLine(
@@ -146,7 +143,7 @@ def lines_of_page(html: str) -> tuple[list[StandingLine], dict[str, tuple[int, .
                 int(rank_text.split()[0]),
                 "(shared)" in rank_text,
                 int(row["final"]),
-                after,  # type: ignore[arg-type]
+                after,
                 scores[4],
             )
         )

@@ -89,7 +89,7 @@ def test_the_game_page_table_shows_the_same_places_labelled_before_and_after():
     assert before == {name: scores for name, scores in SCORES.items()}
     assert "after artifacts" in html and "before artifacts" in html
     assert "The game ended because the colonist pool ran out." in html
-    assert "cid, dee</span> won with a final score of 4" in html
+    assert "cid and dee</span> won with a final score of 4" in html
 
 
 def test_the_player_page_shows_the_same_table_and_labels_my_scores():
@@ -106,7 +106,7 @@ def test_the_lobby_and_the_list_of_games_name_the_winners_from_the_standing():
     (entry,) = client.get("/api/games").json()["games"]
     assert entry["standing"]["winners"] == ["cid", "dee"]
     assert [p["rank"] for p in entry["standing"]["places"]] == [1, 1, 3, 4]
-    assert "cid, dee</span> won with a final score of 4" in client.get("/").text
+    assert "cid and dee</span> won with a final score of 4" in client.get("/").text
 
 
 def test_nothing_of_the_standing_while_the_game_is_played():
