@@ -65,7 +65,7 @@ def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -
         "orders_queued": queued,
         "scores": _scores_dict(scores),
         "conflict": conflict.to_dict(game.player_id) if conflict is not None else None,
-        "game_over": over.to_dict() if over else None,
+        "game_over": over.to_dict(game.player_id) if over else None,
     }
 
 
@@ -124,13 +124,18 @@ def render_status(console: Console, data: dict) -> None:
                 parts.append(Text(f"{name}: finished", style="green"))
         table.add_row("players", Text(", ").join(parts))
     scores = data["scores"]
-    if scores:
+    if scores and scores.get("artifacts_distributed"):  # the game is over: as GAME OVER! says
         table.add_row(
             "scores",
             f"M {scores['money']}  T {scores['technology']}  P {scores['people']}  "
-            f"R {scores['raw_materials']}  A {scores['artifacts']}"
-            + (" distributed" if scores.get("artifacts_distributed") else "")
-            + f"  (final {scores['final']})",
+            f"R {scores['raw_materials']}  after {_artifacts(scores['artifacts'])}  "
+            f"(final {scores['final']})",
+        )
+    elif scores:
+        table.add_row(
+            "scores",
+            f"M {scores['money']}  T {scores['technology']}  P {scores['people']}  "
+            f"R {scores['raw_materials']}  A {scores['artifacts']}  (final {scores['final']})",
         )
     else:
         table.add_row("scores", "none yet")
@@ -181,8 +186,14 @@ def render_conflict(console: Console, conflict: dict) -> None:
     console.print("  a tie goes to the defender")
 
 
+def _artifacts(count: int) -> str:
+    return "1 artifact" if count == 1 else f"{count} artifacts"
+
+
 def render_game_over(console: Console, over: dict) -> None:
-    """Why the game ended, who won, and every player's final standing."""
+    """Why the game ended, who won, and every player's place as GAME OVER! gives it: the rank
+    (shared by players equal in all four categories), the final score, the categories after the
+    alien artifacts were shared out, and how many artifacts there were."""
     console.print(Text(f"GAME OVER (turn {over['turn']})", style="bold red"))
     if not over["ranking"]:
         console.print(over["message"])
@@ -192,18 +203,22 @@ def render_game_over(console: Console, over: dict) -> None:
         console.print(lines[0])
     if over["reason"]:
         console.print(over["reason"])
-    table = Table(box=None, pad_edge=False)
-    for column in ("rank", "player", "final", "money", "technology", "people", "raw materials", "artifacts"):
-        table.add_column(column, justify="left" if column == "player" else "right")
+    table = Table(
+        box=None, pad_edge=False, title="Final ranking (categories after artifacts)", title_justify="left"
+    )
+    columns = ("rank", "player", "final", "money", "technology", "people", "raw materials", "artifacts")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("rank", "player") else "right")
     for standing in over["ranking"]:
+        after = standing["categories_after"]
         table.add_row(
-            str(standing["rank"]),
+            f"{standing['rank']}{' (shared)' if standing['shared'] else ''}",
             standing["name"],
             str(standing["final"]),
-            str(standing["money"]),
-            str(standing["technology"]),
-            str(standing["people"]),
-            str(standing["raw_materials"]),
+            str(after["money"]),
+            str(after["technology"]),
+            str(after["people"]),
+            str(after["raw_materials"]),
             str(standing["artifacts"]),
         )
     console.print(table)

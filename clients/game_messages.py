@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from protocol import BoardMessage, ReferenceType
 
@@ -30,6 +30,7 @@ from .tae_model import Scores
 
 __all__ = [
     "COMBAT",
+    "CATEGORY_KEYS",
     "COMBAT_COMPLETE",
     "GAME_OVER",
     "TURN_COMPLETE",
@@ -110,10 +111,15 @@ _REF_GAME_OVER = re.compile(
 )
 
 
+CATEGORY_KEYS = ("money", "technology", "people", "raw_materials")
+
+
 @dataclass(frozen=True, slots=True)
 class Standing:
     """One line of the final ranking: ``categories`` are Money, Technology, People, Raw
-    Materials after the alien artifacts were distributed (R25); equal profiles share a rank."""
+    Materials after the alien artifacts were shared out (R25), ``artifacts`` how many there
+    were to share. Players equal in all four categories share a rank (``shared``): the server
+    writes the same number on their lines."""
 
     rank: int
     name: str
@@ -121,19 +127,31 @@ class Standing:
     final: int
     categories: tuple[int, int, int, int]
     artifacts: int
+    shared: bool = False
+
+    @property
+    def winner(self) -> bool:
+        return self.rank == 1
+
+    def categories_after(self) -> dict[str, int]:
+        """The four categories by name (``raw_materials``, as everywhere), after the sharing."""
+        return dict(zip(CATEGORY_KEYS, self.categories, strict=True))
 
     def to_dict(self) -> dict[str, object]:
-        money, technology, people, raw = self.categories
+        """A numeric ``rank`` (1: a winner) and ``shared``, the ``final`` score, the categories
+        after the artifacts were shared out (``categories_after``) and the artifacts that were
+        (``artifacts``). The flat ``money`` … ``raw_materials`` keys are the same values as
+        ``categories_after``, kept one release for scripts that read them."""
         return {
             "rank": self.rank,
+            "shared": self.shared,
+            "winner": self.winner,
             "player": self.player_id,
             "name": self.name,
             "final": self.final,
-            "money": money,
-            "technology": technology,
-            "people": people,
-            "raw_materials": raw,
+            "categories_after": self.categories_after(),
             "artifacts": self.artifacts,
+            **self.categories_after(),
         }
 
 
@@ -154,7 +172,10 @@ class GameOver:
     def standing_of(self, player_id: int | None) -> Standing | None:
         return next((s for s in self.ranking if player_id is not None and s.player_id == player_id), None)
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self, me: int | None = None) -> dict[str, object]:
+        """The message read: why, who won, every line of the ranking, and (with ``me``) my
+        own ``rank`` and whether it is ``shared`` (None when the message has no ranking)."""
+        mine = self.standing_of(me)
         return {
             "turn": self.turn,
             "message": self.body,
@@ -162,6 +183,8 @@ class GameOver:
             "winners": list(self.winners),
             "winning_score": self.winning_score,
             "final_score": self.final_score,
+            "rank": None if mine is None else mine.rank,
+            "shared": None if mine is None else mine.shared,
             "ranking": [standing.to_dict() for standing in self.ranking],
         }
 
@@ -197,6 +220,8 @@ def read_game_over(message: BoardMessage, names: Mapping[int, str], me: int | No
             )
         )
     if ranking:
+        ranks = [standing.rank for standing in ranking]
+        ranking = [replace(s, shared=ranks.count(s.rank) > 1) for s in ranking]
         mine = next((s for s in ranking if me is not None and s.player_id == me), None)
         reason = next(
             (line.strip() for line in lines[1:] if line.strip() and not line.startswith(_RANKING_HEADER)),

@@ -72,7 +72,7 @@ def _report(snapshot: GameSnapshot, now: float) -> GameReport:
     for player in state.players:
         pid = player.id
         turn = (
-            ("removed; " if pid in snapshot.removed_players else "") + standing(state.result, pid)
+            ("removed; " if pid in snapshot.removed_players else "") + standing(state, pid)
             if snapshot.over
             else "removed"
             if pid in snapshot.removed_players

@@ -109,13 +109,8 @@ def email_message(payload: dict[str, Any], sender: str, recipient: str, now: flo
     message["Date"] = formatdate(now, usegmt=True)
     message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
     message["X-TAE-Idempotency-Key"] = _CONTROL.sub(" ", str(payload.get("key", "")))
-    lines = [str(payload.get("text", ""))]
-    if payload.get("ranking"):
-        lines.append("")
-        for row in payload["ranking"]:
-            crown = " (winner)" if row.get("winner") else ""
-            lines.append(f"{row['place']}. {row['name']}: {row['final']}{crown}")
-    lines += ["", "--", "To stop these e-mails: tae-client notify off"]
+    # The text is the whole message; a game_over's holds the final standing, one line a place.
+    lines = [str(payload.get("text", "")), "", "--", "To stop these e-mails: tae-client notify off"]
     message.set_content("\n".join(lines))
     return message.as_bytes()
 

@@ -3,7 +3,7 @@
 Events (`kind`): "turn_started" (with the deadline, if any), "reminder" (the deadline is near
 and the player has not finished), "last_one" (everyone else who acts has finished),
 "conflict" (a war or revolt the player is in is queued or about to be fought), "game_over"
-(with the public final ranking), and "test" (a player tries their channels).
+(with the final standing, `server.views.standing`), and "test" (a player tries their channels).
 
 Each payload holds only what that player may see: the game's public facts (turn, phase,
 deadline, players' names, leaders in a conflict, which are public on the board) and, once the
@@ -20,10 +20,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ruleset import Phase
+from ruleset import FinalStanding, Phase
 from server.database.notification_outbox import OutboxEntry
 from server.model.snapshot import GameSnapshot
 from server.notifications.channels import EVENT_KINDS
+from server.views.standing import categories_words, place_words, standing_document, standing_of
+from server.views.web.documents import standing_fields
 
 TURN_STARTED, REMINDER, LAST_ONE, CONFLICT, GAME_OVER, TEST = (
     "turn_started",
@@ -197,10 +199,10 @@ def conflict(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry | N
 
 
 def final_ranking(snapshot: GameSnapshot) -> list[dict[str, Any]]:
-    """The public result once the game is over: place, name, final score, winner, scores."""
-    from server.views.web.documents import ranking
-
-    rows = ranking(snapshot) or []
+    """The public result once the game is over, in the row shape of earlier releases (kept one
+    release): each place of the standing, best first, with `place` its rank (shared by players
+    equal in all four categories) and `scores` the five scores before the artifacts were shared
+    out (`raw` beside `raw_materials`)."""
     return [
         {
             "place": row["place"],
@@ -209,36 +211,53 @@ def final_ranking(snapshot: GameSnapshot) -> list[dict[str, Any]]:
             "winner": row["winner"],
             "scores": row["scores"],
         }
-        for row in rows
+        for row in standing_fields(snapshot)["ranking"] or []
+    ]
+
+
+def standing_lines(standing: FinalStanding) -> list[str]:
+    """One line per place, as every channel's text shows it: "1. ann: rank 1 of 4 (winner), final
+    score 5; after artifacts: Money 5, … (before: 4, 6, 5, 6; 2 alien artifacts)"."""
+    of = len(standing.places)
+    return [
+        f"{place.rank}. {place.name}: {place_words(place, of)}; {categories_words(place)}"
+        for place in standing.places
     ]
 
 
 def game_over(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
-    result = snapshot.state.result
+    """GAME OVER for `player`: why, who won, their own place, and every place of the standing
+    (`server.views.standing`; `standing` in the payload, `ranking` in the old row shape)."""
+    state = snapshot.state
+    standing = standing_of(state) if snapshot.over else None
+    document = None if standing is None else standing_document(standing, len(state.artifacts))
     rows = final_ranking(snapshot)
-    winners = [row["name"] for row in rows if row["winner"]]
-    me = snapshot.usernames.get(player) or (
-        snapshot.state.player(player).name if snapshot.state.has_player(player) else ""
-    )
-    place = next((row["place"] for row in rows if row["name"] == me), None)
+    winners = [] if standing is None else [place.name for place in standing.winners]
+    mine = None if standing is None else standing.of(player)
     title = f"{snapshot.name}: the game is over"
-    text = (
-        f"Game {snapshot.name} is over after turn {max(0, snapshot.turn - 1)}. "
-        + (f"Winner: {', '.join(winners)}. " if winners else "")
-        + (f"You placed {place} of {len(rows)}." if place is not None else "")
-    ).strip()
+    head = f"Game {snapshot.name} is over after turn {max(0, snapshot.turn - 1)}."
+    if document is not None:
+        head += f" {document['reason_text']}"
+    if winners:
+        head += f" Winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)}."
+    if standing is not None and mine is not None:
+        head += f" You: {place_words(mine, len(standing.places))}."
+    lines = [head]
+    if standing is not None:
+        lines += ["Final ranking:", *standing_lines(standing)]
     return _entry(
         snapshot,
         player,
         GAME_OVER,
         snapshot.turn,
         title,
-        text,
+        "\n".join(lines),
         now,
-        reason=None if result is None else result.reason.value,
+        reason=None if standing is None else standing.reason.value,
         winners=winners,
+        standing=document,
         ranking=rows,
-        place=place,
+        place=None if mine is None else mine.rank,
     )
 
 

@@ -1,21 +1,23 @@
-"""A player's line in the status of a finished game: their rank and final score.
+"""A player's line in the status of a finished game: their place in the final standing.
 
-Once a game is over its final scores are public (the TP board says them to everyone), so the
-operator's `status` shows each player's standing instead of where they are in a turn that
-will never come ("not playing this turn").
+Once a game is over its final standing is public (the TP board says it to everyone), so the
+operator's `status` shows each player's place instead of where they are in a turn that will
+never come ("not playing this turn"). The place is the ruleset's (`ruleset.final_standing`,
+worded by `server.views.standing.place_words`): the BOARD tie-break, shared only when all four
+categories are equal.
 """
 
 from __future__ import annotations
 
-from ruleset.state import FinalResult
+from ruleset import GameState
+from server.views.standing import place_words, standing_of
 
 
-def standing(result: FinalResult | None, player: int) -> str:
-    """ "game over: rank 1 of 3 (winner), final score 12"; "game over" for a player the result
-    has no score for. Players with equal scores share a rank."""
-    if result is None or player not in result.final:
+def standing(state: GameState, player: int) -> str:
+    """ "game over: rank 1 of 3 (winner), final score 12" ("shared rank 2 of 3" when tied);
+    "game over" for a player the standing does not rank."""
+    final = standing_of(state)
+    place = None if final is None else final.of(player)
+    if final is None or place is None:
         return "game over"
-    score = result.final[player]
-    rank = 1 + sum(1 for other in result.final.values() if other > score)
-    won = " (winner)" if player in result.winners else ""
-    return f"game over: rank {rank} of {len(result.final)}{won}, final score {score}"
+    return f"game over: {place_words(place, len(final.places))}"

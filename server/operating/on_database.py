@@ -225,7 +225,7 @@ def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
     for account in sorted(stored.accounts, key=lambda a: a.player_id):
         pid = account.player_id
         if snapshot.over:
-            turn = standing(state.result, pid)
+            turn = standing(state, pid)
             if pid in snapshot.removed_players:
                 turn = "removed; " + turn
         elif pid in snapshot.removed_players:

@@ -16,9 +16,10 @@ from markupsafe import Markup
 from twisted.internet import defer
 
 from ruleset import Problem, ProblemCode
+from ruleset.kinds import SCORE_KEYS, SCORE_TITLES
 from server.model.refusals import BAD_LOGIN, Refused
 from server.views.web.documents import my_view, public_game, summary_document, with_time
-from server.views.web.mapsvg import STYLE, map_head, order_marks, render_map
+from server.views.web.mapsvg import STYLE, map_head, order_marks, owner_colour, render_map
 from server.views.web.scoreplot import score_plot
 from server.web import actions
 from server.web.api import error_document
@@ -41,7 +42,9 @@ class Pages:
         self.web = web
         env = web.templates
         env.globals["game_path"] = game_path
+        env.globals["score_titles"] = dict(zip(SCORE_KEYS, SCORE_TITLES, strict=True))
         env.filters["seconds"] = _seconds
+        env.filters["colour"] = owner_colour  # a player id's colour, as the map draws it
 
     def render(self, request, template: str, status: int = 200, **context) -> bytes:
         request.setResponseCode(status)

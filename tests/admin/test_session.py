@@ -359,7 +359,7 @@ def test_a_game_that_is_over():
     assert "  final scores: alice 0, bob 0" in text
     assert "time left" not in text
     assert "not playing this turn" not in text
-    assert "alice" in text and "game over: rank 1 of 2 (winner), final score 0" in text
+    assert "alice" in text and "game over: shared rank 1 of 2 (winner), final score 0" in text
 
 
 def test_pause_set_extend_resume_and_reinstate_go_through_the_game_service(served):

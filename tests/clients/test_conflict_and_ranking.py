@@ -191,6 +191,7 @@ def test_read_game_over_from_the_ranking_lines():
         (4, 5, 4, 6),
         2,
     )
+    assert not first.shared and not second.shared and first.winner and not second.winner
     assert (second.name, second.player_id, second.artifacts) == ("bob", 2, 1)
     assert over.standing_of(2) is second and over.standing_of(None) is None
 
@@ -199,6 +200,7 @@ def test_shared_first_place_and_refs_sentence():
     body = GAME_OVER_BODY.replace("2. bob: 2", "1. bob: 4")
     over = read_game_over(game_over_message(body), {1: "alice", 2: "bob"}, me=1)
     assert over.winners == ("alice", "bob") and over.final_score == 4
+    assert [(s.rank, s.shared) for s in over.ranking] == [(1, True), (1, True)]
     ref = (
         "ann, bob and cid have won the game with a score of 4!  Your final score after "
         "distributing your alien artifacts was: 3"
@@ -215,16 +217,21 @@ def test_status_after_the_game_shows_why_and_the_ranking(version, server, world)
     over = data["game_over"]
     assert data["phase"] == "over" and over["winners"] == ["alice"] and over["final_score"] == 4
     assert over["reason"].startswith("The game ended because only 1 alien artifact")
+    assert over["rank"] == 1 and over["shared"] is False
     assert over["ranking"][1] == {
         "rank": 2,
+        "shared": False,
+        "winner": False,
         "player": 2,
         "name": "bob",
         "final": 2,
+        "categories_after": {"money": 2, "technology": 3, "people": 7, "raw_materials": 2},
+        "artifacts": 1,
+        # the flat keys of earlier releases (the categories after artifacts), kept one release
         "money": 2,
         "technology": 3,
         "people": 7,
         "raw_materials": 2,
-        "artifacts": 1,
     }
     # my scores are my final standing (the turn that ended the game reported no others)
     mine = data["scores"]
@@ -232,6 +239,25 @@ def test_status_after_the_game_shows_why_and_the_ranking(version, server, world)
     assert mine["artifacts"] == 2 and mine["artifacts_distributed"] and mine["final"] == 4
     text = invoke(server, "status", version=version).stdout
     assert "GAME OVER (turn 0)" in text and "The game ended because only 1 alien artifact" in text
-    assert "A 2 distributed  (final 4)" in text
+    assert "M 4  T 5  P 4  R 6  after 2 artifacts  (final 4)" in text
+    assert "Final ranking (categories after artifacts)" in text
     rows = [line.split() for line in text.splitlines() if line.strip()[:2] in ("1 ", "2 ")]
     assert rows == [["1", "alice", "4", "4", "5", "4", "6", "2"], ["2", "bob", "2", "2", "3", "7", "2", "1"]]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_status_says_a_shared_place(version, server, world):
+    body = GAME_OVER_BODY.replace("2. bob: 2", "1. bob: 4").replace(
+        "(Money 2, Technology 3, People 7, Raw Materials 2; 1 alien artifact)",
+        "(Money 4, Technology 5, People 4, Raw Materials 6; 2 alien artifacts)",
+    )
+    world.post(1, GAME_OVER, body, ((PLAYER, 1), (PLAYER, 2)))
+    over = invoke_json(server, "status", version=version)["game_over"]
+    assert [(row["name"], row["rank"], row["shared"], row["winner"]) for row in over["ranking"]] == [
+        ("alice", 1, True, True),
+        ("bob", 1, True, True),
+    ]
+    assert over["rank"] == 1 and over["shared"] is True
+    text = invoke(server, "status", version=version).stdout
+    rows = [line.split()[:4] for line in text.splitlines() if line.strip().startswith("1 (shared)")]
+    assert rows == [["1", "(shared)", "alice", "4"], ["1", "(shared)", "bob", "4"]]

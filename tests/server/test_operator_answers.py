@@ -102,15 +102,26 @@ def test_extending_a_paused_game_with_a_deadline_adds_to_the_time_at_resume():
     assert "paused, 1 h 10 min left when resumed" in answer
 
 
-def test_standing_ranks_players_by_final_score_sharing_ties():
-    from ruleset.state import EndReason, FinalResult
+def test_standing_words_the_rulesets_places_with_the_board_tie_break():
+    from dataclasses import replace
+
+    from ruleset import DEFAULT_BOARD
+    from ruleset import new_game as new_state
+    from ruleset.final_scoring import final_result
+    from ruleset.state import EndReason, Player
     from server.operating.final_standing import standing
 
-    result = FinalResult({1: 12, 2: 7, 3: 12}, {}, (1, 3), EndReason.OPERATOR)
-    assert standing(result, 1) == "game over: rank 1 of 3 (winner), final score 12"
-    assert standing(result, 3) == "game over: rank 1 of 3 (winner), final score 12"
-    assert standing(result, 2) == "game over: rank 3 of 3, final score 7"
-    assert standing(result, 4) == standing(None, 1) == "game over"
+    scores = [(12, 12, 12, 12, 0), (7, 9, 9, 9, 0), (7, 8, 20, 20, 0), (12, 12, 12, 12, 0)]
+    players = tuple(Player(pid, f"p{pid}", 0, 0, s) for pid, s in enumerate(scores, start=1))
+    state = new_state(DEFAULT_BOARD, 1)
+    assert standing(state, 1) == "game over"  # still played: no standing
+    over = replace(state, players=players, phase=Phase.OVER, result=final_result(players, EndReason.OPERATOR))
+    assert standing(over, 1) == "game over: shared rank 1 of 4 (winner), final score 12"
+    assert standing(over, 4) == "game over: shared rank 1 of 4 (winner), final score 12"
+    # p2 and p3 both score 7; p2's next-weakest category (9) beats p3's (8).
+    assert standing(over, 2) == "game over: rank 3 of 4, final score 7"
+    assert standing(over, 3) == "game over: rank 4 of 4, final score 7"
+    assert standing(over, 5) == "game over"
 
 
 def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
@@ -132,7 +143,7 @@ def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
         assert game.state.phase is Phase.OVER
         status = operations.game_status(db, "g", wallclock=lambda: 1_800_000_000.0)
     turns = [p["turn"] for p in status.players]
-    assert turns == ["game over: rank 1 of 2 (winner), final score 0"] * 2
+    assert turns == ["game over: shared rank 1 of 2 (winner), final score 0"] * 2
 
 
 def test_removing_twice_says_already_removed_and_everyone_is_told_of_a_removal():

@@ -23,7 +23,7 @@ def test_the_public_game_document():
     assert len(document["systems"]) == game.state.board.size
     artifact = next(s for s in document["systems"] if s["artifact"])
     assert artifact["colony"] == "scientist" and artifact["region"] == artifact["id"]
-    assert document["ranking"] is None and document["seconds_left"] == 300
+    assert document["standing"] is None and document["ranking"] is None and document["seconds_left"] == 300
     assert "scores" not in str(document)
 
 
@@ -54,7 +54,8 @@ def test_my_view_with_the_password():
     assert me["player"]["name"] == "alice" and me["must_act"] is True
     assert sorted(f["kind"] for f in me["hand"]) == sorted(f.kind.label for f in game.state.hand(1))
     assert len(me["leaders"]) == 4 and len(me["bombers"]) == 2
-    assert me["scores"] == {"money": 0, "technology": 0, "people": 0, "raw": 0, "artifacts": 0}
+    zero = {"money": 0, "technology": 0, "people": 0, "raw_materials": 0, "artifacts": 0}
+    assert me["scores"] == {**zero, "raw": 0}  # "raw": the old spelling, kept one release
     assert me["messages"][0]["subject"] == "Welcome"
 
 
@@ -273,10 +274,14 @@ def test_the_ranking_appears_only_when_the_game_is_over():
     _, game, site = world()
     client = Client(site)
     play(game, max_turns=5)
-    assert client.get("/api/games/Nebula").json()["ranking"] is None
+    assert client.get("/api/games/Nebula").json()["standing"] is None
     play(game)
-    ranking = client.get("/api/games/Nebula").json()["ranking"]
-    assert [row["place"] for row in ranking] == [1, 2]
+    document = client.get("/api/games/Nebula").json()
+    standing, ranking = document["standing"], document["ranking"]
+    assert [place["name"] for place in standing["places"]] == [row["name"] for row in ranking]
+    assert [row["place"] for row in ranking] == [place["rank"] for place in standing["places"]]
     assert ranking[0]["winner"] and ranking[0]["final"] >= ranking[1]["final"]
-    assert set(ranking[0]["scores"]) == {"money", "technology", "people", "raw", "artifacts"}
+    keys = {"money", "technology", "people", "raw_materials", "artifacts"}
+    assert set(ranking[0]["scores"]) == keys | {"raw"}
+    assert set(standing["places"][0]["categories_before"]) == keys
     assert "Final ranking" in client.get("/games/Nebula").text

@@ -2,7 +2,9 @@
 
 * `public_game(snapshot)`: what anyone may see of a game (the R27 view of nobody, player 0):
   the board, leaders, players with who is waited for, conflicts, and — only once the game is
-  over — the ranking and scores. No colonist type, no score, no order, no message before that.
+  over — the final standing (`server.views.standing`: places, final scores, each player's
+  categories before and after the alien artifacts were shared out). No colonist type, no score,
+  no order, no message before that.
 * `my_view(snapshot, player, history)`: one player's own view: their hand with its types, their
   leaders and bombers, their scores and score history, board messages and orders.
 
@@ -15,14 +17,17 @@ from __future__ import annotations
 from typing import Any
 
 from ruleset import Kind, OrderType, Phase, Role, allowed_order_types, visible_to
-from ruleset.kinds import SCORE_TITLES, Score
+from ruleset.kinds import SCORE_KEYS, SCORE_TITLES
 from ruleset.orders import ORDER_NAMES
 from server.model.snapshot import GameSnapshot
+from server.views.standing import state_standing_document
 from server.views.web.galaxy import LEADER_NAMES, Galaxy, galaxy
 from server.views.web.history import HistoryBook, TurnSummary
 from server.views.web.mapsvg import owner_colour
 
-SCORE_KEYS = tuple(score.label for score in Score)
+#: The key earlier releases spelled Raw Materials with; answers still carry it beside
+#: `raw_materials` (`ruleset.kinds.SCORE_KEYS`) for one release, for scripts that read it.
+OLD_RAW_KEY = "raw"
 NORMAL_TYPES = {Role.LEADER: OrderType.MOVE, Role.BOMBER: OrderType.ATTACK}
 
 
@@ -99,7 +104,7 @@ def _public_game(snapshot: GameSnapshot) -> dict[str, Any]:
         "width": max((len(row) for row in board.rows), default=0),
         "height": len(board.rows),
         "conflicts": [conflict_document(snapshot, i) for i in range(len(view.conflicts))],
-        "ranking": ranking(snapshot) if snapshot.over else None,
+        **standing_fields(snapshot),
     }
 
 
@@ -155,27 +160,38 @@ def conflict_document(snapshot: GameSnapshot, index: int) -> dict[str, Any]:
     }
 
 
-def ranking(snapshot: GameSnapshot) -> list[dict[str, Any]] | None:
-    """The final ranking (R25), best first; only once the game is over."""
-    result = snapshot.state.result
-    if not snapshot.over or result is None:
-        return None
-    rows: list[dict[str, Any]] = []
-    for player in snapshot.state.players:
-        rows.append(
-            {
-                "player": player.id,
-                "name": player.name,
-                "colour": owner_colour(player.id),
-                "final": result.final.get(player.id, 0),
-                "winner": player.id in result.winners,
-                "scores": dict(zip(SCORE_KEYS, player.scores)),
-            }
-        )
-    rows.sort(key=lambda row: (not row["winner"], -row["final"], row["player"]))
-    for place, row in enumerate(rows, start=1):
-        row["place"] = place
-    return rows
+def with_old_raw_key(named: dict[str, int]) -> dict[str, int]:
+    """Scores by name with the old key `raw` beside `raw_materials` (kept one release)."""
+    return {**named, OLD_RAW_KEY: named["raw_materials"]}
+
+
+def scores_document(scores: tuple[int, ...]) -> dict[str, int]:
+    """A player's five scores by name (`ruleset.kinds.SCORE_KEYS`, and the old `raw`)."""
+    return with_old_raw_key(dict(zip(SCORE_KEYS, scores, strict=True)))
+
+
+def standing_fields(snapshot: GameSnapshot) -> dict[str, Any]:
+    """`standing`: the final standing once the game is over (None before), as every surface
+    renders it (`server.views.standing.standing_document`); `ranking`: the same places in the
+    row shape of earlier releases, kept one release for scripts (`place` is the rank, shared by
+    players equal in all four categories; `scores` are the five scores before the artifacts
+    were shared out)."""
+    standing = state_standing_document(snapshot.state) if snapshot.over else None
+    if standing is None:
+        return {"standing": None, "ranking": None}
+    ranking = [
+        {
+            "place": place["rank"],
+            "player": place["player"],
+            "name": place["name"],
+            "colour": owner_colour(place["player"]),
+            "final": place["final"],
+            "winner": place["winner"],
+            "scores": with_old_raw_key(place["categories_before"]),
+        }
+        for place in standing["places"]
+    ]
+    return {"standing": standing, "ranking": ranking}
 
 
 def summary_document(summary: TurnSummary) -> dict[str, Any]:
@@ -196,7 +212,17 @@ def seat_document(snapshot: GameSnapshot, player: int) -> dict[str, Any]:
 
 def lobby_entry(snapshot: GameSnapshot, now: float) -> dict[str, Any]:
     public = public_game(snapshot)
-    keys = ("name", "description", "turn", "phase", "over", "started", "timer", "accepting_players")
+    keys = (
+        "name",
+        "description",
+        "turn",
+        "phase",
+        "over",
+        "started",
+        "timer",
+        "accepting_players",
+        "standing",
+    )
     entry = {key: public[key] for key in keys}
     entry["players"] = [
         {k: p[k] for k in ("id", "name", "colour", "finished", "waiting", "removed", "seat", "stand_in")}
@@ -305,8 +331,8 @@ def my_view(snapshot: GameSnapshot, player: int, history: HistoryBook | None) ->
         "finished": player in snapshot.finished,
         "removed": player in snapshot.removed_players,
         **seat_document(snapshot, player),
-        "scores": dict(zip(SCORE_KEYS, me.scores)),
-        "score_titles": dict(zip(SCORE_KEYS, SCORE_TITLES)),
+        "scores": scores_document(me.scores),
+        "score_titles": dict(zip(SCORE_KEYS, SCORE_TITLES, strict=True)),
         "score_history": [{"turn": turn, "scores": list(scores)} for turn, scores in points],
         "hand": hand,
         "leaders": leaders,
