@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from twisted.internet.task import Clock
 
 from ruleset import Order, Phase, check_order
@@ -173,6 +175,50 @@ def test_saying_back_is_refused_for_a_removed_player_and_after_the_game():
     assert game.snapshot.over and game.snapshot.presence(3) is Presence.ABSENT
     assert refusal(game.come_back(3)).problem == GAME_ENDED
     assert game.snapshot.presence(3) is Presence.ABSENT
+
+
+STEPS = ("read", "back", "order", "finish", "miss")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(STEPS), max_size=10))
+def test_only_playing_takes_a_seat_back_and_everyone_is_told_each_time_it_changes_hands(steps):
+    """Whatever cy does in whatever order, logging in never moves her seat; an order, a finish
+    or "back" that the game takes brings an absent cy back; and every board holds exactly one
+    "is back" per time the seat went from the stand-in back to her."""
+    clock = Clock()
+    _, game = four_players(clock, absent_after_missed_turns=1)
+    came_back = 0
+    for step in steps:
+        before = game.snapshot.presence(3)
+        taken = True
+        if step == "read":
+            result(game.authenticate("cy", "secret"))
+        elif step == "miss":
+            play_turn_without(game, clock, 3)
+        else:
+            if step == "back":
+                d = game.come_back(3)
+            elif step == "finish":
+                d = game.finish_turn(3)
+            else:
+                orders = legal_orders(game, 3)
+                if not orders:
+                    continue
+                fleet, order_type, target = orders[0]
+                d = game.insert_order(3, fleet, -1, order_type, target)
+            outcome: list = []
+            d.addBoth(outcome.append)
+            taken = not (outcome and hasattr(outcome[0], "check") and outcome[0].check(Refused))
+        after = game.snapshot.presence(3)
+        if step == "read" or not taken:
+            assert after is before, step
+        elif step != "miss" and before is Presence.ABSENT:
+            assert after is Presence.PLAYING, step
+        came_back += before is Presence.ABSENT and after is Presence.PLAYING
+        for player in (1, 2, 3, 4):
+            subjects = [m.message.subject for m in game.snapshot.board(player)]
+            assert subjects.count(absence_notices.BACK) == came_back, (steps, player)
 
 
 def test_absent_after_zero_never_marks_anyone():
