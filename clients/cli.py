@@ -25,7 +25,7 @@ from protocol import CreateAccount
 from . import cli_board, cli_status
 from . import cli_output as output
 from .blocking import BlockingClient
-from .cli_absence import resign, vacation
+from .cli_absence import back, resign, vacation
 from .cli_bot import bot
 from .cli_discover import discover
 from .cli_notify import notify
@@ -107,7 +107,10 @@ def _version() -> str:
 @click.option(
     "--web-url",
     metavar="URL",
-    help="The server's web listener, for notify/vacation/resign/passwd [env TAE_WEB_URL; http://HOST:8080].",
+    help=(
+        "The server's web listener, for notify/vacation/back/resign/passwd "
+        "[env TAE_WEB_URL; http://HOST:8080]."
+    ),
 )
 @click.option(
     "--config",
@@ -317,7 +320,7 @@ def orders(as_json):
     show(run, as_json, data, output.render_orders)
 
 
-for command in (order_group, submit, finish, wait, play, bot, discover, vacation, resign, notify):
+for command in (order_group, submit, finish, wait, play, bot, discover, vacation, back, resign, notify):
     cli.add_command(command)
 
 

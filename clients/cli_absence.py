@@ -1,13 +1,15 @@
-"""``tae-client vacation`` and ``tae-client resign``: who plays my seat while I am away.
+"""``tae-client vacation``, ``back`` and ``resign``: who plays my seat while I am away.
 
 Thousand Parsec has no frame for these, so they go to the server's JSON API on its web listener
-(``clients.player_api``, see ``--web-url``): ``GET /seat``, ``POST``/``DELETE /vacation`` and
-``POST /resign``. While I am on vacation, absent (I missed turns) or after I resigned, the
-server's stand-in plays my seat (docs/absence.md).
+(``clients.player_api``, see ``--web-url``): ``GET /seat``, ``POST /back``, ``POST``/``DELETE
+/vacation`` and ``POST /resign``. While I am on vacation, absent (I missed turns) or after I
+resigned, the server's stand-in plays my seat (docs/absence.md). Reading the game (``status``,
+``board``, ``messages``...) never takes it back: an order, ``finish`` or ``back`` do.
 
     tae-client vacation             # who plays my seat now
     tae-client vacation 7           # on vacation for 7 days from now
     tae-client vacation --end       # back now
+    tae-client back                 # I am back: an absence or a vacation ends
     tae-client resign [--yes]       # leave the game for good
 """
 
@@ -21,7 +23,7 @@ import click
 
 from .cli_runtime import EXIT_USAGE, CliError, json_option, runtime, say
 
-__all__ = ["resign", "seat_line", "vacation"]
+__all__ = ["back", "resign", "seat_line", "vacation"]
 
 
 def _when(until: float) -> str:
@@ -30,14 +32,15 @@ def _when(until: float) -> str:
 
 
 def seat_line(seat: dict[str, Any]) -> str:
-    """One line on who plays the seat the server describes (its GET /seat answer)."""
-    name = seat.get("seat")
-    if name == "on vacation" and seat.get("vacation_until"):
-        return f"on vacation until {_when(float(seat['vacation_until']))}: the stand-in plays your seat"
-    if name == "absent":
-        return "absent: the stand-in plays your seat until you log in again"
-    if name == "resigned":
-        return "you resigned: the stand-in plays your seat to the end of the game"
+    """One line on who plays the seat the server describes (its GET /seat answer): the server's
+    own `note` while the stand-in plays it (how to take it back), with a vacation's end in my
+    time zone."""
+    note = seat.get("note")
+    if seat.get("seat") == "on vacation" and seat.get("vacation_until"):
+        until = f"on vacation until {_when(float(seat['vacation_until']))}"
+        return f"{until}: {note}" if note else until
+    if note:
+        return str(note)
     missed = int(seat.get("missed_turns") or 0)
     after = int(seat.get("absent_after_missed_turns") or 0)
     line = "you play your own seat"
@@ -66,6 +69,18 @@ def vacation(days, end, as_json):
         seat = api.call("POST", "vacation", {"days": days})
     else:
         seat = api.call("GET", "seat")
+    say(run, as_json, seat, seat_line(seat))
+
+
+@click.command()
+@json_option
+def back(as_json):
+    """I am back: play my own seat again (the stand-in stops playing it; a vacation ends).
+
+    Giving an order or finishing a turn takes the seat back too; reading the game does not.
+    """
+    run = runtime()
+    seat = run.player_api().call("POST", "back", {})
     say(run, as_json, seat, seat_line(seat))
 
 

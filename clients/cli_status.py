@@ -1,4 +1,5 @@
-"""``tae-client status``: turn, phase, time left, who has finished, my scores; during a combat
+"""``tae-client status``: turn, phase, time left, who has finished, my scores, and while the
+server's stand-in plays my seat how to take it back (``own_seat_note``); during a combat
 turn the conflict (``clients.conflict_view``), after the game why it ended and the final ranking
 (``clients.game_messages``). ``status_data`` is the ``--json`` form; ``render_status`` draws it.
 """
@@ -17,6 +18,7 @@ from .tae_model import Scores
 
 __all__ = [
     "format_seconds",
+    "own_seat_note",
     "render_conflict",
     "render_game_over",
     "render_status",
@@ -25,6 +27,18 @@ __all__ = [
 
 ORDERS_PER_TURN = 2  # R11, for the "queued n/2" hint only; the server decides
 REMOVED_RACE = "Removed"  # the Player frame's race of a player the operator removed
+PLAYING_RACE = "Human"  # the race of every other player, and mine while I play my own seat
+
+
+def own_seat_note(game: TaeGame) -> str | None:
+    """The server's words on my seat while its stand-in plays it (I missed turns, am on
+    vacation), or None while I play it myself. Thousand Parsec has no frame for a seat: the
+    server puts the note in the race of the Player frame it sends me of myself (GetPlayer 0),
+    which every update fetches; other players' frames never carry it."""
+    me = game.cache.me
+    if me is None or me.race in (PLAYING_RACE, REMOVED_RACE):
+        return None
+    return me.race
 
 
 def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -> dict:
@@ -54,6 +68,7 @@ def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -
         "server": {"host": host, "port": port, "protocol": game.version.name.lower()},
         "game": game_name,
         "player": {"id": game.player_id, "name": game.player_name(game.player_id)},
+        "seat_note": own_seat_note(game),
         "turn": game.turn,
         "turn_name": (remaining.turn_name or None)
         if remaining is not None and game.version == Version.TP04
@@ -94,6 +109,8 @@ def render_status(console: Console, data: dict) -> None:
     if data["game"]:
         table.add_row("game", data["game"])
     table.add_row("player", f"{player['name'] or '?'} (id {player['id']})")
+    if data.get("seat_note"):
+        table.add_row("seat", Text(data["seat_note"], style="bold yellow"))
     kind = "" if data["phase"] == "over" else f" ({data['phase']} turn)"
     table.add_row("turn", f"{data['turn']}{kind}")
     phase = Text(data["phase"])

@@ -19,6 +19,7 @@ from server.model.refusals import (
     GAME_ENDED,
     NO_SUCH_PLAYER,
     NO_VACATIONS,
+    NOT_AWAY,
     NOT_ON_VACATION,
     REMOVED,
     RESIGNED,
@@ -36,24 +37,38 @@ class Seats(GameWriteSide):
     def attendance(self, player: int) -> Attendance:
         return attendance_of(self._attendance, player)
 
-    def take_seat_back(self, player: int) -> defer.Deferred:
-        """The player logged in: an absent player plays their own seat again and everyone is
-        told. A vacation goes on (only its end or the player ends it); a resignation is for
-        good. Never fails: when the store cannot keep it, the seat stays with the stand-in
-        (logged) until the player's next login or order. Fires with None."""
-        if attendance_of(self._attendance, player).presence is not Presence.ABSENT:
-            return defer.succeed(None)  # every other login: no need to wait for the lock
-        return self._lock.run(self._back_quietly, player)
+    def come_back(self, player: int) -> defer.Deferred:
+        """The player says they are back (`tae-client back`, the player page's button,
+        ``POST /api/games/NAME/back``): an absent player plays their own seat again, and a
+        vacation ends as `end_vacation` ends it; everyone is told. Reading the game (logging in,
+        status, pages) never does this: only this, an order or a finished turn take the seat
+        back. Fires with the Attendance; Refused(NOT_AWAY) when the stand-in does not play the
+        seat, or the seat's problem (resigned, removed, a game that is over)."""
+        return self._lock.run(self._come_back, player)
+
+    def _come_back(self, player: int) -> defer.Deferred:
+        problem = self._seat_problem(player)
+        if problem is not None:
+            return refuse(problem)
+        presence = attendance_of(self._attendance, player).presence
+        if presence is Presence.VACATION:
+            return self._end_vacation(player, False)
+        if presence is Presence.ABSENT:
+            return self._take_seat_back(player)
+        return refuse(NOT_AWAY)
 
     def _take_seat_back(self, player: int) -> defer.Deferred:
+        """An absent player plays their own seat again (they gave an order, finished a turn or
+        said they are back) and everyone is told, once: a seat that is not absent is left as it is."""
         before = attendance_of(self._attendance, player)
         if before.presence is not Presence.ABSENT or not self._state.has_player(player):
             return defer.succeed(before)
-        return self._change_seat(back(before), absence_notices.logged_in_again(self._state, player))
+        return self._change_seat(back(before), absence_notices.back_again(self._state, player))
 
     def _back_quietly(self, player: int) -> defer.Deferred:
-        """`_take_seat_back` under the lock already held; a store failure only leaves the seat
-        with the stand-in (the request that brought the player back has succeeded)."""
+        """`_take_seat_back` under the lock already held, after an order that was stored; a store
+        failure only leaves the seat with the stand-in until the player's next order (the order
+        itself has succeeded). Fires with None."""
 
         def not_stored(failure) -> None:
             log.warn(

@@ -2,11 +2,13 @@
 
 A player who lets `absent_after_missed_turns` turns in a row end without giving an order or
 finishing (the game setting; 0 = never) is marked **absent**: from the next turn on the stand-in
-(`ruleset.stand_in`) gives the seat's orders until the player logs in again. A player may also
-go on **vacation** for up to `vacation_days_max` days (the stand-in plays until it ends or they
-cancel it) or **resign** (the stand-in plays the seat to the end of the game; they cannot log in
-again). A seat the stand-in plays is not waited for: its orders are given, stored and recorded
-like anyone's when the turn ends (`server.game.game.Game`).
+(`ruleset.stand_in`) gives the seat's orders until the player plays again: gives an order,
+finishes a turn or says they are back (reading the game, logging in included, is not playing).
+A player may also go on **vacation** for up to `vacation_days_max` days (the stand-in plays until
+it ends or they cancel it or say they are back) or **resign** (the stand-in plays the seat to
+the end of the game; they cannot log in again). A seat the stand-in plays is not waited for:
+its orders are given, stored and recorded like anyone's when the turn ends
+(`server.game.game.Game`).
 
 This module holds the values and the bookkeeping of a turn's end, as pure functions; the game
 service stores and applies what they return, and `server.views.board.absence_notices` words what everyone is

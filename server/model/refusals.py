@@ -58,6 +58,10 @@ NO_SUCH_MESSAGE = Problem(ProblemCode.NO_SUCH_THING, "No such message")
 RESIGNED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You resigned from this game.")
 NO_VACATIONS = Problem(ProblemCode.PERMISSION_DENIED, "This game has no vacations.")
 NOT_ON_VACATION = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "You are not on vacation.")
+# "I am back" from a player whose seat the stand-in does not play (nothing to take back).
+NOT_AWAY = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY, "You play your own seat already: the stand-in does not play it."
+)
 CONFIRM_RESIGN = Problem(
     ProblemCode.FRAME, 'Resigning is for good: send {"confirm": true} to resign from this game.'
 )

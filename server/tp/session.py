@@ -308,8 +308,7 @@ class Session:
         if game.player_id(username) is None and game.setup.auto_add:
             d = game.create_account(username, message.password, creation_setting_applies=False)
         else:
-            d = game.authenticate(username, message.password)
-            d.addCallback(lambda player: _seat_taken_back(game, player))
+            d = game.authenticate(username, message.password)  # a read: the seat stays as it is
         return d.addCallback(lambda player: self._logged_in(game, player))
 
     def _logged_in(self, game: Game, player: int) -> tp.Message:
@@ -669,14 +668,9 @@ class Session:
             pid = self.player if player_id == 0 else player_id
             if pid is None or not snapshot.state.has_player(pid):
                 return fail(FailCode.NO_SUCH_THING, "No such player", [(ReferenceType.PLAYER, player_id)])
-            return tp_frames.player_message(snapshot, pid)
+            return tp_frames.player_message(snapshot, pid, self.player)
 
         return self._each(message.ids, one)
-
-
-def _seat_taken_back(game: Game, player: int) -> defer.Deferred:
-    """Logging in takes an absent player's seat back from the stand-in (`Game.take_seat_back`)."""
-    return game.take_seat_back(player).addCallback(lambda _: player)
 
 
 def _game_named(name: str | None) -> str:

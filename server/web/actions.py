@@ -131,10 +131,10 @@ async def finish(game: ServedGame, player: int) -> None:
     await defer.maybeDeferred(game.finish_turn, player)
 
 
-async def seat_taken_back(game: ServedGame, player: int) -> None:
-    """A login takes an absent player's seat back from the stand-in (`take_seat_back` never
-    fails: a seat it cannot store as theirs stays with the stand-in until their first order)."""
-    await defer.maybeDeferred(game.take_seat_back, player)
+async def come_back(game: ServedGame, player: int) -> Any:
+    """The player says "I am back" (the player page's button, POST /api/games/NAME/back): the
+    Attendance, or Refused when the stand-in does not play the seat (or it cannot come back)."""
+    return await defer.maybeDeferred(game.come_back, player)
 
 
 async def start_vacation(game: ServedGame, player: int, fields: Mapping[str, Any]) -> Any:

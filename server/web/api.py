@@ -3,8 +3,10 @@
 Reads: GET /api/games, /api/games/NAME, /api/games/NAME/history, /api/games/NAME/turns/N (public),
 /api/games/NAME/me and /api/games/NAME/orders (the caller's own). Writes (POST, JSON bodies):
 /api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts, /password,
-and the caller's seat: POST /vacation {"days": N} (DELETE /vacation ends it), POST /resign
-{"confirm": true}; GET /seat reads it (`server.model.attendance`).
+and the caller's seat: POST /back ("I am back": the stand-in stops playing it), POST /vacation
+{"days": N} (DELETE /vacation ends it), POST /resign {"confirm": true}; GET /seat reads it
+(`server.model.attendance`). No read and no login (HTTP Basic, a token, getting a token) takes
+a seat back from the stand-in: only an order, /finish and /back do.
 A caller authenticates with HTTP Basic (account name and password, as over TP) or with
 `Authorization: Bearer TOKEN` from POST /api/games/NAME/token. Every refusal is
 `{"error": {"code": N, "name": "...", "message": "..."}}` with TP's Fail code and text.
@@ -29,6 +31,7 @@ from server.views.web.documents import (
     my_view,
     public_game,
     public_systems,
+    seat_document,
     summary_document,
     system_document,
     with_time,
@@ -266,7 +269,6 @@ class Api:
         game = self.game(name)
         json_fields(request)
         player = await self.caller(request, game, allow_token=False)
-        await actions.seat_taken_back(game, player)  # a token is a login
         snapshot = game.snapshot
         mark = snapshot.credential_marks.get(player, "")
         return answer(request, {"token": self.web.sessions.issue_token(snapshot.name, player, mark)})
@@ -276,6 +278,15 @@ class Api:
     async def seat(self, request, name: str) -> bytes:
         game = self.game(name)
         player = await self.caller(request, game)
+        return answer(request, seat_answer(game.snapshot, player))
+
+    async def back(self, request, name: str) -> bytes:
+        """The caller says "I am back": they play their own seat again (an absence or a vacation
+        ends); refused as `Game.come_back` refuses, like the API's other writes."""
+        game = self.game(name)
+        json_fields(request)
+        player = await self.caller(request, game)
+        await actions.come_back(game, player)
         return answer(request, seat_answer(game.snapshot, player))
 
     async def vacation(self, request, name: str) -> bytes:
@@ -327,15 +338,11 @@ class Api:
 
 
 def seat_answer(snapshot: GameSnapshot, player: int) -> dict[str, Any]:
-    """The caller's own seat: who plays it, their missed turns, their vacation's end."""
-    attendance = snapshot.attendance.get(player)
+    """The caller's own seat (`seat_document`) with the game's two settings about seats."""
     return {
         "game": snapshot.name,
         "player": player,
-        "seat": snapshot.seat_label(player),
-        "stand_in": player in snapshot.stand_ins(),
-        "missed_turns": attendance.missed if attendance is not None else 0,
-        "vacation_until": attendance.until if attendance is not None else None,
+        **seat_document(snapshot, player),
         "vacation_days_max": snapshot.setup.vacation_days_max,
         "absent_after_missed_turns": snapshot.setup.absent_after_missed_turns,
     }
@@ -376,6 +383,7 @@ def register(router: Router, web: WebSite) -> None:
         ("POST", "/api/games/{name}/token", api.token),
         ("POST", "/api/games/{name}/accounts", api.accounts),
         ("GET", "/api/games/{name}/seat", api.seat),
+        ("POST", "/api/games/{name}/back", api.back),
         ("POST", "/api/games/{name}/vacation", api.vacation),
         ("DELETE", "/api/games/{name}/vacation", api.end_vacation),
         ("POST", "/api/games/{name}/resign", api.resign),

@@ -47,8 +47,9 @@ class ServedGame(Protocol):
     def finish_turn(self, player: int) -> Any:
         """Deferred[None], fired once the finished flag is stored."""
 
-    def take_seat_back(self, player: int) -> Any:
-        """Deferred: a login takes an absent player's seat back from the stand-in (never fails)."""
+    def come_back(self, player: int) -> Any:
+        """Deferred[Attendance]: "I am back" takes the seat back from the stand-in (an absence or a
+        vacation); fails with Refused(NOT_AWAY) or the seat's refusal. Logins never do it."""
 
     def start_vacation(self, player: int, days: int) -> Any:
         """Deferred[Attendance]; fails with Refused."""

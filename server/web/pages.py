@@ -132,6 +132,8 @@ class Pages:
     # -- logging in ------------------------------------------------------------------------
 
     async def login(self, request, name: str) -> bytes:
+        """Log the browser in to the game. A login reads: a seat the stand-in plays stays its
+        (the player page says how to take it back: an order, or the "I am back" button)."""
         game = self.web.game(name)
         browser = Browser(self.web, request)
         snapshot = game.snapshot
@@ -147,7 +149,6 @@ class Pages:
             if refused.problem == BAD_LOGIN:
                 self.web.brake.failed(address, username)
             return await self.game(request, name, refused.problem)
-        await actions.seat_taken_back(game, player)
         browser.add_login(snapshot.name, player, username)
         return self._redirect(request, game_path(snapshot.name, "play"))
 
@@ -257,6 +258,9 @@ class Pages:
             elif action == "remove":
                 await actions.remove(game, player, fields)
                 done = "Order removed."
+            elif action == "back":
+                await actions.come_back(game, player)
+                done = "You play your own seat again."
             else:
                 await actions.finish(game, player)
                 done = "You have finished this turn."
@@ -372,7 +376,7 @@ def register(router: Router, web: WebSite) -> Pages:
     router.add("POST", "/games/{name}/logout", pages.logout)
     router.add("GET", "/games/{name}/play", pages.play)
     router.add("GET", "/games/{name}/play/events", pages.play_events)
-    for action in ("probe", "orders", "remove", "finish"):
+    for action in ("probe", "orders", "remove", "finish", "back"):
         router.add(
             "POST",
             f"/games/{{name}}/play/{action}",

@@ -59,6 +59,7 @@ def test_status(server, version):
         "server",
         "game",
         "player",
+        "seat_note",
         "turn",
         "turn_name",
         "phase",
@@ -70,7 +71,7 @@ def test_status(server, version):
         "conflict",
         "game_over",
     }
-    assert data["player"] == {"id": 1, "name": "alice"}
+    assert data["player"] == {"id": 1, "name": "alice"} and data["seat_note"] is None
     assert (data["turn"], data["phase"], data["time_left"], data["scores"]) == (0, "normal", 300, None)
     assert [p["name"] for p in data["players"]] == ["alice", "bob"]
     assert data["server"]["protocol"] == version.name.lower()
@@ -90,6 +91,34 @@ def test_status_shows_the_turn_kind_and_a_removed_player(server, world, version)
     assert [(p["name"], p["removed"]) for p in data["players"]] == [("alice", False), ("bob", True)]
     text = invoke(server, "status", version=version).stdout
     assert "turn       0 (normal turn)" in text and "bob: removed" in text
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_status_shows_the_servers_note_while_the_stand_in_plays_my_seat(server, world, version):
+    # tpserver-tae words my own seat in the race of the Player frame it sends me of myself
+    note = "You missed turns, so the stand-in plays your seat; give an order or say you are back."
+    alice = next(p for p in world.players.values() if p.name == "alice")
+    alice.race = note
+    data = invoke_json(server, "status", version=version)
+    assert data["seat_note"] == note
+    text = invoke(server, "status", version=version).stdout
+    assert "seat" in text and "give an order or say you are back" in " ".join(text.split())
+    alice.race = "Human"
+    assert invoke_json(server, "status", version=version)["seat_note"] is None
+
+
+def test_the_seat_line_is_the_servers_note_with_a_vacations_end_in_my_time_zone():
+    from clients.cli_absence import seat_line
+
+    note = "You missed turns, so the stand-in plays your seat; give an order or say you are back."
+    assert seat_line({"seat": "absent", "stand_in": True, "note": note}) == note
+    away = seat_line({"seat": "on vacation", "vacation_until": 2_000_000_000, "note": "N."})
+    assert away.startswith("on vacation until 20") and away.endswith(": N.")
+    playing = {"seat": "playing", "note": None, "missed_turns": 1, "absent_after_missed_turns": 2}
+    assert (
+        seat_line(playing)
+        == "you play your own seat (the stand-in plays after 2 missed turns in a row; you missed 1)"
+    )
 
 
 def test_status_after_a_turn_shows_scores(server, world):

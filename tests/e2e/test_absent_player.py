@@ -4,8 +4,9 @@ A real ``tae-server serve`` (``tests/e2e/conftest.py``) with a two-second turn d
 ``absent_after_missed_turns = 2`` from its configuration file. Three bots (``clients.bot``) play
 over TCP from the start; "dee" joins and leaves at once. Her first two turns end at their
 deadline; then she is absent and the server's stand-in plays her seat, so the turns end as soon
-as the three bots finish. Mid-game she logs in again over TCP, which takes the seat back; she
-plays to GAME OVER with a bot of her own. The test reads the database the server writes (as
+as the three bots finish. Mid-game she logs in again over TCP and reads the game, which leaves
+the seat with the stand-in; then she plays to GAME OVER with a bot of her own, whose first order
+takes the seat back. The test reads the database the server writes (as
 ``tae-server status`` does) to see who plays the seat and which orders were recorded.
 """
 
@@ -105,15 +106,17 @@ def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_
             assert played, "the stand-in gave no orders"
             assert status().summary.phase != "over", "the game ended before dee came back"
 
-            # she comes back mid-game: logging in takes the seat back
+            # she comes back mid-game: logging in and reading leave the seat with the stand-in
             back = BlockingClient.connect(host, port, version=Version.TP04, timeout=20)
             back.login(AWAY, PASSWORD)
-            returned = status()
-            assert seat(returned) == "playing", returned.as_dict()
-            assert returned.summary.phase != "over"
             back.update()
+            returned = status()
+            assert seat(returned) == "absent", returned.as_dict()
+            assert returned.summary.phase != "over"
             subjects = [m.subject for m in back.game.messages()]
-            assert absence_notices.ABSENT in subjects and absence_notices.BACK in subjects, subjects
+            assert absence_notices.ABSENT in subjects and absence_notices.BACK not in subjects, subjects
+            assert back.game.cache.me is not None and "stand-in" in back.game.cache.me.race
+            # her bot's first order takes it back
             bot = Bot(AWAY, BotStrategy())
             mine = play_blocking(
                 back, bot, max_turns=300, timeout=20, turn_timeout=30, deadline=time.monotonic() + 120
@@ -127,6 +130,9 @@ def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_
             assert len(results) == 3 and all(r.error is None and r.game_over for r in results), report
             final = status()
             assert final.summary.phase == "over" and seat(final) == "playing"
+            notices = db.load_games(all_states=False)[0].join_messages
+            told = [m.player for m in notices if m.subject == absence_notices.BACK]
+            assert sorted(told) == [1, 2, 3, 4], told  # every player was told once
             # the stand-in's orders are in the order log like anyone's, for the turns she was away
             stored = db.load_games(all_states=False)[0]
             away_turns = {e.turn for e in stored.orders if e.player == 4 and marked < e.turn}

@@ -69,11 +69,15 @@ def test_a_vacation_starts_shows_and_ends(running):
     # the public game shows it, but not when it ends
     ann = public_players(web_port)["ann"]
     assert ann["seat"] == "on vacation" and "vacation_until" not in ann
-    # logging in does not end it; --end does
+    # logging in does not end it; --end does, and so does "back"
     assert isinstance(tp_login(tp_port, "ann"), tp.Okay)
     assert public_players(web_port)["ann"]["seat"] == "on vacation"
     ended = client(tp_port, web_port, "ann", "vacation", "--end")
     assert ended.exit_code == 0 and "you play your own seat" in ended.output
+    assert public_players(web_port)["ann"]["seat"] == "playing"
+    assert client(tp_port, web_port, "ann", "vacation", "1").exit_code == 0
+    back = client(tp_port, web_port, "ann", "back")
+    assert back.exit_code == 0 and "you play your own seat" in back.output
     assert public_players(web_port)["ann"]["seat"] == "playing"
 
 
@@ -121,7 +125,7 @@ def test_resigning_is_for_good(running):
     assert refused.exit_code == 2 and "--yes" in refused.output
     done = client(tp_port, web_port, "bob", "resign", "--yes")
     assert done.exit_code == 0, done.output
-    assert "bob: you resigned" in done.output and "to the end of the game" in done.output
+    assert "bob: You resigned" in done.output and "to the end of the game" in done.output
     assert public_players(web_port)["bob"]["seat"] == "resigned"
     answer = tp_login(tp_port, "bob")
     assert isinstance(answer, tp.Fail) and "resigned" in answer.message

@@ -1,11 +1,14 @@
 """docs/ stays true: the diagrams are what the rules give, the examples play as the text says,
-and every link between the documents leads somewhere."""
+and every link in README.md and docs/ leads to a file of the repository or to an http(s)
+address (a clone from a forge has nothing beside the repository)."""
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -14,7 +17,7 @@ from ruleset.scenario.__main__ import run_file
 from ruleset.scenario.play import play
 from ruleset.scenario.result import result
 
-from .docs_diagrams import BOARD_SVG, DOCS, EXAMPLES, board_svg, example_diagrams
+from .docs_diagrams import BOARD_SVG, DOCS, EXAMPLES, ROOT, board_svg, example_diagrams
 from .docs_scenarios import load
 
 RULES = DOCS / "rules.md"
@@ -85,15 +88,62 @@ def anchors(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("path", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
-def test_every_link_in_the_docs_leads_somewhere(path):
+# What a clone of the repository has: README.md and docs/ must link inside it (or to the web).
+MARKDOWN = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+FENCED = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+CODE_SPAN = re.compile(r"(`+).+?\1", re.S)
+INLINE_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE_LINK = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
+AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]*:[^>\s]*)>")
+HTML_LINK = re.compile(r"""<(?:a|img)\b[^>]*?\b(?:href|src)=["']([^"']+)["']""", re.I)
+
+
+def link_targets(text: str) -> list[str]:
+    """Every link target of a Markdown text (inline, reference, autolinks, HTML a/img), outside
+    code blocks and code spans (which only show text)."""
+    prose = CODE_SPAN.sub("", FENCED.sub("", text))
+    return [
+        target
+        for pattern in (INLINE_LINK, REFERENCE_LINK, AUTOLINK, HTML_LINK)
+        for target in pattern.findall(prose)
+    ]
+
+
+def files_of_the_repository() -> set[Path] | None:
+    """The files git tracks (what a clone has), or None outside a git checkout."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    files = {(ROOT / name).resolve() for name in listed.decode().split("\0") if name}
+    return files | {parent for path in files for parent in path.parents}
+
+
+def test_the_link_check_sees_links_and_ignores_code():
+    text = '[a](docs/web.md) ![b](x.png "t") <https://e.org/>\n[r]: ../shared/x.md\n`[c](no.md)`\n'
+    text += '```\n[d](no.md)\n```\n<a href="y.md">y</a>'
+    assert link_targets(text) == ["docs/web.md", "x.png", "../shared/x.md", "https://e.org/", "y.md"]
+
+
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_link_leads_to_a_file_of_the_repository_or_to_the_web(path):
     text = path.read_text()
-    for target in re.findall(r"\]\(([^)\s]+)\)", text):
-        if re.match(r"[a-z]+://", target) or target.startswith("mailto:"):
+    tracked = files_of_the_repository()
+    for target in link_targets(text):
+        if re.match(r"https?://", target):
             continue
+        assert not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", target), (
+            f"{path.name} links to {target}: neither a file of the repository nor an http(s) address"
+        )
         file_part, _, anchor = target.partition("#")
-        linked = (path.parent / file_part).resolve() if file_part else path
+        linked = (path.parent / unquote(file_part)).resolve() if file_part else path
+        assert linked.is_relative_to(ROOT), f"{path.name} links to {target}, outside the repository"
         assert linked.exists(), f"{path.name} links to {target}, which does not exist"
+        assert tracked is None or linked in tracked, (
+            f"{path.name} links to {target}, which git does not track"
+        )
         if anchor and linked.suffix == ".md":
             assert anchor in anchors(linked), f"{path.name} links to {target}: no such heading"
     assert "../shared" not in text, f"{path.name} points outside the repository"

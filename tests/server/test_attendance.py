@@ -6,17 +6,27 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from twisted.internet.task import Clock
 
-from ruleset import Phase, check_order
+from ruleset import Order, Phase, check_order
 from server.game.game import Game
 from server.model.attendance import DAY_S, Attendance, Presence, after_turn
-from server.model.refusals import NO_VACATIONS, NOT_ON_VACATION, RESIGNED, Refused
+from server.model.refusals import (
+    GAME_ENDED,
+    NO_VACATIONS,
+    NOT_AWAY,
+    NOT_ON_VACATION,
+    REMOVED,
+    RESIGNED,
+    Refused,
+)
 from server.model.store import MemoryStore
 from server.model.timer_settings import TimerSettings
 from server.views.board import absence_notices
 from tests.support.deferreds import failureResultOf, successResultOf
-from tests.support.games import new_game
+from tests.support.games import legal_orders, new_game
 
 result = successResultOf
 TURN = 60
@@ -70,7 +80,7 @@ def test_missed_turns_count_in_a_row_and_mark_absent_at_the_setting():
 # -- absent players ------------------------------------------------------------------------------
 
 
-def test_a_player_who_misses_turns_is_played_by_the_stand_in_until_they_log_in():
+def test_a_player_who_misses_turns_is_played_by_the_stand_in_until_they_say_they_are_back():
     clock = Clock()
     store, game = four_players(clock)
     play_turn_without(game, clock, 3)
@@ -92,22 +102,28 @@ def test_a_player_who_misses_turns_is_played_by_the_stand_in_until_they_log_in()
     assert game.state.turn == turn + 1
     theirs = [e for e in store.games[game.id].orders[logged:] if e.player == 3]
     assert theirs and all(e.turn == turn + 1 for e in theirs)
-    from ruleset import Order
-
     accepted: list = []
     for entry in theirs:
         order = Order(entry.player, entry.object_id, entry.type, entry.target)
         assert check_order(state, order, accepted) is None
         accepted.append(order)
-    # logging in again takes the seat back; everyone is told
-    assert result(game.take_seat_back(3)) is None
+    # logging in is reading: the seat stays with the stand-in, and nobody is told
+    assert result(game.authenticate("cy", "secret")) == 3
+    assert game.snapshot.presence(3) is Presence.ABSENT
+    # "I am back" takes it back; everyone is told, once
+    assert result(game.come_back(3)).presence is Presence.PLAYING
     assert game.snapshot.presence(3) is Presence.PLAYING
     assert 3 in game.snapshot.acting_players()
-    assert [m.message.subject for m in game.snapshot.board(1)][-1] == absence_notices.BACK
+    for player in (1, 2, 3, 4):
+        subjects = [m.message.subject for m in game.snapshot.board(player)]
+        assert subjects[-1] == absence_notices.BACK and subjects.count(absence_notices.BACK) == 1
     assert game.attendance(3).missed == 0
+    # saying it again changes nothing and tells nobody
+    assert refusal(game.come_back(3)).problem == NOT_AWAY
+    assert [m.message.subject for m in game.snapshot.board(1)].count(absence_notices.BACK) == 1
 
 
-def test_an_absent_player_who_gives_an_order_or_finishes_plays_again():
+def test_an_absent_player_who_finishes_a_turn_plays_again():
     clock = Clock()
     _, game = four_players(clock, absent_after_missed_turns=1)
     play_turn_without(game, clock, 2)
@@ -115,6 +131,94 @@ def test_an_absent_player_who_gives_an_order_or_finishes_plays_again():
     result(game.finish_turn(2))
     assert game.snapshot.presence(2) is Presence.PLAYING
     assert 2 in game.snapshot.finished
+    assert [m.message.subject for m in game.snapshot.board(3)].count(absence_notices.BACK) == 1
+
+
+def test_an_absent_player_who_gives_an_order_plays_again_and_everyone_is_told_once():
+    clock = Clock()
+    _, game = four_players(clock, absent_after_missed_turns=1)
+    play_turn_without(game, clock, 2)
+    assert game.snapshot.presence(2) is Presence.ABSENT
+    first, second = legal_orders(game, 2)[:2]
+    result(game.insert_order(2, first[0], -1, first[1], first[2]))
+    assert game.snapshot.presence(2) is Presence.PLAYING
+    # a second order: the seat is theirs already
+    result(game.insert_order(2, second[0], -1, second[1], second[2]))
+    for player in (1, 2, 3, 4):
+        assert [m.message.subject for m in game.snapshot.board(player)].count(absence_notices.BACK) == 1
+
+
+def test_a_refused_order_leaves_the_seat_with_the_stand_in():
+    clock = Clock()
+    _, game = four_players(clock, absent_after_missed_turns=1)
+    play_turn_without(game, clock, 2)
+    fleet = next(iter(game.state.fleets_of(2))).id
+    failureResultOf(game.insert_order(2, fleet, 7, 99, -5), Refused)
+    assert game.snapshot.presence(2) is Presence.ABSENT
+
+
+def test_saying_back_is_refused_for_a_removed_player_and_after_the_game():
+    clock = Clock()
+    _, game = four_players(clock, absent_after_missed_turns=1)
+    play_turn_without(game, clock, 2)
+    result(game.remove_player("bob"))
+    assert refusal(game.come_back(2)).problem == REMOVED
+    # cy stops playing, ann resigns, di plays on alone to the end of the game
+    result(game.resign(1))
+    for _ in range(300):
+        if game.snapshot.over:
+            break
+        turn = game.state.turn
+        everyone_but(game, 3)
+        if game.state.turn == turn:
+            clock.advance(TURN)
+    assert game.snapshot.over and game.snapshot.presence(3) is Presence.ABSENT
+    assert refusal(game.come_back(3)).problem == GAME_ENDED
+    assert game.snapshot.presence(3) is Presence.ABSENT
+
+
+STEPS = ("read", "back", "order", "finish", "miss")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(STEPS), max_size=10))
+def test_only_playing_takes_a_seat_back_and_everyone_is_told_each_time_it_changes_hands(steps):
+    """Whatever cy does in whatever order, logging in never moves her seat; an order, a finish
+    or "back" that the game takes brings an absent cy back; and every board holds exactly one
+    "is back" per time the seat went from the stand-in back to her."""
+    clock = Clock()
+    _, game = four_players(clock, absent_after_missed_turns=1)
+    came_back = 0
+    for step in steps:
+        before = game.snapshot.presence(3)
+        taken = True
+        if step == "read":
+            result(game.authenticate("cy", "secret"))
+        elif step == "miss":
+            play_turn_without(game, clock, 3)
+        else:
+            if step == "back":
+                d = game.come_back(3)
+            elif step == "finish":
+                d = game.finish_turn(3)
+            else:
+                orders = legal_orders(game, 3)
+                if not orders:
+                    continue
+                fleet, order_type, target = orders[0]
+                d = game.insert_order(3, fleet, -1, order_type, target)
+            outcome: list = []
+            d.addBoth(outcome.append)
+            taken = not (outcome and hasattr(outcome[0], "check") and outcome[0].check(Refused))
+        after = game.snapshot.presence(3)
+        if step == "read" or not taken:
+            assert after is before, step
+        elif step != "miss" and before is Presence.ABSENT:
+            assert after is Presence.PLAYING, step
+        came_back += before is Presence.ABSENT and after is Presence.PLAYING
+        for player in (1, 2, 3, 4):
+            subjects = [m.message.subject for m in game.snapshot.board(player)]
+            assert subjects.count(absence_notices.BACK) == came_back, (steps, player)
 
 
 def test_absent_after_zero_never_marks_anyone():
@@ -192,10 +296,13 @@ def test_a_vacation_can_be_cancelled_and_has_limits():
     subjects = [m.message.subject for m in game.snapshot.board(1)]
     assert subjects.count(absence_notices.VACATION) == 1
     assert result(game.end_vacation(1)).presence is Presence.PLAYING
-    # logging in does not end a vacation
+    # logging in does not end a vacation; saying "I am back" does, as ending it would
     result(game.start_vacation(1, 1))
-    result(game.take_seat_back(1))
+    result(game.authenticate("ann", "secret"))
     assert game.snapshot.presence(1) is Presence.VACATION
+    assert result(game.come_back(1)).presence is Presence.PLAYING
+    assert [m.message.subject for m in game.snapshot.board(2)][-1] == absence_notices.BACK
+    assert refusal(game.come_back(1)).problem == NOT_AWAY
     _, closed = four_players(Clock(), vacation_days_max=0)
     assert refusal(closed.start_vacation(1, 1)).problem == NO_VACATIONS
 
@@ -209,7 +316,7 @@ def test_resigning_is_for_good():
     assert refusal(game.authenticate("di", "secret")).problem == RESIGNED
     assert refusal(game.start_vacation(4, 1)).problem == RESIGNED
     assert refusal(game.finish_turn(4)).problem == RESIGNED
-    result(game.take_seat_back(4))
+    assert refusal(game.come_back(4)).problem == RESIGNED
     assert game.snapshot.presence(4) is Presence.RESIGNED
     assert game.snapshot.seat_label(4) == "resigned" and 4 not in game.snapshot.acting_players()
 

@@ -30,3 +30,23 @@ def logs_in(game: Game, username: str, password: str) -> int | None:
             return None
         out[0].raiseException()
     return out[0]
+
+
+def legal_orders(game: Game, player: int) -> list[tuple[int, int, int]]:
+    """(fleet, order type, target system) of orders the player may give now, at most one per
+    fleet, as the ruleset checks them (each alone: two of them may not go together)."""
+    from ruleset import Order, allowed_order_types, check_order
+
+    state = game.snapshot.state
+    systems = [state.board.system_id(cell) for cell in range(len(state.board.terrain))]
+    found = []
+    for fleet in state.fleets_of(player):
+        for order_type in allowed_order_types(state, fleet.id):
+            allowed = (
+                s for s in systems if check_order(state, Order(player, fleet.id, order_type, s), []) is None
+            )
+            target = next(allowed, None)
+            if target is not None:
+                found.append((fleet.id, int(order_type), target))
+                break
+    return found

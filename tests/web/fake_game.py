@@ -119,8 +119,9 @@ class FakeGame:
         self._publish()
         return defer.succeed(player)
 
-    def take_seat_back(self, player: int):
-        self.logins_back = getattr(self, "logins_back", []) + [player]
+    def come_back(self, player: int):
+        """Saying "I am back" is recorded (`came_back`); the fake keeps no seats: never refused."""
+        self.came_back = getattr(self, "came_back", []) + [player]
         return defer.succeed(None)
 
     def check_order(self, player, object_id, order_type, target):

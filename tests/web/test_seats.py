@@ -1,5 +1,7 @@
-"""The web listener and seats (`server.model.attendance`): a login takes a seat back; a player's own
-view says who plays their seat; public documents say only "absent"/"on vacation"/"resigned"."""
+"""The web listener and seats (`server.model.attendance`): logins and reads never take a seat back,
+"I am back" does (the page's button, POST /api/games/NAME/back); a player's own view says who
+plays their seat and how to take it back; public documents say only "absent"/"on vacation"/
+"resigned". (`tests/server/test_absence_follows_playing.py` does it all with a real game.)"""
 
 from __future__ import annotations
 
@@ -13,15 +15,23 @@ from .helpers import Client, log_in, world
 from .test_api import basic
 
 
-def test_the_login_form_and_a_token_take_the_seat_back():
+def test_logins_tokens_and_reads_never_say_i_am_back_the_button_and_the_api_do():
     _, game, site = world()
-    log_in(site, "Nebula", "alice", "alice-pw")
-    assert game.logins_back == [1]
+    alice = log_in(site, "Nebula", "alice", "alice-pw")
     Client(site).post_json("/api/games/Nebula/token", {}, basic("bob", "bob-pw"))
-    assert game.logins_back == [1, 2]
-    # reading with the password is no login: the seat stays with the stand-in
     Client(site).get("/api/games/Nebula/me", headers=basic("bob", "bob-pw"))
-    assert game.logins_back == [1, 2]
+    alice.get("/games/Nebula/play")
+    assert getattr(game, "came_back", []) == []
+    csrf = alice.csrf("/games/Nebula/play")
+    assert alice.post_form("/games/Nebula/play/back", {"csrf": csrf}).status == 303
+    assert game.came_back == [1]
+    answer = Client(site).post_json("/api/games/Nebula/back", {}, basic("bob", "bob-pw"))
+    assert answer.status == 200 and answer.json()["seat"] == "playing"
+    assert game.came_back == [1, 2]
+    # the button's form needs its CSRF token, like every other
+    forged = alice.post_form("/games/Nebula/play/back", {"csrf": "forged"}, json_answer=True)
+    assert forged.status == 409 and "form" in forged.json()["error"]["message"].lower()
+    assert game.came_back == [1, 2]
 
 
 def test_only_the_player_reads_their_missed_turns_and_vacation_end():
@@ -60,6 +70,7 @@ def test_the_play_page_says_who_plays_my_seat():
         _derived={},
     )
     page = alice.get("/games/Nebula/play").text
-    assert "the stand-in plays your seat; your next order takes it back" in page
+    assert "the stand-in plays your seat; give an order or say you are back" in page
+    assert 'action="/games/Nebula/play/back"' in page and "I am back" in page
     public = Client(site).get("/games/Nebula").text
     assert "absent · the stand-in plays" in public

@@ -33,12 +33,14 @@ def became_absent(state: GameState, player_id: int, missed: int) -> tuple[Messag
         ABSENT,
         compose(
             _who(state, player_id),
-            f" missed {turns}. The stand-in plays their seat from now on, until they log in again.",
+            f" missed {turns}. The stand-in plays their seat from now on, until they give an order"
+            " or say they are back.",
         ),
     )
 
 
-def logged_in_again(state: GameState, player_id: int) -> tuple[Message, ...]:
+def back_again(state: GameState, player_id: int) -> tuple[Message, ...]:
+    """An absent player gave an order, finished a turn or said they are back (never a login)."""
     return _to_everyone(
         state, BACK, compose(_who(state, player_id), " is back and plays their own seat again.")
     )

@@ -44,6 +44,7 @@ from protocol.records import IdCount, IdText, Reference, ReferenceQuantity, Reso
 from ruleset import Message, OrderType, Role, allowed_order_types
 from ruleset.messages import MentionKind
 from server.model.snapshot import GameSnapshot
+from server.views.own_seat import own_seat_note
 from server.views.tp.catalogue import BOMBS, PASSENGER_NAMES, PASSENGERS, SHIPS_CATEGORY, WEAPON
 from server.views.tp.frame_cache import FrameCache
 from server.views.tp.player_views import player_view
@@ -216,11 +217,18 @@ def design_message(snapshot: GameSnapshot, fleet_id: int, viewer: int) -> Design
 # The Player frame's race of a player an operator removed (every other player is "Human"): the
 # one thing on the wire that tells clients who no longer plays (`tae-client status` shows it).
 REMOVED_RACE = "Removed"
+PLAYING_RACE = "Human"
 
 
-def player_message(snapshot: GameSnapshot, player_id: int) -> Player:
+def player_message(snapshot: GameSnapshot, player_id: int, viewer: int | None = None) -> Player:
+    """A player as `viewer` sees them. The race is "Removed" for a removed player; the player's
+    own frame, while the stand-in plays their seat, carries instead the note on how to take it
+    back (`server.views.own_seat`): Thousand Parsec has no frame for a seat, and the Player a
+    client fetches of itself (GetPlayer 0) is what every client reads anyway, whereas a board
+    message would be a write made by a read. Everyone else's frame of them stays "Human"."""
     player = snapshot.state.player(player_id)
-    race = REMOVED_RACE if player_id in snapshot.removed_players else "Human"
+    note = own_seat_note(snapshot, player_id) if viewer == player_id else None
+    race = REMOVED_RACE if player_id in snapshot.removed_players else note or PLAYING_RACE
     return Player(player.id, player.name, race, snapshot.modtime(("player", player_id)))
 
 

@@ -17,6 +17,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping
 
 from ruleset import Role, allowed_order_types
 from server.model.snapshot import GameSnapshot
+from server.views.own_seat import own_seat_note
 from server.views.tp.universe import universe_of
 
 Stamps = dict[Hashable, tuple[Hashable, int]]
@@ -130,7 +131,15 @@ def all_fingerprints(snapshot: GameSnapshot) -> Iterator[tuple[Hashable, Hashabl
         if obj.has_queue:
             yield ("queue", obj.id), queue
     for player in state.players:
-        yield ("player", player.id), (player.name, player.id in snapshot.removed_players)
+        # the player's own frame words their seat (`server.views.own_seat`): its note moves it
+        yield (
+            ("player", player.id),
+            (
+                player.name,
+                player.id in snapshot.removed_players,
+                own_seat_note(snapshot, player.id),
+            ),
+        )
         yield ("board", player.id), (len(snapshot.board(player.id)), snapshot.posted.get(player.id, 0))
     for fleet in state.fleets.values():
         yield ("design", fleet.id), (fleet.owner, fleet.role, fleet.kind)

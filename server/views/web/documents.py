@@ -20,6 +20,7 @@ from ruleset import Kind, OrderType, Phase, Role, allowed_order_types, visible_t
 from ruleset.kinds import SCORE_KEYS, SCORE_TITLES
 from ruleset.orders import ORDER_NAMES
 from server.model.snapshot import GameSnapshot
+from server.views.own_seat import own_seat_note
 from server.views.standing import state_standing_document
 from server.views.web.galaxy import LEADER_NAMES, Galaxy, galaxy
 from server.views.web.history import HistoryBook, TurnSummary
@@ -199,14 +200,16 @@ def summary_document(summary: TurnSummary) -> dict[str, Any]:
 
 
 def seat_document(snapshot: GameSnapshot, player: int) -> dict[str, Any]:
-    """Who plays the player's seat, for the player only: with their missed turns in a row and
-    the end of their vacation (Unix time), which public documents leave out."""
+    """Who plays the player's seat, for the player only: with their missed turns in a row, the
+    end of their vacation (Unix time), which public documents leave out, and while the stand-in
+    plays it the `note` on how to take it back (`server.views.own_seat`; null otherwise)."""
     attendance = snapshot.attendance.get(player)
     return {
         "seat": snapshot.seat_label(player),
         "stand_in": player in snapshot.stand_ins(),
         "missed_turns": attendance.missed if attendance is not None else 0,
         "vacation_until": attendance.until if attendance is not None else None,
+        "note": own_seat_note(snapshot, player),
     }
 
 
