@@ -9,9 +9,16 @@ from twisted.internet.task import Clock
 
 from ruleset import Phase
 from server.model.timer_settings import TimerSettings
-from server.operating.game_actions import OperationError, extend_game, set_setting_of
+from server.operating.game_actions import OperationError, extend_game
+from server.operating.game_actions import set_setting_of as set_settings_of
+from server.operating.game_settings import changed_setup
 from tests.support.deferreds import failureResultOf, successResultOf
 from tests.support.games import new_game
+
+
+def set_setting_of(game, key: str, value: str):
+    """`tae-server set` on a live game: the key's value read, the setup changed."""
+    return set_settings_of(game, lambda setup, players: changed_setup(setup, key, value, players=players))
 
 
 def run(coroutine):
@@ -102,22 +109,12 @@ def test_extending_a_paused_game_with_a_deadline_adds_to_the_time_at_resume():
     assert "paused, 1 h 10 min left when resumed" in answer
 
 
-def test_standing_ranks_players_by_final_score_sharing_ties():
-    from ruleset.state import EndReason, FinalResult
-    from server.operating.final_standing import standing
-
-    result = FinalResult({1: 12, 2: 7, 3: 12}, {}, (1, 3), EndReason.OPERATOR)
-    assert standing(result, 1) == "game over: rank 1 of 3 (winner), final score 12"
-    assert standing(result, 3) == "game over: rank 1 of 3 (winner), final score 12"
-    assert standing(result, 2) == "game over: rank 3 of 3, final score 7"
-    assert standing(result, 4) == standing(None, 1) == "game over"
-
-
 def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
     from server.database import SyncDatabase, upgrade
     from server.game.game import Game
     from server.model.store import GameSetup
     from server.operating import on_database as operations
+    from server.views.operator_status import status_document, status_text
 
     url = f"sqlite:///{tmp_path / 'tae.db'}"
     upgrade(url)
@@ -131,8 +128,16 @@ def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
         game.finish_turn(2)
         assert game.state.phase is Phase.OVER
         status = operations.game_status(db, "g", wallclock=lambda: 1_800_000_000.0)
-    turns = [p["turn"] for p in status.players]
-    assert turns == ["game over: rank 1 of 2 (winner), final score 0"] * 2
+    assert [p.state for p in status.players] == ["over", "over"]
+    document = status_document(status)
+    assert [(p["name"], p["rank"], p["final"]) for p in document["standing"]["places"]] == [
+        ("ann", 1, 0),
+        ("bob", 1, 0),
+    ]
+    assert all(" " not in p["turn"] for p in document["players"]), "no sentence as a value"
+    text = status_text(status)
+    assert "shared rank 1 of 2 (winner), final score 0" in text
+    assert "after artifacts: Money 0" in text and "time left" not in text
 
 
 def test_removing_twice_says_already_removed_and_everyone_is_told_of_a_removal():
