@@ -240,3 +240,26 @@ def test_a_basic_timer_says_that_turn_length_0_means_60_s(url, db):  # noqa: F81
     assert f"turn_length is now 0: {zero}" in set_it("turn_length", "0")
     set_it("timer", "playersfinished")
     assert f"the timer is now basic ({zero})" in set_it("timer", "basic")
+
+
+def test_a_stored_request_out_of_bounds_is_refused_by_the_desk_in_the_same_words(url, db):  # noqa: F811
+    """A request queued by an older version (its admin `extend` took any u32) meets the table's
+    bounds when the running server carries it out; the game keeps its deadline."""
+    game_id = db.create_game(setup("one", timer=TimerSettings("basic", turn_length=100)))
+    _, desk, directory, _ = start_desk(url)
+    add(db, game_id, "ann"), add(db, game_id, "bob")
+    result(desk.poll())
+    game = directory.find("one")
+    deadline = game.timer.deadline
+    wrapped = queue(db, game_id, "extend", {"seconds": 2**32 - 5})
+    negative = queue(db, game_id, "extend", {"seconds": -5})
+    bad_value = queue(db, game_id, "set", {"key": "turn_length", "value": "4294967291"})
+    result(desk.poll())
+    assert (db.request(wrapped).status, db.request(wrapped).result) == (
+        "failed",
+        "the extension must be at most a year (366 d), not '4294967291'",
+    )
+    assert db.request(negative).result == "the extension must be longer than 0 s, not '-5'"
+    assert db.request(bad_value).result == "turn_length must be at most a year (366 d), not '4294967291'"
+    assert game.timer.deadline == deadline
+    result(defer.ensureDeferred(desk.stop()))
