@@ -9,16 +9,15 @@ from twisted.internet.task import Clock
 
 from ruleset import Phase
 from server.model.timer_settings import TimerSettings
+from server.operating.commands import SET
 from server.operating.game_actions import OperationError, extend_game
-from server.operating.game_actions import set_setting_of as set_settings_of
-from server.operating.game_settings import changed_setup
 from tests.support.deferreds import failureResultOf, successResultOf
 from tests.support.games import new_game
 
 
 def set_setting_of(game, key: str, value: str):
-    """`tae-server set` on a live game: the key's value read, the setup changed."""
-    return set_settings_of(game, lambda setup, players: changed_setup(setup, key, value, players=players))
+    """`tae-server set` carried out on a live game, as a running server's desk does it."""
+    return SET.carry_out(game, {"key": key, "value": value})
 
 
 def run(coroutine):
