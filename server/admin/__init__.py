@@ -3,7 +3,9 @@ tpadmin-cpp speaks it, on its own port, for admin accounts kept apart from every
 
     backend.py     `OperatorBackend`, the interface the commands call, and its answer values
     live.py        `LiveBackend`: the commands on a running server's games
-    commands.py    the command table (ids, names, parameters) and how answers are shown
+    cluster.py     `ClusterBackend`: the commands on a cluster's games, from any node
+    commands.py    the admin commands, made from the operator command table
+                   (`server.operating.commands`), and how answers are shown
     session.py     one connection's conversation, sans I/O
     log_stream.py  the server's log as LogMessage frames to logged-in admins
     network.py     the Twisted protocol and factory

@@ -3,10 +3,11 @@
 An admin client may connect to any node. A game this node runs is served as `LiveBackend`
 serves it (its live snapshot, the game service). A game another node runs is read from the
 database (`list-games` from the stored summaries, `status` from the game as last stored, with
-the deadline its owner recorded), and a change to it (`add-player`, `remove-player`,
-`end-turn`) is queued as an operator request (`server.database.operator_requests`): the
-NOTIFY it sends wakes the owner's `OperatorDesk`, which carries it out as a fenced write, and
-this node waits for the result (`REQUEST_WAIT_S`). So a change is carried out once, by the node
+the deadline its owner recorded), and a change to it (any command of the operator command
+table, `server.operating.commands`) is queued as an operator request
+(`server.database.operator_requests`): the NOTIFY it sends wakes the owner's `OperatorDesk`,
+which carries it out through the same command as a fenced write, and this node waits for the
+result (`REQUEST_WAIT_S`). So a change is carried out once, by the node
 that runs the game, also while the game moves or fails over (its new owner does it).
 `create-game` stores the game and waits until a node claims it.
 """
@@ -14,17 +15,13 @@ that runs the game, also while the game moves or fails over (its new owner does 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from twisted.internet import defer
-from twisted.internet.task import Clock
 
-from server.admin.backend import NOT_AVAILABLE, CommandFailed, GameListing, GameReport
-from server.admin.live import DEFAULT_GAME, MAX_GAME_NAME, LiveBackend, _report, no_such_game
-from server.admin.live import _listing as live_listing
-from server.config.errors import ConfigError
+from server.admin.backend import CommandFailed, GameListing
+from server.admin.live import LiveBackend, listing_of, new_game_setup
 from server.config.file import GameConfig
 from server.database import ConflictError
 from server.database import games as q
@@ -32,6 +29,11 @@ from server.database import operator_requests as requests_q
 from server.database.ownership import thd_lock_space, thd_notify
 from server.game.directory import GameDirectory
 from server.game.game import Game
+from server.operating.arguments import DEFAULT_GAME
+from server.operating.commands import OperatorCommand, no_such_game, thd_queue_command
+from server.operating.game_actions import OperationError
+from server.operating.on_database import stored_snapshot
+from server.views.operator_status import GameStatus, status_of
 
 REQUEST_WAIT_S = 10.0
 CLAIM_WAIT_S = 10.0
@@ -52,26 +54,15 @@ def _stored_listing(summary: q.GameSummary) -> GameListing:
     )
 
 
-def _stored_report(conn, game_id: int, now: float) -> GameReport:
+def _stored_status(conn, game_id: int, now: float, owner: str | None) -> GameStatus:
+    """The status of a game another node runs, as stored (with the deadline its owner recorded)."""
     stored = q.thd_load_games(conn, [game_id], all_states=False)[0]
-    snapshot = Game.restore(stored, None, Clock()).snapshot  # type: ignore[arg-type]  # read only
-    report = _report(snapshot, now)
-    seconds_left = -1
-    deadline = stored.deadline
-    if deadline is not None and deadline[0] == snapshot.turn + 1 and deadline[1] is not None:
-        if not snapshot.over:
-            seconds_left = max(0, round(deadline[1] - now))
-    return replace(report, seconds_left=seconds_left)
+    where = f"node {owner!r}" if owner else None
+    return status_of(stored_snapshot(stored, now), now, server=where, deadline_recorded=True)
 
 
-def _queue(conn, game_id: int, kind: str, payload: dict[str, Any]) -> int:
-    return requests_q.thd_queue_request(conn, game_id, kind, payload)
-
-
-def _turn_to_end(conn, name: str) -> tuple[int, str]:
-    """The open turn (its number as every tool shows it) and the phase of game `name`."""
-    summary = q.thd_game_summaries(conn, name)[0]
-    return summary.turn, summary.phase
+def _queue(conn, game_id: int, command: OperatorCommand, payload: dict[str, Any]) -> int:
+    return thd_queue_command(conn, game_id, command, payload)[0]
 
 
 def _announce_claims(conn) -> None:
@@ -98,11 +89,13 @@ class ClusterBackend(LiveBackend):
 
     # -- finding games ----------------------------------------------------------------------
 
+    where = "this cluster"
+
     def _placement(self, name: str) -> Any:
         """The game's placement (server.database.ownership.Placement); CommandFailed if none."""
         placement = self.cluster.placement(None if name == DEFAULT_GAME else name)
         if placement is None:
-            raise no_such_game(name, self.cluster.placements, "this cluster")
+            raise CommandFailed(str(no_such_game(name, list(self.cluster.placements), self.where)))
         return placement
 
     async def _look_up(self, name: str) -> None:
@@ -124,37 +117,24 @@ class ClusterBackend(LiveBackend):
         listed = []
         for summary in summaries:
             game = local.get(summary.id)
-            listed.append(live_listing(game.snapshot) if game is not None else _stored_listing(summary))
+            listed.append(listing_of(game.snapshot) if game is not None else _stored_listing(summary))
         return listed
 
-    async def game_status(self, game: str) -> GameReport:
+    async def game_status(self, game: str) -> GameStatus:
         await self._look_up(game)
         if self._local(game) is not None:
             return await super().game_status(self._placement(game).name)
         placement = self._placement(game)
-        return await self.store.read(_stored_report, placement.game_id, self.clock.seconds())
+        owner = placement.node if placement.owned else None
+        return await self.store.read(_stored_status, placement.game_id, self.clock.seconds(), owner)
 
     # -- changing -----------------------------------------------------------------------------
 
     async def create_game(self, name: str) -> str:
-        if (
-            not name
-            or "@" in name
-            or name.strip() != name
-            or len(name) > MAX_GAME_NAME
-            or name == DEFAULT_GAME
-        ):
-            raise CommandFailed(
-                f"{name!r} is not a usable game name (1 to {MAX_GAME_NAME} characters, no '@')"
-            )
         if self.cluster.placement(name) is not None:
             raise CommandFailed(f"a game named {name!r} exists")
         seed = self.new_seed()
-        config = replace(self.game_defaults, name=name, seed=seed, description=f"TaE game {name}")
-        try:
-            setup = config.setup(ctime=int(self.clock.seconds()))
-        except ConfigError as error:
-            raise CommandFailed(str(error)) from None
+        setup = new_game_setup(self.game_defaults, name, seed, int(self.clock.seconds()))
         try:
             game_id = await self.store.create_game(setup)
         except ConflictError:
@@ -170,34 +150,24 @@ class ClusterBackend(LiveBackend):
             await _sleep(self.clock, POLL_S)
         return f"{text}; no node has taken it yet"
 
-    async def add_player(self, game: str, name: str, password: str) -> str:
+    async def change(self, command: OperatorCommand, values: Mapping[str, Any]) -> str:
+        game = values["game"]
         await self._look_up(game)
         if self._local(game) is not None:
-            return await super().add_player(game, name, password)
-        digest = await self.hasher.hash(password)
-        payload = {"username": name, "password_hash": digest, "email": "", "comment": ""}
-        return await self._ask_owner(game, "add_player", payload)
+            return await super().change(command, values)
+        try:
+            payload = await command.payload(values, self.hasher)
+        except OperationError as error:
+            raise CommandFailed(str(error)) from None
+        return await self._ask_owner(game, command, payload)
 
-    async def remove_player(self, game: str, name: str) -> str:
-        await self._look_up(game)
-        if self._local(game) is not None:
-            return await super().remove_player(game, name)
-        return await self._ask_owner(game, "remove_player", {"username": name})
-
-    async def end_turn(self, game: str) -> str:
-        await self._look_up(game)
-        if self._local(game) is not None:
-            return await super().end_turn(game)
-        placement = self._placement(game)
-        turn, phase = await self.store.read(_turn_to_end, placement.name)
-        if phase == "over":
-            raise CommandFailed(f"game {placement.name!r} is over")
-        return await self._ask_owner(game, "end_turn", {"open_turn": turn})
-
-    async def _ask_owner(self, game: str, kind: str, payload: dict[str, Any]) -> str:
+    async def _ask_owner(self, game: str, command: OperatorCommand, payload: dict[str, Any]) -> str:
         """Queue the request for the node that runs the game and wait for its answer."""
         placement = self._placement(game)
-        request_id = await self.store.read(_queue, placement.game_id, kind, payload)
+        try:
+            request_id = await self.store.read(_queue, placement.game_id, command, payload)
+        except OperationError as error:
+            raise CommandFailed(str(error)) from None
         deadline = self.clock.seconds() + REQUEST_WAIT_S
         while True:
             request = await self.store.read(requests_q.thd_request, request_id)
@@ -213,33 +183,6 @@ class ClusterBackend(LiveBackend):
                     f"has not answered in {REQUEST_WAIT_S:g} s; it is carried out when a node runs the game"
                 )
             await _sleep(self.clock, POLL_S)
-
-    # -- not in the game service yet ------------------------------------------------------------
-
-    async def reinstate_player(self, game: str, name: str) -> str:
-        await self._look_up(game)
-        self._placement(game)
-        raise CommandFailed(NOT_AVAILABLE)
-
-    async def pause(self, game: str) -> str:
-        await self._look_up(game)
-        self._placement(game)
-        raise CommandFailed(NOT_AVAILABLE)
-
-    async def resume(self, game: str) -> str:
-        await self._look_up(game)
-        self._placement(game)
-        raise CommandFailed(NOT_AVAILABLE)
-
-    async def extend(self, game: str, seconds: int) -> str:
-        await self._look_up(game)
-        self._placement(game)
-        raise CommandFailed(NOT_AVAILABLE)
-
-    async def set_setting(self, game: str, setting: str, value: str) -> str:
-        await self._look_up(game)
-        self._placement(game)
-        raise CommandFailed(NOT_AVAILABLE)
 
 
 def _sleep(clock, seconds: float) -> defer.Deferred:

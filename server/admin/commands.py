@@ -1,40 +1,71 @@
-"""The commands an admin client can run: their descriptions on the wire and how each one runs.
+"""The commands an admin client can run, made from the operator command table.
 
-Each `AdminCommand` is one CommandDesc (id, name, help, parameters) and a function that turns
-the decoded arguments into a call to the `OperatorBackend` and its answer into the text of the
-CommandResult. Names are lower case with dashes, the same as the `tae-server` commands, because
-tpadmin-cpp lower-cases what the user types; they avoid tpadmin-cpp's own commands (open,
-login, close, debug, quit, exit). Every parameter is one word on tpadmin-cpp's command line.
+Every command of `server.operating.commands` with an admin id is offered as one CommandDesc:
+its id, its name (the `tae-server` name: lower case with dashes, because tpadmin-cpp
+lower-cases what the user types, and none of tpadmin-cpp's own: open, login, close, debug,
+quit, exit), its summary and one parameter per argument. Every parameter is a string, one word
+on tpadmin-cpp's command line, read by the argument's own type: "2h" works as on the command
+line, and a negative number arrives as the "-5" the operator typed (an integer parameter would
+reach us as tpadmin-cpp's unsigned wrap of it, 4294967291) and is refused in the same words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from protocol.admin import CommandDesc, CommandParam, CommandParamType
-from server.admin.backend import GameListing, GameReport, OperatorBackend
-
-STRING = CommandParamType.STRING
-INTEGER = CommandParamType.INTEGER
-
-GAME = CommandParam("game", STRING, "The game's name ('-' for the server's default game).")
-PLAYER = CommandParam("player", STRING, "The player's user name.")
-
-Runner = Callable[[OperatorBackend, tuple[Any, ...]], Awaitable[str]]
+from server.admin.backend import CommandFailed, GameListing, OperatorBackend
+from server.operating.commands import COMMANDS as OPERATOR_COMMANDS
+from server.operating.commands import Changes, OperatorCommand
+from server.operating.game_actions import OperationError
+from server.views.operator_status import status_text
 
 
 @dataclass(frozen=True, slots=True)
 class AdminCommand:
-    id: int
-    name: str
-    help: str
-    params: tuple[CommandParam, ...]
-    run: Runner
+    """One operator command as the admin protocol offers it."""
+
+    command: OperatorCommand
+
+    @property
+    def id(self) -> int:
+        assert self.command.admin_id is not None
+        return self.command.admin_id
+
+    @property
+    def name(self) -> str:
+        return self.command.name
+
+    @property
+    def params(self) -> tuple[CommandParam, ...]:
+        return tuple(
+            CommandParam(argument.name, CommandParamType.STRING, argument.help)
+            for argument in self.command.arguments
+        )
 
     def describe(self, modtime: int) -> CommandDesc:
-        return CommandDesc(self.id, self.name, self.help, self.params, modtime)
+        return CommandDesc(self.id, self.name, self.command.summary, self.params, modtime)
+
+    async def run(self, backend: OperatorBackend, arguments: tuple[Any, ...]) -> str:
+        """Read the parameters by the table's types, then ask the backend; CommandFailed with
+        the refusal's words."""
+        try:
+            values = self.command.read([str(argument) for argument in arguments])
+            return await _answer(backend, self.command, values)
+        except OperationError as error:
+            raise CommandFailed(str(error)) from None
+
+
+async def _answer(backend: OperatorBackend, command: OperatorCommand, values: Mapping[str, Any]) -> str:
+    if command.changes is Changes.NOTHING:
+        if command.on_a_game:
+            return status_text(await backend.game_status(values["game"]))
+        return render_listing(await backend.list_games())
+    if command.changes is Changes.NEW_GAME:
+        return await backend.create_game(values["name"])
+    return await backend.change(command, values)
 
 
 # -- rendering --------------------------------------------------------------------------------
@@ -71,106 +102,13 @@ def render_listing(games: list[GameListing]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_report(r: GameReport) -> str:
-    active = sum(1 for p in r.players if p.turn != "removed")
-    lines = [
-        f"Game {r.name!r} (id {r.id}): {r.description}" if r.description else f"Game {r.name!r} (id {r.id})",
-        f"  {_turn_state(r.turn, r.phase)}; {r.timer_text or _timer(r.timer, r.turn_length)}",
-        f"  {_players(active, len(r.players) - active, r.max_players)}; "
-        + ("players may create accounts" if r.account_creation else "no new accounts"),
-    ]
-    for player in r.players:
-        lines.append(f"    {player.id:>3}  {player.name:<20} {player.turn}")
-    if r.phase == "over":
-        lines.append(f"  winners: {', '.join(r.winners) or 'none'}")
-        if r.final_scores:
-            lines.append("  final scores: " + ", ".join(f"{n} {v}" for n, v in r.final_scores.items()))
-    elif not r.started:
-        lines.append("  turns start when enough players have joined")
-    elif r.paused:
-        kept = f", {r.paused_left} s left when resumed" if r.paused_left >= 0 else ""
-        lines.append(f"  time left: paused by an operator{kept}")
-    else:
-        lines.append("  time left: " + (f"{r.seconds_left} s" if r.seconds_left >= 0 else "no deadline"))
-        if r.waiting_for:
-            lines.append(f"  waiting for: {', '.join(r.waiting_for)}")
-    return "\n".join(lines) + "\n"
-
-
 # -- the table --------------------------------------------------------------------------------
 
-
-async def _list_games(backend: OperatorBackend, args: tuple[Any, ...]) -> str:
-    return render_listing(await backend.list_games())
-
-
-async def _status(backend: OperatorBackend, args: tuple[Any, ...]) -> str:
-    return render_report(await backend.game_status(*args))
-
-
-def _call(method: str) -> Runner:
-    async def run(backend: OperatorBackend, args: tuple[Any, ...]) -> str:
-        result: str = await getattr(backend, method)(*args)
-        return result
-
-    run.__name__ = method
-    return run
-
-
-COMMANDS: tuple[AdminCommand, ...] = (
-    AdminCommand(0, "list-games", "Lists the games: turn, players, timer.", (), _list_games),
-    AdminCommand(
-        1,
-        "status",
-        "Shows a game: its turn, its players and who has finished, the time left.",
-        (GAME,),
-        _status,
-    ),
-    AdminCommand(
-        2,
-        "create-game",
-        "Creates a game with the server's game settings and a random seed.",
-        (CommandParam("name", STRING, "The new game's name."),),
-        _call("create_game"),
-    ),
-    AdminCommand(
-        3,
-        "add-player",
-        "Adds a player to a game, also one closed to new accounts (the password arrives in lower case).",
-        (GAME, PLAYER, CommandParam("password", STRING, "The player's password.")),
-        _call("add_player"),
-    ),
-    AdminCommand(
-        4,
-        "remove-player",
-        "Removes a player: no more logins or orders; turns stop waiting for them.",
-        (GAME, PLAYER),
-        _call("remove_player"),
-    ),
-    AdminCommand(
-        5, "reinstate-player", "Lets a removed player play again.", (GAME, PLAYER), _call("reinstate_player")
-    ),
-    AdminCommand(6, "end-turn", "Ends a game's current turn now.", (GAME,), _call("end_turn")),
-    AdminCommand(7, "pause", "Stops a game's turn clock until it is resumed.", (GAME,), _call("pause")),
-    AdminCommand(8, "resume", "Starts a paused game's turn clock again.", (GAME,), _call("resume")),
-    AdminCommand(
-        9,
-        "extend",
-        "Gives the current turn more time.",
-        (GAME, CommandParam("seconds", INTEGER, "Seconds to add to the deadline.")),
-        _call("extend"),
-    ),
-    AdminCommand(
-        10,
-        "set",
-        "Changes a game setting (turn_length, max_players, account_creation, ...).",
-        (
-            GAME,
-            CommandParam("setting", STRING, "The setting's name."),
-            CommandParam("value", STRING, "Its new value."),
-        ),
-        _call("set_setting"),
-    ),
+COMMANDS: tuple[AdminCommand, ...] = tuple(
+    sorted(
+        (AdminCommand(command) for command in OPERATOR_COMMANDS if command.admin_id is not None),
+        key=lambda admin: admin.id,
+    )
 )
 
 BY_ID: Mapping[int, AdminCommand] = {command.id: command for command in COMMANDS}

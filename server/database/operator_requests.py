@@ -32,7 +32,7 @@ KINDS = (
     "remove_player",
     "move_game",
     "set_password",
-    # the clock and the settings (server.operating.game_actions.CONTROLS)
+    # the clock and the settings (server.operating.commands: pause, resume, extend, set, reinstate)
     "pause",
     "resume",
     "extend",

@@ -15,7 +15,7 @@ from twisted.logger import Logger
 from ruleset import Message, Phase
 from server.game.write_side import GameWriteSide
 from server.model.store import GameSetup
-from server.model.timer_settings import NoDeadline
+from server.model.timer_settings import DeadlineTooFar, NoDeadline
 from server.views.board import operator_notices
 
 log = Logger()
@@ -76,7 +76,8 @@ class TurnClockControls(GameWriteSide):
 
     def extend(self, seconds: float) -> defer.Deferred:
         """Move the open turn's deadline `seconds` later; every player is told. Fails with
-        turn_timer.NoDeadline when the turn has none."""
+        NoDeadline when the turn has none, DeadlineTooFar when it would end too far away
+        (`server.game.timer.TurnTimer.extend`); nothing changes then."""
         return self._lock.run(self._extend, seconds)
 
     def _extend(self, seconds: float) -> defer.Deferred:
@@ -85,7 +86,7 @@ class TurnClockControls(GameWriteSide):
         try:
             before = (self.timer.deadline, self.timer.paused_left)
             self.timer.extend(seconds)
-        except NoDeadline as error:
+        except (NoDeadline, DeadlineTooFar) as error:
             return defer.fail(error)
         d = self._store_optional("set_pause", True, self.timer.paused_left) if self.timer.paused else None
         d = d or self._store_deadline()

@@ -17,6 +17,10 @@ An operator can `pause` the clock (the deadline stops; nothing ends the turn by 
 operator's end of turn still does; the turns that follow wait too, until `resume`), `resume` it
 (with the time that was left) and `extend` the open turn's deadline.
 
+A deadline is set in one place, `_arm`, and never lies more than `LONGEST_WAIT_S` ahead (nor
+does the time a paused turn gets back), so every TimeRemaining frame can carry the seconds left:
+settings, a stored deadline or pause are cut to it, and an extension past it is refused.
+
 The timer tells its owner through two callbacks: ``announce(seconds, reason)`` for the
 TimeRemaining frames pushed to every connection, and ``end_turn(reason)`` to run the end of turn.
 """
@@ -31,13 +35,20 @@ from server.model.timer_settings import (
     ALL_FINISHED,
     BASIC_DEFAULT_S,
     END_OF_TURN_STARTED,
+    LONGEST_WAIT_S,
     REQUESTED,
     THRESHOLD_TIMER_STARTED,
     TIMER_STARTED,
     TIMER_WARNING,
+    DeadlineTooFar,
     NoDeadline,
     TimerSettings,
 )
+
+
+def bounded(seconds: float) -> float:
+    """`seconds` from now, cut to what a deadline may be (0 to `LONGEST_WAIT_S`)."""
+    return min(max(0.0, seconds), float(LONGEST_WAIT_S))
 
 
 # TP04 TimeRemaining reasons (spec/protocol.md §5.6).
@@ -107,7 +118,7 @@ class TurnTimer:
         self._over_threshold = False
         seconds = self._turn_seconds()
         if self._paused:
-            self._paused_left = seconds
+            self._paused_left = None if seconds is None else bounded(seconds)
             self._announce(-1, TIMER_STARTED)
             return
         if seconds is not None:
@@ -127,7 +138,7 @@ class TurnTimer:
             return s.turn_length or None
         if s.kind == "calendar":
             now = self.clock.seconds()
-            return s.calendar.next_end(now + s.turn_length) - now
+            return s.calendar.next_end(now + bounded(s.turn_length)) - now
         return s.turn_length_under_threshold or None
 
     def player_finished(self, finished: int, waiting_for: int, players: int) -> None:
@@ -179,7 +190,7 @@ class TurnTimer:
     def restore_pause(self, left: float | None) -> None:
         """A pause stored before a restart: paused, with `left` seconds (None: no deadline)."""
         self._cancel()
-        self._paused, self._paused_left = True, left
+        self._paused, self._paused_left = True, None if left is None else bounded(left)
 
     def resume(self) -> None:
         """Start a paused clock again with the time that was left when it stopped."""
@@ -191,18 +202,26 @@ class TurnTimer:
         self._announce(self.seconds_left(), TIMER_STARTED)
 
     def extend(self, seconds: float) -> None:
-        """Move the open turn's deadline `seconds` later (NoDeadline when it has none)."""
+        """Move the open turn's deadline `seconds` later: NoDeadline when it has none,
+        DeadlineTooFar (and nothing changes) when it would end more than `LONGEST_WAIT_S` from
+        now."""
         if self._paused:
             if self._paused_left is None:
                 raise NoDeadline("the open turn has no deadline to extend")
-            self._paused_left += seconds
+            self._paused_left = self._within_reach(self._paused_left + seconds)
             return
         if self._deadline is None:
             raise NoDeadline("the open turn has no deadline to extend")
-        deadline = self._deadline + seconds
+        left = self._within_reach(self._deadline + seconds - self.clock.seconds())
         self._cancel()
-        self._arm(max(0.0, deadline - self.clock.seconds()))
+        self._arm(left)
         self._announce(self.seconds_left(), TIMER_STARTED)
+
+    @staticmethod
+    def _within_reach(left: float) -> float:
+        if left > LONGEST_WAIT_S:
+            raise DeadlineTooFar(f"the turn cannot end more than {LONGEST_WAIT_S} s from now")
+        return max(0.0, left)
 
     def change_settings(self, settings: TimerSettings) -> None:
         """New settings (validated) from now on: the open turn's clock starts again under them,
@@ -211,7 +230,7 @@ class TurnTimer:
         self._over_threshold = False
         seconds = self._turn_seconds()
         if self._paused:
-            self._paused_left = seconds
+            self._paused_left = None if seconds is None else bounded(seconds)
             return
         self._cancel()
         if seconds is not None:
@@ -224,6 +243,8 @@ class TurnTimer:
     # -- internals -----------------------------------------------------------------------
 
     def _arm(self, seconds: float) -> None:
+        """Set the deadline `seconds` from now: the one place a deadline is made (bounded)."""
+        seconds = bounded(seconds)
         self._deadline = self.clock.seconds() + seconds
         self._call = self.clock.callLater(seconds, self._expired)
 

@@ -25,6 +25,13 @@ DEFAULT_TIME_ZONE = "UTC"
 BASIC_DEFAULT_S = 60
 BASIC_ZERO = f"basic turns last {BASIC_DEFAULT_S} s when turn_length is 0"
 
+#: The most seconds a turn's deadline may be away (about 68 years). TimeRemaining carries the
+#: seconds left as j32 on TP03 and u32 on TP04 (spec/protocol.md §2, frame 15), libtpproto-cpp
+#: reads them as a signed 32-bit number, and 0xFFFFFFFF means "no timer": 2**31 - 1 is the
+#: largest count every client reads as that count. The turn timer never arms a deadline further
+#: away, whatever its settings, a stored deadline or an operator's extensions say.
+LONGEST_WAIT_S = 2**31 - 1
+
 
 class TimerSettingsError(ValueError):
     """A timer configuration that cannot work; the message says which setting."""
@@ -32,6 +39,10 @@ class TimerSettingsError(ValueError):
 
 class NoDeadline(ValueError):
     """The open turn has no deadline to extend (the message says so, in one line)."""
+
+
+class DeadlineTooFar(ValueError):
+    """An extension would put the open turn's deadline more than `LONGEST_WAIT_S` away."""
 
 
 @dataclass(frozen=True)

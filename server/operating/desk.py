@@ -2,7 +2,8 @@
 
 The desk takes the server lease of the database at start (`server.database.lease`), polls the
 operator request queue every second on the database thread (`server.database.operator_requests`),
-carries out each request through the game service (`server.operating.game_actions`), writes back the
+carries out each request through the operator command of its kind (`server.operating.commands`,
+which checks the stored values again and runs the action on the game), writes back the
 result, keeps its heartbeat fresh and records each turn's deadline as the game's snapshots show
 it, so that a restart does not make a turn longer. The command-line side is `server.operating.on_database`.
 
@@ -26,14 +27,8 @@ from twisted.logger import Logger
 from server.game.directory import GameDirectory
 from server.game.game import Game
 from server.model.snapshot import GameSnapshot
-from server.operating.game_actions import (
-    CONTROLS,
-    OperationError,
-    add_player_to,
-    end_turn_of,
-    remove_player_from,
-    set_password_of,
-)
+from server.operating.commands import BY_REQUEST
+from server.operating.game_actions import OperationError
 
 log = Logger()
 
@@ -181,7 +176,7 @@ class OperatorDesk:
                 "operator request #{id} {kind} {payload}: {status}: {result}",
                 id=request.id,
                 kind=request.kind,
-                payload=_public(request.payload),
+                payload=_public(request.kind, request.payload),
                 status=status,
                 result=result,
             )
@@ -217,14 +212,17 @@ class OperatorDesk:
         from server.database.operator_requests import DONE, FAILED
 
         try:
-            handler = getattr(self, f"_apply_{request.kind}", None)
-            if handler is None and request.kind in CONTROLS:
-                handler = self._apply_control
-            if handler is None:
+            if request.kind == "load_game":
+                return DONE, await self._apply_load_game(request)
+            command = BY_REQUEST.get(request.kind)
+            if command is None:
                 return FAILED, f"unknown request {request.kind!r}"
-            if request.kind != "load_game" and self._game(request.game_id) is None:
+            if self._game(request.game_id) is None:
                 await self._apply_load_game(request)
-            result = await handler(request)
+            if command.action is None:  # move-game: where the game runs, not what it is
+                result = await self._apply_move_game(request.game_id, command.checked(request.payload))
+            else:
+                result = await command.carry_out(self._live(request.game_id), request.payload)
         except OperationError as error:
             return FAILED, str(error)
         except Exception as error:
@@ -244,41 +242,17 @@ class OperatorDesk:
         game = restore_game(stored[0], self.store, self.clock, self.directory, self, hasher=self.hasher)
         return f"game {game.setup.name!r} loaded at turn {game.state.turn}"
 
-    async def _apply_end_turn(self, request) -> str:
-        game = self._live(request.game_id)
-        payload = request.payload
-        if "open_turn" in payload:
-            return await end_turn_of(game, int(payload["open_turn"]))
-        # a request queued before turns were numbered as TP clients show them: "turn" was
-        # the number of turns played once it had ended
-        return await end_turn_of(game, int(payload.get("turn", game.state.turn + 1)) - 1)
-
-    async def _apply_add_player(self, request) -> str:
-        game = self._live(request.game_id)
-        return await add_player_to(game, request.payload)
-
-    async def _apply_remove_player(self, request) -> str:
-        game = self._live(request.game_id)
-        return await remove_player_from(game, request.payload["username"])
-
-    async def _apply_set_password(self, request) -> str:
-        game = self._live(request.game_id)
-        return await set_password_of(game, request.payload)
-
-    async def _apply_control(self, request) -> str:
-        """pause, resume, extend, set, reinstate (`server.operating.game_actions.CONTROLS`)."""
-        game = self._live(request.game_id)
-        return await CONTROLS[request.kind](game, request.payload)
-
-    async def _apply_move_game(self, request) -> str:
+    async def _apply_move_game(self, game_id: int, values: dict[str, Any]) -> str:
         if self.cluster is None:
             raise OperationError("moving a game needs cluster nodes (tae-server serve --node on PostgreSQL)")
-        game = self._game(request.game_id)
-        return str(await self.cluster.move_game(game, str(request.payload.get("node", ""))))
+        return str(await self.cluster.move_game(self._game(game_id), values["node"]))
 
 
-def _public(payload: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in payload.items() if k != "password_hash"}
+def _public(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A request's payload without its secrets (the password hashes), for the log."""
+    command = BY_REQUEST.get(kind)
+    secret = {a.payload_key for a in command.arguments if a.secret} if command is not None else set()
+    return {k: v for k, v in payload.items() if k not in secret and k != "password_hash"}
 
 
 def restore_game(

@@ -1,13 +1,14 @@
 """Operating games from the command line: what `tae-server` does to them.
 
-Plain functions over a `SyncDatabase`: create and list games, a game's status, add or remove
-players, set a player's password, end a turn. They work with or without a running server on the
-same database. Edits that are safe without a server (creating a game, adding or removing a
-player, setting a password) are made directly when no server is running, in one transaction
-with the check of the server lease (`server.database.lease`), so a server starting at the same
-moment either sees the edit or is the one asked to make it. With a server running, every edit
-goes through the operator request queue (`server.database.operator_requests`) and the command
-waits briefly for the server's answer (its side is `server.operating.desk`).
+Plain functions over a `SyncDatabase`: create and list games, a game's status, and `operate`,
+which carries out any operator command of the table (`server.operating.commands`). They work
+with or without a running server on the same database. A command that is safe without a server
+(creating a game, adding or removing a player, the clock and the settings) is carried out on the
+stored game when no server is running, in one transaction with the check of the server lease
+(`server.database.lease`), so a server starting at the same moment either sees the edit or is
+the one asked to make it. With a server running, every edit goes through the operator request
+queue (`server.database.operator_requests`) and the command waits briefly for the server's
+answer (its side is `server.operating.desk`).
 
 Every function takes the time it works at (`now`, Unix seconds) from its caller: the command
 line reads the clock, nothing here does. Every failure the operator should read is an
@@ -18,26 +19,28 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from twisted.internet import defer
 from twisted.internet.task import Clock
 
-from ruleset import Phase
 from server.database.opening import DatabaseProblem, one_line, shown_url
 from server.game.game import Game
-from server.game.passwords import SCRYPT_N, hash_password
+from server.game.passwords import PasswordHasher
+from server.model.snapshot import GameSnapshot
 from server.model.store import GameSetup, MemoryStore
-from server.operating.final_standing import standing
-from server.operating.game_actions import (
-    CONTROLS,
-    OperationError,
-    add_player_to,
-    remove_player_from,
-    set_password_of,
+from server.operating.arguments import DEFAULT_GAME
+from server.operating.commands import (
+    MOVE_GAME,
+    OperatorCommand,
+    WithoutServer,
+    no_such_game,
+    thd_queue_command,
 )
+from server.operating.game_actions import OperationError
+from server.views.operator_status import GameStatus, status_of
 
 DEFAULT_WAIT_S = 10.0
 
@@ -98,27 +101,37 @@ def server_holder(db, wallclock: Callable[[], float]):
     return db.lease_holder(wallclock())
 
 
-def _game_id(conn, name: str) -> int:
+def _game_id(conn, name: str, default_game: str | None = None) -> int:
+    """The id of the game `name` names ('-': the server's default game, the configured one if
+    the database has it, else the oldest); OperationError when there is none."""
     import sqlalchemy as sa
 
     from server.database.schema import games
 
-    game_id = conn.execute(sa.select(games.c.id).where(games.c.name == name)).scalar()
-    if game_id is None:
-        names = conn.execute(sa.select(games.c.name).order_by(games.c.id)).scalars().all()
-        known = f" (games: {', '.join(names)})" if names else " (there are no games)"
-        raise OperationError(f"no game named {name!r}{known}")
-    return int(game_id)
+    rows = conn.execute(sa.select(games.c.id, games.c.name).order_by(games.c.id)).all()
+    by_name = {row.name: int(row.id) for row in rows}
+    if name == DEFAULT_GAME and rows:
+        return by_name.get(default_game or "", int(rows[0].id))
+    if name not in by_name:
+        raise no_such_game(name, list(by_name), "this database")
+    return by_name[name]
 
 
 def wait_for(db, request_id: int, timeout: float, wallclock: Callable[[], float], poll: float = 0.1):
-    """The request once the server has answered it, or as it is after `timeout` seconds."""
+    """The request once the server has answered it, or as it is after `timeout` seconds (by
+    `wallclock`), looking every `poll` seconds (`pause_between_looks`)."""
     deadline = wallclock() + timeout
     while True:
         request = db.request(request_id)
         if request is None or request.status != "pending" or wallclock() >= deadline:
             return request
-        time.sleep(poll)
+        pause_between_looks(poll)
+
+
+def pause_between_looks(seconds: float) -> None:
+    """How the command line waits between two looks at a queued request: it sleeps (tests put
+    a running server's poll here instead, so nothing waits on the wall clock)."""
+    time.sleep(seconds)
 
 
 def _ask_server(db, request_id: int, wait: float, waiting: str, wallclock: Callable[[], float]) -> Outcome:
@@ -173,127 +186,61 @@ def list_games(db) -> list:
     return db.run(q.thd_game_summaries)
 
 
-@dataclass
-class GameStatus:
-    summary: Any
-    players: list[dict[str, Any]] = field(default_factory=list)
-    waiting_for: list[str] = field(default_factory=list)
-    deadline: float | None = None
-    seconds_left: int | None = None
-    server: str | None = None
-    final_scores: dict[str, int] = field(default_factory=dict)
-    setup: Any = None  # the game's GameSetup
-    paused_left: float | None = None  # paused: the seconds the deadline gets back at resume
-
-    def as_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        data = asdict(self.summary)
-        data["board_size"] = list(data["board_size"])
-        data["winners"] = list(data["winners"])
-        data.update(
-            players=self.players,
-            waiting_for=self.waiting_for,
-            deadline=self.deadline,
-            seconds_left=self.seconds_left,
-            server=self.server,
-            final_scores=self.final_scores,
-            paused_left=self.paused_left,
-        )
-        if self.setup is not None:
-            data.update(
-                absent_after_missed_turns=self.setup.absent_after_missed_turns,
-                vacation_days_max=self.setup.vacation_days_max,
-            )
-        return data
-
-
-def game_status(db, name: str, *, wallclock: Callable[[], float]) -> GameStatus:
-    """A game as stored: turn, phase, players (who finished this turn, who was removed), the
-    deadline the running server set for this turn, the result of a finished game."""
+def game_status(
+    db, name: str, *, wallclock: Callable[[], float], default_game: str | None = None
+) -> GameStatus:
+    """A game as stored (`server.views.operator_status`): the deadline is the one the running
+    server recorded for the open turn, the pause as stored; `server` says which server runs,
+    if one does."""
     from server.database import games as q
 
     def read(conn):
-        game_id = _game_id(conn, name)
-        return q.thd_game_summaries(conn, name)[0], q.thd_load_games(conn, [game_id], all_states=False)[0]
+        return q.thd_load_games(conn, [_game_id(conn, name, default_game)], all_states=False)[0]
 
-    summary, stored = db.run(read)
-    snapshot = Game.restore(stored, MemoryStore(), Clock()).snapshot  # read only: never writes
-    state = snapshot.state
-    waiting = set(snapshot.waiting_for())
-    players = []
-    for account in sorted(stored.accounts, key=lambda a: a.player_id):
-        pid = account.player_id
-        if snapshot.over:
-            turn = standing(state, pid)
-            if pid in snapshot.removed_players:
-                turn = "removed; " + turn
-        elif pid in snapshot.removed_players:
-            turn = "removed"
-        elif pid in snapshot.stand_ins():
-            turn = f"{snapshot.seat_label(pid)}: the stand-in plays"
-        elif pid in snapshot.finished:
-            turn = "finished"
-        elif pid in waiting:
-            turn = "waiting"
-        else:
-            turn = "not playing this turn"
-        score = state.player(pid).scores if state.has_player(pid) else ()
-        players.append(
-            {
-                "id": pid,
-                "name": account.username,
-                "turn": turn,
-                "seat": snapshot.seat_label(pid),
-                "scores": list(score),
-            }
-        )
-    names = {p.id: p.name for p in state.players}
-    deadline = None
-    paused, paused_left = stored.paused
-    if stored.deadline is not None and stored.deadline[0] == state.turn + 1 and not snapshot.over:
-        deadline = None if paused else stored.deadline[1]
+    stored = db.run(read)
     now = wallclock()
     holder = server_holder(db, wallclock)
-    final = {}
-    if state.result is not None:
-        final = {names.get(pid, str(pid)): score for pid, score in state.result.final.items()}
-    return GameStatus(
-        summary,
-        players,
-        [names[p] for p in sorted(waiting)],
-        deadline,
-        None if deadline is None else max(0, round(deadline - now)),
-        None if holder is None else holder.describe(now),
-        final,
-        stored.setup,
-        paused_left if paused else None,
+    return status_of(
+        stored_snapshot(stored, now),
+        now,
+        server=None if holder is None else holder.describe(now),
+        deadline_recorded=True,
     )
+
+
+def stored_snapshot(stored, now: float) -> GameSnapshot:
+    """The snapshot of a stored game at Unix time `now`, its clock as stored (the recorded
+    deadline of the open turn, a pause); nothing runs and nothing is written."""
+    clock = Clock()
+    clock.advance(now)
+    game = Game.restore(stored, MemoryStore(), clock)
+    game.restore_clock(stored.deadline)
+    return game.snapshot
 
 
 def _edit(
     db,
     name: str,
-    kind: str,
+    command: OperatorCommand,
     payload: dict[str, Any],
-    offline: Callable[[Game], Any],
     wallclock: Callable[[], float],
+    default_game: str | None,
 ):
-    """Queue a request if a server is running, else change the game here; in one transaction."""
+    """Queue the command if a server is running, else carry it out on the stored game here;
+    in one transaction with the check of the lease: (request id, None) or (None, its text)."""
     from server.database import ConnectionStore, lease
     from server.database import games as q
-    from server.database import operator_requests as requests_q
 
     def edit(conn):
-        game_id = _game_id(conn, name)
+        game_id = _game_id(conn, name, default_game)
         if lease.thd_lease_holder(conn, wallclock()) is not None:
-            return requests_q.thd_queue_request(conn, game_id, kind, payload), None
+            return thd_queue_command(conn, game_id, command, payload)[0], None
         stored = q.thd_load_games(conn, [game_id], all_states=False)[0]
         clock = Clock()
         clock.advance(wallclock())  # the stored deadline is Unix time: the game reads it so
         game = Game.restore(stored, ConnectionStore(conn), clock)
         game.restore_clock(stored.deadline)
-        return None, _synchronously(offline(game))
+        return None, _synchronously(command.carry_out(game, payload))
 
     return db.run(edit)
 
@@ -311,115 +258,36 @@ def _synchronously(coroutine) -> Any:
     return out[0]
 
 
-def add_player(
+def operate(
     db,
-    name: str,
-    username: str,
-    password: str,
-    email: str = "",
-    comment: str = "",
+    command: OperatorCommand,
+    values: Mapping[str, Any],
     *,
+    hasher: PasswordHasher,
     wallclock: Callable[[], float],
     wait: float = DEFAULT_WAIT_S,
-    cost: int = SCRYPT_N,
+    default_game: str | None = None,
 ) -> Outcome:
-    """Add a player to a game (also when it takes no new accounts, but not beyond its size).
-    The caller has checked the password against the policy; `cost` is scrypt's N."""
-    payload = {
-        "username": username,
-        "password_hash": hash_password(password, n=cost),
-        "email": email,
-        "comment": comment,
-    }
-    request, text = _edit(
-        db, name, "add_player", payload, lambda game: add_player_to(game, payload), wallclock
-    )
-    if request is None:
-        return Outcome(text)
-    return _ask_server(db, request, wait, "the player is added when the server starts", wallclock)
-
-
-def set_password(
-    db,
-    name: str,
-    username: str,
-    password: str,
-    *,
-    wallclock: Callable[[], float],
-    wait: float = DEFAULT_WAIT_S,
-    cost: int = SCRYPT_N,
-) -> Outcome:
-    """Give a player a new password (checked against the policy by the caller); `cost` is
-    scrypt's N. Like add-player, it works with or without a running server."""
-    payload = {"username": username, "password_hash": hash_password(password, n=cost)}
-    request, text = _edit(
-        db, name, "set_password", payload, lambda game: set_password_of(game, payload), wallclock
-    )
-    if request is None:
-        return Outcome(text)
-    return _ask_server(db, request, wait, "the password is changed when the server starts", wallclock)
-
-
-def remove_player(
-    db, name: str, username: str, *, wallclock: Callable[[], float], wait: float = DEFAULT_WAIT_S
-) -> Outcome:
-    """Remove a player: no more logins or orders, and turns no longer wait for them."""
-    request, text = _edit(
-        db,
-        name,
-        "remove_player",
-        {"username": username},
-        lambda game: remove_player_from(game, username),
-        wallclock,
-    )
-    if request is None:
-        return Outcome(text)
-    return _ask_server(db, request, wait, "the player is removed when the server starts", wallclock)
-
-
-def control(
-    db,
-    name: str,
-    kind: str,
-    payload: dict[str, Any] | None = None,
-    *,
-    wallclock: Callable[[], float],
-    wait: float = DEFAULT_WAIT_S,
-) -> Outcome:
-    """pause, resume, extend ({"seconds": S}), set ({"key", "value"}) or reinstate
-    ({"username"}) a game: through the running server when there is one, else here, in the
-    database (`server.operating.game_actions.CONTROLS` does it in both cases; players are told)."""
-    payload = dict(payload or {})
-    operation = CONTROLS[kind]
-    request, text = _edit(db, name, kind, payload, lambda game: operation(game, payload), wallclock)
-    if request is None:
-        return Outcome(text)
-    return _ask_server(db, request, wait, f"the server does it ({kind}) when it starts", wallclock)
-
-
-def end_turn(db, name: str, *, wallclock: Callable[[], float], wait: float = DEFAULT_WAIT_S) -> Outcome:
-    """Ask the server to end the game's current turn now. Without a running server the request
-    waits, and the turn ends when the server starts."""
-    from server.database import games as q
-    from server.database import operator_requests as requests_q
-
-    def queue(conn):
-        game_id = _game_id(conn, name)
-        summary = q.thd_game_summaries(conn, name)[0]
-        if summary.phase == Phase.OVER.value:
-            raise OperationError(f"game {name!r} is over")
-        turn = summary.turn  # the open turn, numbered as TP clients show it
-        return requests_q.thd_queue_request(conn, game_id, "end_turn", {"open_turn": turn}), turn
-
-    request, turn = db.run(queue)
-    if server_holder(db, wallclock) is None:
-        return Outcome(
-            f"queued as request #{request}: no server is running; turn {turn} of game "
-            f"{name!r} ends when the server starts",
-            request,
-            True,
+    """Carry out an operator command on a game (`values` as `OperatorCommand.read` gives them;
+    passwords are hashed by `hasher`): through the running server when there is one (waiting
+    up to `wait` seconds for its answer), else on the stored game, or, for a command that needs
+    the server (ending a turn), left queued for it."""
+    name = values["game"]
+    payload = _synchronously(command.payload(values, hasher))
+    later = f"the server carries out {command.name} when it starts"
+    if command.without_server is WithoutServer.WAITS_FOR_THE_SERVER:
+        request, queued = db.run(
+            lambda conn: thd_queue_command(conn, _game_id(conn, name, default_game), command, payload)
         )
-    return _ask_server(db, request, wait, f"turn {turn} ends when the server gets to it", wallclock)
+        if "open_turn" in queued:
+            later = f"turn {queued['open_turn']} of game {name!r} ends when the server starts"
+        if server_holder(db, wallclock) is None:
+            return Outcome(f"queued as request #{request}: no server is running; {later}", request, True)
+        return _ask_server(db, request, wait, later, wallclock)
+    request, text = _edit(db, name, command, payload, wallclock, default_game)
+    if request is None:
+        return Outcome(text)
+    return _ask_server(db, request, wait, later, wallclock)
 
 
 # -- cluster nodes ------------------------------------------------------------------------------
@@ -450,20 +318,25 @@ def cluster_view(db) -> dict[str, Any]:
 
 
 def move_game(
-    db, name: str, node: str, *, wallclock: Callable[[], float], wait: float = DEFAULT_WAIT_S
+    db,
+    name: str,
+    node: str,
+    *,
+    wallclock: Callable[[], float],
+    wait: float = DEFAULT_WAIT_S,
+    default_game: str | None = None,
 ) -> Outcome:
     """Ask the node that runs the game to hand it over to `node` (a live cluster node)."""
-    from server.database import operator_requests as requests_q
     from server.database import ownership
 
     def queue(conn):
-        game_id = _game_id(conn, name)
+        game_id = _game_id(conn, name, default_game)
         nodes = {n.name: n for n in ownership.thd_live_nodes(conn)}
         if not nodes:
             raise OperationError("no cluster node is running (tae-server serve --node NAME on PostgreSQL)")
         if node not in nodes:
             raise OperationError(f"no live node named {node!r} (live nodes: {', '.join(sorted(nodes))})")
-        return requests_q.thd_queue_request(conn, game_id, "move_game", {"node": node})
+        return thd_queue_command(conn, game_id, MOVE_GAME, {"node": node})[0]
 
     request = db.run(queue)
     return _ask_server(db, request, wait, f"game {name!r} moves when its node gets to it", wallclock)

@@ -54,10 +54,13 @@ def test_an_operator_session_over_tcp(server, monkeypatch):
     assert set(admin.commands) >= {"list-games", "status", "create-game", "add-player", "end-turn"}
 
     assert admin.run("create-game", "duel").status == 0
-    assert admin.run("add-player", "duel", "ann", "pw1").status == 0
-    assert admin.run("add-player", "duel", "ben", "pw2").status == 0
+    assert admin.run("add-player", "duel", "ann", "pw1") == CommandResult(
+        1, "A password must have at least 6 characters."
+    ), "the server's password policy, as for tae-server add-player"
+    assert admin.run("add-player", "duel", "ann", "annpass1").status == 0
+    assert admin.run("add-player", "duel", "ben", "benpass2").status == 0
     players = []
-    for name, password in (("ann", "pw1"), ("ben", "pw2")):
+    for name, password in (("ann", "annpass1"), ("ben", "benpass2")):
         client = TPClient(game_port)
         client.connect()
         client.login(f"{name}@duel", password)

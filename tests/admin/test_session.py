@@ -185,9 +185,7 @@ def test_command_names_are_callable_from_tpadmin_cpp():
     for name in names:
         assert name == name.lower() and " " not in name
         assert name not in {"open", "login", "close", "debug", "quit", "exit"}
-    assert {"list-games", "status", "create-game", "add-player", "remove-player", "reinstate-player"} <= set(
-        names
-    )
+    assert {"list-games", "status", "create-game", "add-player", "remove-player", "reinstate"} <= set(names)
     assert {"end-turn", "pause", "resume", "extend", "set"} <= set(names)
 
 
@@ -233,9 +231,8 @@ def test_status_of_a_game(served):
     result = run(wire, "status", "tae")
     assert result.status == 0
     lines = result.text.splitlines()
-    assert lines[0].startswith("Game 'tae' (id 1)")
-    assert "turn 0 open (normal)" in lines[1]
-    assert "2 players" in lines[2]
+    assert lines[0] == "game 'tae' (id 1): turn 0 open (normal turn)"
+    assert "  players: 2; players may create accounts" in lines
     assert any("alice" in line and line.endswith("finished") for line in lines)
     assert any("bob" in line and line.endswith("waiting") for line in lines)
     assert "  waiting for: bob" in lines
@@ -356,10 +353,10 @@ def test_a_game_that_is_over():
     text = run(wire, "status", "tae").text
     assert "over at turn 1" in text
     assert "  winners: alice, bob" in text
-    assert "  final scores: alice 0, bob 0" in text
     assert "time left" not in text
     assert "not playing this turn" not in text
-    assert "alice" in text and "game over: shared rank 1 of 2 (winner), final score 0" in text
+    assert "alice" in text and "shared rank 1 of 2 (winner), final score 0" in text
+    assert "after artifacts: Money 0, Technology 0, People 0, Raw Materials 0" in text
 
 
 def test_pause_set_extend_resume_and_reinstate_go_through_the_game_service(served):
@@ -368,30 +365,30 @@ def test_pause_set_extend_resume_and_reinstate_go_through_the_game_service(serve
     join(directory, "bob")
     assert run(wire, "pause", "tae").text == "game 'tae' paused (the turn has no deadline); players were told"
     assert game.paused and game.snapshot.boards[1][-1].message.subject == "Game settings"
-    assert run(wire, "extend", "tae", 600) == CommandResult(
+    assert run(wire, "extend", "tae", "600") == CommandResult(
         1,
         "game 'tae': the open turn has no deadline to extend (give it one with `tae-server set tae "
         "turn_length DURATION`)",
     )
     assert run(wire, "set", "tae", "turn_length", "1h").status == 0
     assert game.snapshot.paused_left == 3600 and game.timer.deadline is None
-    assert run(wire, "extend", "tae", 600).status == 0
+    assert run(wire, "extend", "tae", "10m").status == 0
     assert game.snapshot.paused_left == 4200
-    assert "time left: paused by an operator, 4200 s left when resumed" in run(wire, "status", "tae").text
+    assert "  time left: paused by an operator, 4200 s left when resumed" in run(wire, "status", "tae").text
     assert (
         run(wire, "resume", "tae").text == "game 'tae' resumed (turn 0 ends in 1 h 10 min); players were told"
     )
     assert game.timer.seconds_left() == 4200
     assert run(wire, "set", "tae", "colour", "red").text.startswith("no setting 'colour'")
     assert run(wire, "remove-player", "tae", "bob").status == 0
-    assert run(wire, "reinstate-player", "tae", "bob") == CommandResult(
+    assert run(wire, "reinstate", "tae", "bob") == CommandResult(
         0, "player 'bob' (player 2) reinstated in game 'tae'"
     )
     assert 2 not in game.removed_players
     back = Wire(directory)
     assert isinstance(back.one(tp.Connect("x")), tp.Okay)
     assert isinstance(back.one(tp.Login("bob", "pw")), tp.Okay)  # logs in again
-    for name, arguments in (("pause", ()), ("resume", ()), ("extend", (60,)), ("set", ("timer", "basic"))):
+    for name, arguments in (("pause", ()), ("resume", ()), ("extend", ("60",)), ("set", ("timer", "basic"))):
         assert run(wire, name, "nope", *arguments).text.startswith("no game named 'nope'")
 
 

@@ -22,6 +22,7 @@ from clients.bot_strategy import BotStrategy
 from server.database import SyncDatabase
 from server.operating.on_database import game_status
 from server.views.board import absence_notices
+from server.views.operator_status import status_document
 
 from .conftest import running_tae_server
 
@@ -63,7 +64,7 @@ def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_
             return game_status(db, "tae", wallclock=time.time)
 
         def seat(info) -> str:
-            return next(p["seat"] for p in info.players if p["name"] == AWAY)
+            return next(p.seat for p in info.players if p.name == AWAY)
 
         try:
             # dee joins and stops playing at once
@@ -93,10 +94,10 @@ def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_
 
             # two turns end at their deadline without her; then the stand-in plays her seat
             absent = wait_until(lambda: (s := status()) and seat(s) == "absent" and s, 40, "dee to be absent")
-            assert absent.summary.turn >= 2 and absent.summary.phase != "over", absent.as_dict()
-            marked = absent.summary.turn
-            dee = next(p for p in absent.players if p["name"] == AWAY)
-            assert dee["turn"] == "absent: the stand-in plays"
+            assert absent.snapshot.turn >= 2 and not absent.snapshot.over, status_document(absent)
+            marked = absent.snapshot.turn
+            dee = next(p for p in absent.players if p.name == AWAY)
+            assert (dee.seat, dee.state) == ("absent", "stand-in")
 
             def stand_in_orders():
                 stored = db.load_games(all_states=False)[0]
@@ -104,15 +105,15 @@ def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_
 
             played = wait_until(stand_in_orders, 30, "the stand-in's orders for dee")
             assert played, "the stand-in gave no orders"
-            assert status().summary.phase != "over", "the game ended before dee came back"
+            assert not status().snapshot.over, "the game ended before dee came back"
 
             # she comes back mid-game: logging in and reading leave the seat with the stand-in
             back = BlockingClient.connect(host, port, version=Version.TP04, timeout=20)
             back.login(AWAY, PASSWORD)
             back.update()
             returned = status()
-            assert seat(returned) == "absent", returned.as_dict()
-            assert returned.summary.phase != "over"
+            assert seat(returned) == "absent", status_document(returned)
+            assert not returned.snapshot.over
             subjects = [m.subject for m in back.game.messages()]
             assert absence_notices.ABSENT in subjects and absence_notices.BACK not in subjects, subjects
             assert back.game.cache.me is not None and "stand-in" in back.game.cache.me.race
@@ -129,7 +130,7 @@ def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_
             assert mine.turns_played > 0
             assert len(results) == 3 and all(r.error is None and r.game_over for r in results), report
             final = status()
-            assert final.summary.phase == "over" and seat(final) == "playing"
+            assert final.snapshot.over and seat(final) == "playing"
             notices = db.load_games(all_states=False)[0].join_messages
             told = [m.player for m in notices if m.subject == absence_notices.BACK]
             assert sorted(told) == [1, 2, 3, 4], told  # every player was told once

@@ -18,11 +18,10 @@ and compares each with the ruleset's standing computed from the scores the game 
 Maps with at most two artifact systems end after the first turn, and a map of uninhabitable
 systems only is a game nobody can score in: everybody shares first place.
 
-The operator surfaces (``tae-server status``, admin ``status``) are read through small adapters
-(`operator_places_from_json`, `operator_places_from_text`) written against their output of
-today: one line per player, in id order, ``game over: [shared ]rank R of N[ (winner)], final
-score F``, then ``winners: …`` and ``final scores: …``; the JSON has the same sentence as each
-player's ``turn``, the five scores before the artifacts as ``scores``, and ``winners``.
+The operator surfaces (``tae-server status``, admin ``status``) are read as they print them: the
+JSON's ``standing`` document and ``winners``; the text's line per player, ``[shared ]rank R of
+N[ (winner)], final score F`` with the categories after the artifacts on the line under it, and
+``winners: …``.
 """
 
 from __future__ import annotations
@@ -203,10 +202,14 @@ class OperatorPlace:
 
 
 _OPERATOR_PLACE = re.compile(
-    r"game over: (?P<shared>shared )?rank (?P<rank>\d+) of (?P<of>\d+)(?P<winner> \(winner\))?, "
+    r"(?P<shared>shared )?rank (?P<rank>\d+) of (?P<of>\d+)(?P<winner> \(winner\))?, "
     r"final score (?P<final>-?\d+)$"
 )
-_OPERATOR_LINE = re.compile(r"^\s+\d+\s+(?P<name>\S+)\s+(?P<place>game over.*)$")
+_OPERATOR_LINE = re.compile(r"^\s+\d+\s+(?P<name>\S+)\s+(?P<place>(?:removed; )?(?:shared )?rank .*)$")
+_OPERATOR_AFTER = re.compile(
+    r"^\s+after artifacts: Money (?P<m>\d+), Technology (?P<t>\d+), People (?P<p>\d+), "
+    r"Raw Materials (?P<r>\d+) \(before: .*\)$"
+)
 
 
 def _operator_place(words: str) -> OperatorPlace:
@@ -221,30 +224,31 @@ def _operator_place(words: str) -> OperatorPlace:
     )
 
 
-def operator_places_from_json(document: dict) -> tuple[dict[str, OperatorPlace], dict[str, tuple], set[str]]:
-    """`tae-server status --json` of a finished game: each player's place (from `turn`), their
-    five scores before the artifacts (`scores`), and the winners."""
-    places = {p["name"]: _operator_place(p["turn"]) for p in document["players"]}
-    before = {p["name"]: tuple(p["scores"]) for p in document["players"]}
-    return places, before, set(document["winners"])
+def operator_lines_from_json(document: dict) -> tuple[list[StandingLine], dict[str, tuple], set[str]]:
+    """`tae-server status --json` of a finished game: its `standing` document (the one every
+    surface renders), each player's five scores before the artifacts, and the winners."""
+    standing = document["standing"]
+    return lines_of_document(standing), before_of_document(standing), set(document["winners"])
 
 
-def operator_places_from_text(text: str) -> tuple[dict[str, OperatorPlace], set[str], dict[str, int]]:
+def operator_places_from_text(
+    text: str,
+) -> tuple[dict[str, OperatorPlace], set[str], dict[str, tuple[int, int, int, int]]]:
     """The text `status` of `tae-server` or of the admin protocol: each player's place, the
-    winners line and the final scores line."""
+    winners line, and the categories after the artifacts (the line under each player)."""
     places = {}
     winners: set[str] = set()
-    finals: dict[str, int] = {}
+    after: dict[str, tuple[int, int, int, int]] = {}
+    last = None
     for line in text.splitlines():
         if (match := _OPERATOR_LINE.match(line)) is not None:
-            places[match["name"]] = _operator_place(match["place"])
+            last = match["name"]
+            places[last] = _operator_place(match["place"])
+        elif (categories := _OPERATOR_AFTER.match(line)) is not None and last is not None:
+            after[last] = tuple(int(categories[key]) for key in "mtpr")  # type: ignore[assignment]
         elif line.strip().startswith("winners:"):
             winners = {name.strip() for name in line.split(":", 1)[1].split(",")} - {"none"}
-        elif line.strip().startswith("final scores:"):
-            for item in line.split(":", 1)[1].split(","):
-                name, _, score = item.strip().rpartition(" ")
-                finals[name] = int(score)
-    return places, winners, finals
+    return places, winners, after
 
 
 def operator_view(lines: list[StandingLine]) -> dict[str, OperatorPlace]:
@@ -404,18 +408,18 @@ def test_every_surface_gives_the_same_standing(served, map_text, seed, players, 
     # The operator: tae-server status (JSON and text) and the admin protocol's status.
     wanted = operator_view(expected)
     winners = {line.name for line in expected if line.rank == 1}
-    finals = {line.name: line.final for line in expected}
-    places, before, json_winners = operator_places_from_json(
+    json_lines, before, json_winners = operator_lines_from_json(
         json.loads(served.tae_server("status", game, "--json"))
     )
-    assert (places, json_winners) == (wanted, winners)
+    assert (json_lines, json_winners) == (expected, winners)
     assert before == before_of_document(standing)
-    text_places, text_winners, text_finals = operator_places_from_text(served.tae_server("status", game))
-    assert (text_places, text_winners, text_finals) == (wanted, winners, finals)
+    categories = {line.name: line.after for line in expected}
+    text_places, text_winners, text_after = operator_places_from_text(served.tae_server("status", game))
+    assert (text_places, text_winners, text_after) == (wanted, winners, categories)
     admin = AdminClient(served.admin_port, timeout=10)
     try:
         assert type(admin.start(ADMIN, ADMIN_PASSWORD)).__name__ == "Okay"
-        admin_places, admin_winners, admin_finals = operator_places_from_text(admin.run("status", game).text)
+        admin_places, admin_winners, admin_after = operator_places_from_text(admin.run("status", game).text)
     finally:
         admin.close()
-    assert (admin_places, admin_winners, admin_finals) == (wanted, winners, finals)
+    assert (admin_places, admin_winners, admin_after) == (wanted, winners, categories)

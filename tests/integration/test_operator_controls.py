@@ -87,7 +87,7 @@ def test_pause_extend_set_resume_and_reinstate_on_a_running_server(tmp_path):
         # a restart keeps the pause; serve says which of its flags the existing game ignored
         port = server.start()
         status = operator(url, "status", "long")
-        assert "PAUSED" in status and "paused, 7" in status
+        assert "PAUSED" in status and "paused by an operator, 7" in status
         assert operator(url, "list-games").count("PAUSED") == 1
         assert server.terminate() == 0
         notes = [line for line in server.stderr.splitlines() if "not applied" in line]

@@ -23,7 +23,7 @@ from server.model.timer_settings import (
     TimerSettings,
     TimerSettingsError,
 )
-from server.operating.game_actions import set_setting_of
+from server.operating.commands import SET
 from tests.support.games import new_game
 
 from .test_database import result
@@ -280,6 +280,11 @@ def test_a_timer_set_before_the_game_starts_arms_nothing_until_it_does():
 
 def defer_of(coroutine):
     return defer.ensureDeferred(coroutine)
+
+
+def set_setting_of(game, key: str, value: str):
+    """`tae-server set` carried out on a live game, as a running server's desk does it."""
+    return SET.carry_out(game, {"key": key, "value": value})
 
 
 def test_the_game_frame_period_of_a_calendar_is_its_mean_gap():

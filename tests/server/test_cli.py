@@ -204,11 +204,14 @@ def test_upgrade_db(capsys, tmp_path):
     "args, words",
     [
         (["create-game"], "Missing argument 'NAME'"),
-        (["create-game", "g", "--seed", "x"], "Invalid value for '--seed'"),
-        (["create-game", "g", "--timer", "hourly"], "Invalid value for '--timer'"),
-        (["create-game", "g", "--turn-length", "-5"], "Invalid value for '--turn-length'"),
-        (["create-game", "g", "--threshold", "150"], "Invalid value for '--threshold'"),
-        (["create-game", "a@b"], "game.name"),
+        (["create-game", "g", "--seed", "x"], "the seed must be a whole number, not 'x'"),
+        (
+            ["create-game", "g", "--timer", "hourly"],
+            "timer must be one of basic, playersfinished, threshold, calendar, not 'hourly'",
+        ),
+        (["create-game", "g", "--turn-length", "-5"], "turn_length cannot be negative, not '-5'"),
+        (["create-game", "g", "--threshold", "150"], "turn_player_threshold must be at most 100, not '150'"),
+        (["create-game", "a@b"], "'a@b' is not a usable game name"),
         (["create-game", "g", "--map", "/nonexistent/map.txt"], "map: cannot read /nonexistent/map.txt"),
         (["list-games", "--colour"], "No such option '--colour'"),
         (["status"], "Missing argument 'GAME'"),
@@ -218,7 +221,10 @@ def test_upgrade_db(capsys, tmp_path):
         (["upgrade-db", "extra"], "Got unexpected extra argument"),
         (["serve", "--listen"], "Option '--listen' requires an argument"),
         (["serve", "--log-format", "xml"], "Invalid value for '--log-format'"),
-        (["serve", "--timer", "threshold", "--turn-length", "-1"], "Invalid value for '--turn-length'"),
+        (
+            ["serve", "--timer", "threshold", "--turn-length", "-1"],
+            "turn_length cannot be negative, not '-1'",
+        ),
         (["frobnicate"], "No such command 'frobnicate'"),
     ],
 )
@@ -373,7 +379,7 @@ def test_turn_lengths_are_durations(tmp_path):
     listed = CliRunner().invoke(cli, ["list-games", "--json", "--database", url])
     assert '"turn_length": 86400' in listed.output
     bad = CliRunner().invoke(cli, ["create-game", "other", "--turn-length", "soon", "--database", url])
-    assert bad.exit_code == 2 and "is not a duration" in bad.output
+    assert bad.exit_code == 2 and "turn_length must be a duration like 90m" in bad.output
 
 
 def test_a_database_of_another_kind_is_named_as_unsupported(capsys):

@@ -29,6 +29,7 @@ from tests.server.test_operations import WallClock, queue, result, setup, start_
 from tests.server.wire import Wire, make_directory
 from tests.support.deferreds import failureResultOf, successResultOf
 from tests.support.games import logs_in
+from tests.support.operator import operate
 
 STRICT = PasswordPolicy(min_length=8, n=2**10)
 
@@ -213,11 +214,11 @@ def db(sqlite_url):
 
 def test_set_password_without_a_server_changes_the_database(db):
     operations.create_game(db, setup("one"), wallclock=time.time)
-    operations.add_player(db, "one", "ann", "first-password", wallclock=time.time, cost=16)
-    text = operations.set_password(db, "one", "ANN", "second-password", wallclock=time.time, cost=16).text
+    operate(db, "add-player", "one", "ann", "first-password", wallclock=time.time)
+    text = operate(db, "set-password", "one", "ANN", "second-password", wallclock=time.time).text
     assert text == "password of player 'ann' (player 1) of game 'one' changed"
     with pytest.raises(operations.OperationError, match="no player named 'zed'"):
-        operations.set_password(db, "one", "zed", "second-password", wallclock=time.time, cost=16)
+        operate(db, "set-password", "one", "zed", "second-password", wallclock=time.time)
     stored = db.load_games()[0].accounts[0].password_hash
     assert verify_password("second-password", stored) and not verify_password("first-password", stored)
 

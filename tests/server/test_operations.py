@@ -38,6 +38,7 @@ from server.operating.desk import OperatorDesk
 from server.operating.on_database import OperationError, list_games, open_database
 from tests.support.deferreds import failureResultOf
 from tests.support.games import logs_in
+from tests.support.operator import operate
 
 from .test_database import drive_game, result
 
@@ -53,10 +54,20 @@ def _at_wall_time(operation):
 
 
 create_game = _at_wall_time(operations.create_game)
-add_player = _at_wall_time(operations.add_player)
-remove_player = _at_wall_time(operations.remove_player)
-end_turn = _at_wall_time(operations.end_turn)
 game_status = _at_wall_time(operations.game_status)
+
+
+def add_player(db, game, name, password):
+    return operate(db, "add-player", game, name, password, wallclock=time.time)
+
+
+def remove_player(db, game, name):
+    return operate(db, "remove-player", game, name, wallclock=time.time)
+
+
+def end_turn(db, game):
+    return operate(db, "end-turn", game, wallclock=time.time)
+
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -382,8 +393,8 @@ def test_offline_edits_go_straight_to_the_database(url, db):
     assert queued.queued and "no server is running" in queued.text
 
     status = game_status(db, "one")
-    assert [(p["name"], p["turn"]) for p in status.players] == [("ann", "waiting"), ("bob", "removed")]
-    assert status.server is None and status.summary.turn == 0
+    assert [(p.name, p.state) for p in status.players] == [("ann", "waiting"), ("bob", "removed")]
+    assert status.server is None and status.snapshot.turn == 0
     summary = list_games(db)[0]
     assert (summary.name, summary.players, summary.removed, summary.phase) == ("one", 1, 1, "normal")
 

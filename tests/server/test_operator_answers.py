@@ -9,9 +9,15 @@ from twisted.internet.task import Clock
 
 from ruleset import Phase
 from server.model.timer_settings import TimerSettings
-from server.operating.game_actions import OperationError, extend_game, set_setting_of
+from server.operating.commands import SET
+from server.operating.game_actions import OperationError, extend_game
 from tests.support.deferreds import failureResultOf, successResultOf
 from tests.support.games import new_game
+
+
+def set_setting_of(game, key: str, value: str):
+    """`tae-server set` carried out on a live game, as a running server's desk does it."""
+    return SET.carry_out(game, {"key": key, "value": value})
 
 
 def run(coroutine):
@@ -109,19 +115,20 @@ def test_standing_words_the_rulesets_places_with_the_board_tie_break():
     from ruleset import new_game as new_state
     from ruleset.final_scoring import final_result
     from ruleset.state import EndReason, Player
-    from server.operating.final_standing import standing
+    from server.views.standing import place_words, standing_of
 
     scores = [(12, 12, 12, 12, 0), (7, 9, 9, 9, 0), (7, 8, 20, 20, 0), (12, 12, 12, 12, 0)]
     players = tuple(Player(pid, f"p{pid}", 0, 0, s) for pid, s in enumerate(scores, start=1))
     state = new_state(DEFAULT_BOARD, 1)
-    assert standing(state, 1) == "game over"  # still played: no standing
+    assert standing_of(state) is None  # still played: no standing
     over = replace(state, players=players, phase=Phase.OVER, result=final_result(players, EndReason.OPERATOR))
-    assert standing(over, 1) == "game over: shared rank 1 of 4 (winner), final score 12"
-    assert standing(over, 4) == "game over: shared rank 1 of 4 (winner), final score 12"
+    standing = standing_of(over)
+    assert standing is not None
+    words = {place.player: place_words(place, 4) for place in standing.places}
+    assert words[1] == words[4] == "shared rank 1 of 4 (winner), final score 12"
     # p2 and p3 both score 7; p2's next-weakest category (9) beats p3's (8).
-    assert standing(over, 2) == "game over: rank 3 of 4, final score 7"
-    assert standing(over, 3) == "game over: rank 4 of 4, final score 7"
-    assert standing(over, 5) == "game over"
+    assert words[2] == "rank 3 of 4, final score 7"
+    assert words[3] == "rank 4 of 4, final score 7"
 
 
 def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
@@ -129,6 +136,7 @@ def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
     from server.game.game import Game
     from server.model.store import GameSetup
     from server.operating import on_database as operations
+    from server.views.operator_status import status_document, status_text
 
     url = f"sqlite:///{tmp_path / 'tae.db'}"
     upgrade(url)
@@ -142,8 +150,16 @@ def test_the_status_of_a_finished_game_shows_each_players_standing(tmp_path):
         game.finish_turn(2)
         assert game.state.phase is Phase.OVER
         status = operations.game_status(db, "g", wallclock=lambda: 1_800_000_000.0)
-    turns = [p["turn"] for p in status.players]
-    assert turns == ["game over: shared rank 1 of 2 (winner), final score 0"] * 2
+    assert [p.state for p in status.players] == ["over", "over"]
+    document = status_document(status)
+    assert [(p["name"], p["rank"], p["final"]) for p in document["standing"]["places"]] == [
+        ("ann", 1, 0),
+        ("bob", 1, 0),
+    ]
+    assert all(" " not in p["turn"] for p in document["players"]), "no sentence as a value"
+    text = status_text(status)
+    assert "shared rank 1 of 2 (winner), final score 0" in text
+    assert "after artifacts: Money 0" in text and "time left" not in text
 
 
 def test_removing_twice_says_already_removed_and_everyone_is_told_of_a_removal():

@@ -10,10 +10,9 @@ from twisted.logger import formatEvent, globalLogPublisher
 
 from protocol import FailCode, Version
 from protocol import messages as tp
-from server.admin.commands import render_report
-from server.admin.live import _report
 from server.model.timer_settings import TimerSettings
 from server.operating.game_actions import end_turn_of
+from server.views.operator_status import status_of, status_text
 from server.views.tp.games import turn_title
 
 from .test_database import result
@@ -33,7 +32,7 @@ def test_the_tp_counter_time_remaining_status_end_turn_and_logs_agree():
     assert universe_turn(ann) == 0
     remaining = ann.one(tp.GetTimeRemaining())
     assert (remaining.turn, remaining.turn_name) == (0, "Turn 0")
-    assert "turn 0 open (normal)" in render_report(_report(game.snapshot, 0))
+    assert "turn 0 open (normal turn)" in status_text(status_of(game.snapshot, 0, server="this server"))
 
     events: list = []
     globalLogPublisher.addObserver(events.append)
@@ -44,7 +43,7 @@ def test_the_tp_counter_time_remaining_status_end_turn_and_logs_agree():
     assert text == "turn 0 of game 'tae' ended; turn 1 begins"
     assert any(formatEvent(e) == "game tae: turn 0 ended; turn 1 (normal) begins" for e in events)
     assert universe_turn(ann) == 1
-    assert "turn 1 open (normal)" in render_report(_report(game.snapshot, 0))
+    assert "turn 1 open (normal turn)" in status_text(status_of(game.snapshot, 0, server="this server"))
     remaining = ann.one(tp.GetTimeRemaining())
     assert (remaining.turn, remaining.turn_name) == (1, turn_title(game.snapshot)) == (1, "Turn 1")
     # the messages the end of turn 0 posted arrive in turn 1, as the TP clients count

@@ -14,7 +14,7 @@ from protocol.records import GameConnection, GameParam
 from ruleset import Phase
 from server.model.calendar_schedule import CalendarSchedule, ScheduleError
 from server.model.snapshot import GameSnapshot
-from server.model.timer_settings import TimerSettings
+from server.model.timer_settings import LONGEST_WAIT_S, TimerSettings
 from server.views.tp.universe import universe_of
 
 
@@ -35,8 +35,8 @@ def game_frame(snapshot: GameSnapshot, host: str, port: int, now: float) -> tp.G
     """The Game frame of GetGames (TP04): names, players, objects, turn, next turn, period."""
     P = tp.GameParamId
     setup = snapshot.setup
-    seconds = snapshot.seconds_left(now)
-    next_turn = int(now) + seconds if seconds >= 0 else 0
+    seconds = wire_seconds(snapshot.seconds_left(now))
+    next_turn = min(int(now) + seconds, U32_MAX) if seconds >= 0 else 0
     params = (
         GameParam(P.SHORT_NAME, setup.name, 0),
         GameParam(P.LONG_NAME, setup.description or setup.name, 0),
@@ -44,7 +44,7 @@ def game_frame(snapshot: GameSnapshot, host: str, port: int, now: float) -> tp.G
         GameParam(P.OBJECTS, "", len(universe_of(snapshot).ids)),
         GameParam(P.TURN, "", snapshot.state.turn),
         GameParam(P.NEXT_TURN, "", next_turn),
-        GameParam(P.PERIOD, "", turn_period(setup.timer, now)),
+        GameParam(P.PERIOD, "", min(turn_period(setup.timer, now), LONGEST_WAIT_S)),
     )
     connections = (GameConnection("tp", host, host, port),)
     return tp.Game(
@@ -99,9 +99,20 @@ def turn_title(snapshot: GameSnapshot) -> str:
     return name + " (combat)" if state.phase is Phase.COMBAT else name
 
 
+U32_MAX = 2**32 - 1
+
+
+def wire_seconds(seconds: int) -> int:
+    """Seconds as a TP frame carries them: -1 (no timer) for anything negative, at most
+    `LONGEST_WAIT_S`. The turn timer never makes more (`server.game.timer`); this keeps a frame
+    encodable whatever a snapshot says."""
+    return -1 if seconds < 0 else min(int(seconds), LONGEST_WAIT_S)
+
+
 def time_remaining(snapshot: GameSnapshot, version: Version, seconds: int, reason: int) -> tp.TimeRemaining:
     """TimeRemaining: TP03 has the seconds only; TP04 adds the reason, the turn, its name and
-    the players still being waited for."""
+    the players still being waited for. The seconds are cut to what both versions carry."""
+    seconds = wire_seconds(seconds)
     if version == Version.TP03:
         return tp.TimeRemaining(seconds)
     return tp.TimeRemaining(

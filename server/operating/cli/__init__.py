@@ -1,0 +1,84 @@
+"""`tae-server`: run and operate the TaE server.
+
+    tae-server serve [--listen ENDPOINT]... [--web ENDPOINT]... [--admin ENDPOINT]... [--map FILE]
+                     [--seed N] [--turn-length DURATION] [--timer KIND] [--log-format text|json]
+                     [--limit NAME=VALUE]... [--node NAME --advertise HOST:PORT]
+    tae-server list-games | status GAME | create-game NAME | add-player GAME NAME | ...
+                     (the operator command table: server.operating.cli.games)
+    tae-server nodes [--json] | upgrade-db | backup FILE [--force] | admin-user NAME
+
+Every command takes `--config FILE` (TOML; see server.config.file) and `--database URL`; flags
+override the file. Commands that change a game work with or without a running server: without
+one they change the database (ending a turn waits for the server); with one they ask it and
+wait up to `--wait` seconds for its answer (server.operating.on_database).
+
+Mistakes on the command line or in the configuration, and values the command table refuses,
+are one line on stderr and exit status 2; an operation that fails is one line and status 1.
+Never a traceback.
+
+    cli/options.py   what every command shares (configuration, database, the table's types)
+    cli/games.py     the commands made from the operator command table
+    cli/serving.py   serve
+    cli/upkeep.py    nodes, upgrade-db, backup
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from server.config.errors import ConfigError
+from server.operating.admin_user import admin_user
+from server.operating.cli.games import operator_commands
+from server.operating.cli.options import EXIT_FAILURE, EXIT_USAGE
+from server.operating.cli.serving import serve
+from server.operating.cli.upkeep import backup, nodes, upgrade_db
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+@click.version_option(package_name="tpserver-tae", prog_name="tae-server", message="%(prog)s %(version)s")
+@click.pass_context
+def cli(ctx) -> None:
+    """Thousand Parsec server for TaE (Tigris and Euphrates in space)."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help(), err=True)
+        raise click.UsageError("a command is needed (see the list above)")
+
+
+for _command in (serve, *operator_commands(), nodes, upgrade_db, admin_user, backup):
+    cli.add_command(_command)
+
+
+def _fail(message: str, code: int) -> None:
+    print(f"tae-server: {' '.join(str(message).split())}", file=sys.stderr)
+    sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from server.model.store import StoreError
+    from server.operating.arguments import ArgumentRefused
+    from server.operating.game_actions import OperationError
+
+    try:
+        cli.main(args=argv, prog_name="tae-server", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.UsageError as error:
+        _fail(error.format_message(), EXIT_USAGE)
+    except click.Abort:
+        _fail("aborted", EXIT_FAILURE)
+    except ConfigError as error:
+        _fail(str(error), EXIT_USAGE)
+    except ArgumentRefused as error:  # a value the command table refuses: a mistake in the command
+        _fail(str(error), EXIT_USAGE)
+    except OperationError as error:
+        _fail(str(error), EXIT_FAILURE)
+    except StoreError as error:  # the database refused or could not do the change
+        _fail(f"database: {error}", EXIT_FAILURE)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_FAILURE)
+    except click.ClickException as error:
+        _fail(error.format_message(), EXIT_FAILURE)
+    except Exception as error:  # a bug: still one line, never a traceback
+        _fail(f"internal error: {type(error).__name__}: {error}", EXIT_FAILURE)
