@@ -6,7 +6,7 @@ import pytest
 
 from server.config.errors import ConfigError
 from server.config.file import load_config
-from server.operating.cli import _config
+from server.operating.cli.options import configured
 from server.web.secret import SecretError, load_secret
 
 
@@ -17,7 +17,7 @@ def test_web_endpoints_come_from_the_file_or_the_flags(tmp_path):
     assert config.web == ("tcp:8080:interface=127.0.0.1",) and config.web_secret_file == "key"
     path.write_text('web = ["tcp:8080", "ssl:8443:privateKey=k.pem"]\n')
     assert load_config(str(path)).web == ("tcp:8080", "ssl:8443:privateKey=k.pem")
-    assert _config(str(path), web=("tcp:9090",)).web == ("tcp:9090",)
+    assert configured(str(path), web=("tcp:9090",)).web == ("tcp:9090",)
     assert load_config(None).web == ()  # no web listener unless asked for
 
 
