@@ -168,6 +168,8 @@ def test_json_logs_are_flat_objects_with_time_level_logger_and_message(tmp_path)
     assert listening["logger"] == "server.services.listeners" and listening["level"] == "info"
     assert listening["message"] == f"listening on 127.0.0.1:{listening['port']} for TP"
     assert listening["listener"] == "tp" and listening["tls"] is False
+    # Twisted's own lines for each port ("TPFactory starting on …", "(TCP Port … Closed)") are left out
+    assert not any(" starting on " in e["message"] or e["message"].endswith(" Closed)") for e in events)
     assert listening["time"].endswith("+00:00")
     failed = next(e for e in events if e["message"].startswith("failed login"))
     assert failed["level"] == "warn" and failed["address"] == "127.0.0.1" and failed["name"] == "'nobody'"
