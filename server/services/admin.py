@@ -13,6 +13,7 @@ from twisted.application.service import Service
 
 from server.admin.listener import build_factory, check_settings, warn_if_exposed
 from server.config.file import ServerConfig
+from server.services.games import Games
 from server.services.listeners import Listeners
 from server.services.logins import PasswordHashing
 from server.services.operations import DeskHolder
@@ -28,7 +29,7 @@ class AdminService(Service):
         config: ServerConfig,
         reactor,
         listeners: Listeners,
-        games: Any,
+        games: Games,
         store: StoreService,
         hashing: PasswordHashing,
         desks: DeskHolder,

@@ -8,6 +8,7 @@ from typing import Any
 from twisted.logger import Logger
 
 from server.config.file import ServerConfig
+from server.services.games import Games
 from server.services.listeners import Listeners
 from server.services.ordered import AsyncService
 
@@ -18,7 +19,7 @@ class Advertisement(AsyncService):
     """Advertises the games of `games` on the TP ports of `listeners`. Where multicast DNS
     cannot be used, the server runs unadvertised and says so."""
 
-    def __init__(self, config: ServerConfig, reactor, listeners: Listeners, games: Any):
+    def __init__(self, config: ServerConfig, reactor, listeners: Listeners, games: Games):
         self.setName("advertisement")
         self.config = config
         self.reactor = reactor

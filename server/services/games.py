@@ -10,7 +10,7 @@ node (`server.services.cluster`), which settles them the same way.
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import Any, Protocol
 
 from twisted.internet import defer
 from twisted.logger import Logger
@@ -27,6 +27,23 @@ log = Logger()
 
 # How long a stopping server waits for turns being resolved to be stored.
 STOP_WAIT_S = 60
+
+
+class Games(Protocol):
+    """What the services that serve the games ask of the one that has them (`LoadedGames`, or
+    a cluster node's `server.services.cluster.ClusterNodeService`)."""
+
+    @property
+    def directory(self) -> GameDirectory:
+        """The games this process runs."""
+
+    @property
+    def node(self) -> Any:
+        """The `server.cluster.node.ClusterNode` (None: a single server)."""
+
+    @property
+    def session_factory(self) -> Any:
+        """What serves a TP connection (None: `server.tp.session.Session`)."""
 
 
 @defer.inlineCallbacks

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from twisted.application.service import Service
 
 from server.config.limits import Limits
+from server.services.games import Games
 from server.services.listeners import Listeners
 from server.services.logins import LoginGuarding
 from server.tp.network import TPFactory
@@ -16,7 +15,7 @@ class TPService(Service):
     """Serves the TP ports of `listeners` with the games of `games` (a `LoadedGames` or a
     `ClusterNodeService`: its `directory`, and the `session_factory` of its connections)."""
 
-    def __init__(self, listeners: Listeners, games: Any, guard: LoginGuarding, limits: Limits, reactor):
+    def __init__(self, listeners: Listeners, games: Games, guard: LoginGuarding, limits: Limits, reactor):
         self.setName("TP")
         self.listeners = listeners
         self.games = games

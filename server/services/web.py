@@ -13,6 +13,7 @@ from twisted.logger import Logger
 
 from server.config.errors import ConfigError
 from server.config.file import ServerConfig
+from server.services.games import Games
 from server.services.listeners import Listeners
 from server.services.logins import LoginGuarding
 from server.services.notifications import NotificationsService
@@ -46,7 +47,7 @@ class WebSiteService(AsyncService):
         config: ServerConfig,
         reactor,
         listeners: Listeners,
-        games: Any,
+        games: Games,
         store: StoreService,
         guard: LoginGuarding,
         notifications: NotificationsService,
