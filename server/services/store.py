@@ -8,7 +8,6 @@ not exist before the start is removed when the start is undone.
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -24,26 +23,30 @@ from server.services.ordered import AsyncService
 log = Logger()
 
 
-@defer.inlineCallbacks
-def open_database(url: str, reactor) -> Generator[Any, Any, Any]:
-    """The database store at `url`; an empty database gets the schema, an old one is refused."""
+def database_store(url: str, reactor) -> Any:
+    """The `DatabaseStore` at `url`, not connected yet; ConfigError for a malformed URL or a
+    missing driver."""
     from server.database import DatabaseStore
-    from server.database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable, unusable
+    from server.database.opening import unusable
 
     try:
-        store = DatabaseStore(url, reactor)
-    except Exception as error:  # a malformed URL or a missing driver
-        raise ConfigError(str(unusable(url, error))) from None
-    try:
-        if needs_schema(url, (yield store.current_revision()), create=True):
-            yield store.upgrade()
+        return DatabaseStore(url, reactor)
     except Exception as error:
-        yield store.close()
+        raise ConfigError(str(unusable(url, error))) from None
+
+
+async def give_schema(store: Any, url: str) -> None:
+    """Give an empty database the schema; refuse an old one (ConfigError), or one that cannot
+    be reached or read (OperationError: exit status 1, not a configuration error)."""
+    from server.database.opening import DatabaseProblem, Unreachable, needs_schema, unreachable
+
+    try:
+        if needs_schema(url, await store.current_revision(), create=True):
+            await store.upgrade()
+    except Exception as error:
         if isinstance(error, DatabaseProblem) and not isinstance(error, Unreachable):
             raise ConfigError(str(error)) from None
-        # unreachable or broken: an operational failure (exit 1), not a configuration error
         raise OperationError(str(unreachable(url, error))) from None
-    return store
 
 
 class StoreService(AsyncService):
@@ -69,8 +72,10 @@ class StoreService(AsyncService):
         else:
             from server.database import DEFAULT_URL
 
+            url = config.database or DEFAULT_URL
             self.created = new_sqlite_file(config)
-            self.store = await open_database(config.database or DEFAULT_URL, self.reactor)
+            self.store = database_store(url, self.reactor)
+            await give_schema(self.store, url)  # a failure: `stop` closes the store
 
     async def stop(self) -> None:
         store, self.store = self.store, None
