@@ -49,7 +49,7 @@ class Answering(Protocol):
         `RequestPump.answer_waiting` once it may (a rate limit)."""
 
     def answered(self) -> None:
-        """An answer was written (a request's, or a protocol error's)."""
+        """An answer was written (a request's, or a protocol error's) and the connection goes on."""
 
 
 class RequestPump:
