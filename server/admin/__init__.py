@@ -8,12 +8,14 @@ tpadmin-cpp speaks it, on its own port, for admin accounts kept apart from every
                    (`server.operating.commands`), and how answers are shown
     session.py     one connection's conversation, sans I/O
     log_stream.py  the server's log as LogMessage frames to logged-in admins
-    network.py     the Twisted protocol and factory
-    listener.py    `listen(...)` and `build_factory(...)`: starting the listener
+    network.py     the Twisted protocol (over `server.tp.pump.RequestPump`) and factory
+    listener.py    `build_factory(...)` and the checks of the settings
 
 Its configuration section is `server.config.admin`; `tae-server admin-user NAME`, which makes an
-account line for it, is `server.operating.admin_user`. A server starts the listener with::
+account line for it, is `server.operating.admin_user`. A server serves its admin ports (bound
+and opened with its other listeners, `server.services.listeners`) with
+`server.services.admin.AdminService`, which makes the factory::
 
     backend = LiveBackend(directory, store, reactor, config.game, desk=desk, hasher=hasher)
-    ports = yield server.admin.listener.listen(reactor, config.admin, backend, hasher)
+    factory = server.admin.listener.build_factory(config.admin, backend, reactor, hasher)
 """

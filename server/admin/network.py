@@ -1,16 +1,17 @@
 """The admin listener: one `AdminConnection` per TCP (or TLS) connection, and its factory.
 
-Bytes go through `protocol.Deframer`; each frame goes to the connection's `AdminSession` and
-the answers are written strictly in arrival order, one request at a time (tpadmin-cpp pipelines
-its 22 description requests, and a command may wait for the store). LogMessages are written as
-the log produces them, between answers. The connection registers itself as the transport's
-producer: while the transport's buffer is full (an admin that does not read), log lines are
-dropped and counted instead of piling up, and the admin is told how many when it catches up.
+The connection's `RequestPump` (`server.tp.pump`, shared with the TP listener) deframes the
+bytes, hands each frame to the connection's `AdminSession` and writes the answers strictly in
+arrival order, one request at a time (tpadmin-cpp pipelines its 22 description requests, and a
+command may wait for the store). The admin protocol uses TP04 frames only: a TP03 client is told
+so and disconnected. LogMessages are written as the log produces them, between answers. The
+connection registers itself as the transport's producer: while the transport's buffer is full
+(an admin that does not read), log lines are dropped and counted instead of piling up, and the
+admin is told how many when it catches up.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 from twisted.internet import defer
@@ -20,10 +21,8 @@ from twisted.logger import Logger, globalLogPublisher
 from zope.interface import implementer
 
 from protocol.admin import AdminLogLevel, LogMessage, encode_admin
-from protocol.codec import encode, encode_error
-from protocol.deframer import Deframer
+from protocol.codec import encode
 from protocol.enums import FailCode, Version
-from protocol.errors import Answer, ProtocolError
 from protocol.header import Frame
 from protocol.messages import Fail
 from server.admin.backend import OperatorBackend
@@ -32,6 +31,7 @@ from server.admin.log_stream import AdminLogStream
 from server.admin.session import AdminSession
 from server.config.admin import AdminSettings
 from server.game.passwords import PasswordHasher
+from server.tp.pump import RequestPump
 
 log = Logger()
 
@@ -46,22 +46,22 @@ class AdminConnection(twisted_protocol.Protocol):
 
     def __init__(self, factory: AdminFactory):
         self.factory = factory
-        self.deframer = Deframer()
+        self.pump: RequestPump | None = None
         self.session: AdminSession | None = None
-        self.pending: deque[Frame | ProtocolError] = deque()
-        self.busy = False
-        self.closing = False
-        self.stop_reading = False
-        self.reading_paused = False
         self.log_paused = False
         self.dropped = 0
-        self._unregistered = False
+
+    @property
+    def closing(self) -> bool:
+        """Whether the connection is going away (nothing more is written)."""
+        return self.pump is not None and self.pump.closing
 
     # -- Twisted ----------------------------------------------------------------------------
 
     def connectionMade(self) -> None:
         peer = self.transport.getPeer()
         self.peer = f"{getattr(peer, 'host', '?')}:{getattr(peer, 'port', '?')}"
+        self.pump = RequestPump(self.transport, self, max_pending=MAX_PENDING)
         self.session = AdminSession(
             self.factory.settings.users,
             self.factory.descriptions,
@@ -70,31 +70,18 @@ class AdminConnection(twisted_protocol.Protocol):
             server_version=self.factory.server_version,
             peer=self.peer,
             logged_in=self._logged_in,
-            close=self._close_after_answer,
+            close=self.pump.close_after_answer,  # too many bad logins
         )
         self.factory.connections.add(self)
-        self.transport.registerProducer(self, True)
+        self.pump.register_producer(self)
 
     def dataReceived(self, data: bytes) -> None:
-        if self.closing or self.stop_reading:
-            return
-        self.deframer.feed(data)
-        for item in self.deframer.frames_and_errors():
-            self.pending.append(item)
-            if isinstance(item, ProtocolError):
-                if item.closes_stream:
-                    self.stop_reading = True
-            elif item.version != Version.TP04:
-                self.stop_reading = True  # answered, then closed: admin speaks TP04 only
-                break
-        if len(self.pending) > MAX_PENDING and not self.reading_paused:
-            self.reading_paused = True
-            self.transport.pauseProducing()
-        self._process()
+        assert self.pump is not None
+        self.pump.feed(data)
 
     def connectionLost(self, reason=None) -> None:
-        self.closing = True
-        self.pending.clear()
+        if self.pump is not None:
+            self.pump.connection_lost()
         self.factory.stream.unsubscribe(self._log)
         self.factory.connections.discard(self)
         if self.session is not None and self.session.user is not None:
@@ -118,72 +105,31 @@ class AdminConnection(twisted_protocol.Protocol):
             )
 
     def stopProducing(self) -> None:
-        self.closing = True
+        if self.pump is not None:
+            self.pump.stop()
 
-    # -- frames -----------------------------------------------------------------------------
+    # -- answers (server.tp.pump.Answering) -------------------------------------------------
 
-    def _process(self) -> None:
-        while not self.busy and self.pending and not self.closing:
-            item = self.pending.popleft()
-            if isinstance(item, ProtocolError):
-                self._protocol_error(item)
-                continue
-            if item.version != Version.TP04:
-                self.transport.write(
-                    encode(Fail(FailCode.PROTOCOL, TP03_REFUSAL), item.version, item.sequence)
-                )
-                self._close()
-                return
-            assert self.session is not None
-            try:
-                answer = self.session.handle(item)
-            except Exception:
-                log.failure("admin: handling frame type {type} failed", type=item.type)
-                answer = encode_admin(Fail(FailCode.FRAME, "Internal server error"), item.sequence)
-            if isinstance(answer, defer.Deferred):
-                self.busy = True
-                answer.addErrback(self._handler_failed, item)
-                answer.addCallback(self._answered)
-                return
-            self._write(answer)
-        if self.reading_paused and len(self.pending) < MAX_PENDING // 2 and not self.closing:
-            self.reading_paused = False
-            self.transport.resumeProducing()
+    def answer(self, frame: Frame) -> bytes | defer.Deferred:
+        assert self.pump is not None and self.session is not None
+        if frame.version != Version.TP04:
+            self.pump.close_after_answer()
+            return encode(Fail(FailCode.PROTOCOL, TP03_REFUSAL), frame.version, frame.sequence)
+        return self.session.handle(frame)
 
-    def _handler_failed(self, failure, frame) -> bytes:
-        log.failure("admin: handling frame type {type} failed", failure, type=frame.type)
+    def internal_error(self, frame: Frame) -> bytes:
         return encode_admin(Fail(FailCode.FRAME, "Internal server error"), frame.sequence)
 
-    def _answered(self, data: bytes) -> None:
-        self.busy = False
-        self._write(data)
-        self._process()
+    def may_answer(self) -> bool:
+        return True
 
-    def _write(self, data: bytes) -> None:
-        if not self.closing:
-            self.transport.write(data)
+    def answered(self) -> None:
+        pass
 
-    def _protocol_error(self, error: ProtocolError) -> None:
-        self.transport.write(encode_error(error, self.deframer.version or Version.TP04))
-        if error.answer not in (Answer.FAIL, Answer.FAIL_AND_REDETECT):
-            self._close()
-
-    def _close(self) -> None:
-        if self.closing and self._unregistered:
-            return
-        self.closing = True
-        self.pending.clear()
-        if not self._unregistered:
-            # A transport with a registered producer waits for it before closing.
-            self._unregistered = True
-            self.transport.unregisterProducer()
-        self.transport.loseConnection()
-
-    def _close_after_answer(self) -> None:
-        """Hang up once the answer being made is written (too many bad logins)."""
-        self.stop_reading = True
-        self.pending.clear()
-        self.factory.reactor.callLater(0, self._close)
+    def close(self) -> None:
+        """Hang up (the admin listener stops)."""
+        if self.pump is not None:
+            self.pump.close()
 
     # -- the log ----------------------------------------------------------------------------
 
@@ -199,7 +145,8 @@ class AdminConnection(twisted_protocol.Protocol):
         self._write_log(message)
 
     def _write_log(self, message: LogMessage) -> None:
-        self.transport.write(encode_admin(message, 0))
+        if self.pump is not None:
+            self.pump.write(encode_admin(message, 0))
 
 
 class AdminFactory(twisted_protocol.Factory):
@@ -240,7 +187,7 @@ class AdminFactory(twisted_protocol.Factory):
     def stopFactory(self) -> None:
         self.publisher.removeObserver(self._observer)
         for connection in list(self.connections):
-            connection._close()
+            connection.close()
 
     def buildProtocol(self, addr) -> AdminConnection:
         return AdminConnection(self)

@@ -7,7 +7,7 @@
 * `routing`: `ClusterSession`, the TP session that serves local games and relays the others.
 * `relay`: `Upstream`, the TP connection from one node to another.
 * `notify`: cluster news over LISTEN/NOTIFY (turns, timer announcements, claims, requests).
-* `start`: what `server.app.start_server` calls for a node.
+* `start`: what the server's start (`server.services`) calls for a node.
 
 Nothing here is imported by a single server; `server.config.file` imports `settings` only.
 """

@@ -1,7 +1,8 @@
 """Starting a cluster node: the fenced store, the node joined, its operator desk.
 
-`server.app.start_server` calls these when the configuration names a node (`serve --node`);
-the rest of the start (listeners, shutdown) is the single server's.
+The server's start calls these when the configuration names a node (`serve --node`): the
+store's service and the node's (`server.services.store`, `server.services.cluster`); the rest
+of the start (listeners, shutdown) is the single server's.
 """
 
 from __future__ import annotations

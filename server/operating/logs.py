@@ -10,25 +10,32 @@ that logged it), `message` the rendered text, then the event's own fields (the k
 of the log call). A logged failure adds `error` (one line) and `traceback`. Twisted's bookkeeping
 keys (`log_*`) stay out; an own field named like one of the keys above is written with an
 `event_` prefix. Values that JSON cannot carry are written as their `str()`.
+
+Twisted's own lines for each listening port ("TPFactory starting on 6923", "(TCP Port 6923
+Closed)") are left out: the server says once per listener which one it is and where
+(`server.services.listeners`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from datetime import UTC, datetime
 from typing import IO, Any
 
 from twisted.logger import (
     FilteringLogObserver,
+    ILogFilterPredicate,
     ILogObserver,
     LogLevel,
     LogLevelFilterPredicate,
+    PredicateResult,
     formatEvent,
     globalLogBeginner,
     textFileLogObserver,
 )
-from zope.interface import implementer
+from zope.interface import implementer, provider
 
 # Keys that legacy `twisted.python.log` events carry besides the event's own fields.
 _LEGACY_KEYS = frozenset({"format", "isError", "message", "system", "time", "why", "failure"})
@@ -87,11 +94,24 @@ class FlatJSONObserver:
         self.stream.flush()
 
 
+# What Twisted's listening ports log when they open and close (twisted.internet.tcp, unix, udp).
+_PORT_NOISE = re.compile(r"\S+(?: \(TLS\))? starting on \S+|\((?:\w+ )?Port \S+ Closed\)")
+
+
+@provider(ILogFilterPredicate)
+def without_port_noise(event: dict[str, Any]) -> PredicateResult:
+    """Leaves out the lines Twisted's ports log when they open and close."""
+    if event.get("log_namespace") == "log_legacy" and _PORT_NOISE.fullmatch(formatEvent(event)):
+        return PredicateResult.no
+    return PredicateResult.maybe
+
+
 def observer_for(log_format: str, stream: IO[str], level: LogLevel = LogLevel.info) -> ILogObserver:
-    """An observer writing `log_format` ("text" or "json") lines at `level` and above."""
+    """An observer writing `log_format` ("text" or "json") lines at `level` and above, without
+    the ports' noise."""
     observer = FlatJSONObserver(stream) if log_format == "json" else textFileLogObserver(stream)
     predicate = LogLevelFilterPredicate(defaultLogLevel=level)
-    return FilteringLogObserver(observer, [predicate])
+    return FilteringLogObserver(observer, [predicate, without_port_noise])
 
 
 def begin_logging(log_format: str, stream: IO[str] | None = None, level: LogLevel = LogLevel.info) -> None:

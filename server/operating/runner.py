@@ -81,18 +81,12 @@ class Runner:
         limit = raise_open_files_limit()
         if limit > 0:
             log.debug("open files allowed: {limit}", limit=limit)
-        self._start = defer.ensureDeferred(_start(self.config, self.reactor))
+        self._start = start_server(self.config, self.reactor)
         self._start.addCallbacks(self._started, self._failed)
 
     def _started(self, server: Server) -> None:
+        """The server serves (its listeners said where, `server.services.listeners`)."""
         self.server = server
-        for port in server.ports:
-            address = port.getHost()
-            log.info(
-                "listening on {host}:{port}",
-                host=getattr(address, "host", "?"),
-                port=getattr(address, "port", "?"),
-            )
         self._tell_unapplied_flags(server)
         first_port = getattr(server.ports[0].getHost(), "port", 6923) if server.ports else 6923
         for game in server.directory.games.values():
@@ -149,7 +143,3 @@ def run(config: ServerConfig) -> int:
 
     begin_logging(config.log_format)
     return Runner(config, reactor).run()
-
-
-async def _start(config: ServerConfig, reactor) -> Server:
-    return await start_server(config, reactor)

@@ -1,11 +1,12 @@
 """The Twisted side: one `TPConnection` per TCP connection, frames in, replies out, in order.
 
-Bytes go through `protocol.Deframer` (which fixes the connection's version from its first
-bytes); each frame is decoded and handed to the connection's `Session`. Requests are answered
-strictly in arrival order, one at a time, because clients pipeline requests and match replies by
-sequence number (§6.1); a reply made of several frames goes out in one write. Nothing a peer
-sends can raise into the reactor: protocol errors become the answers tpserver-cpp gives, and a
-handler that fails answers Fail and leaves every other connection alone.
+The connection's `RequestPump` (`server.tp.pump`, shared with the admin listener) deframes the
+bytes and answers the requests strictly in arrival order, one at a time, because clients
+pipeline requests and match replies by sequence number (§6.1); a reply made of several frames
+goes out in one write. Each frame is decoded and handed to the connection's `Session`, made for
+the version the first bytes fixed. Nothing a peer sends can raise into the reactor: protocol
+errors become the answers tpserver-cpp gives, and a handler that fails answers Fail and leaves
+every other connection alone.
 
 No single client can stall the server (`server.config.limits` has the settings): a connection beyond
 its address's share is answered Fail 3 and closed; frames beyond the per-connection rate wait
@@ -18,7 +19,6 @@ growing delays, per-address budget). A connection made without limits (tests) ha
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -30,12 +30,13 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 import protocol as tp
-from protocol import Answer, Deframer, FailCode, ProtocolError, fit_fail
+from protocol import FailCode, ProtocolError, fit_fail
 from server.config.limits import Limits
 from server.game.directory import GameDirectory
 from server.guards.login_guard import GuardedClient, LoginGuard
 from server.guards.rates import TokenBucket, address_key
 from server.tp.errors import fail, fail_for, internal_error
+from server.tp.pump import RequestPump
 from server.tp.session import Session, State
 from server.views.tp import catalogue
 from server.views.tp.frame_cache import FrameCache
@@ -65,6 +66,10 @@ def _byte_transport(transport):
 
 @implementer(IPushProducer)
 class TPConnection(twisted_protocol.Protocol):
+    """One TP connection: its `RequestPump` answers the requests in order (`server.tp.pump`);
+    this class keeps what is TP's own: the session made for the version of the first frame,
+    the limits, the rate bucket, the login guard and the wait for a login."""
+
     transport: Any  # a TCP or TLS transport: also a producer and a consumer
 
     def __init__(
@@ -88,24 +93,24 @@ class TPConnection(twisted_protocol.Protocol):
         self.guard = guard
         self.clock = clock
         self.refusal = refusal  # set: answer the first frame with this Fail text and close
-        self.deframer = Deframer()
+        self.pump: RequestPump | None = None
         self.session: Session | None = None
-        self.pending: deque[tp.Frame | ProtocolError] = deque()
-        self.busy = False
-        self.paused = False  # reading paused: too many requests wait
-        self.closing = False  # the connection is going away: write nothing more
-        self.stop_reading = False  # an error ended the byte stream: read nothing more
         self.address = "?"
         self.login: GuardedClient | None = None
         self._frame_bucket: TokenBucket | None = None
         self._throttled: IDelayedCall | None = None
         self._warned_rate = False
         self._idle: IDelayedCall | None = None
-        self._producing = False  # registered with the transport as its producer
+
+    @property
+    def closing(self) -> bool:
+        """Whether the connection is going away (nothing more is written)."""
+        return self.pump is not None and self.pump.closing
 
     # -- Twisted -------------------------------------------------------------------------
 
     def connectionMade(self) -> None:
+        self.pump = RequestPump(self.transport, self, max_pending=MAX_PENDING)
         if self.address == "?":
             self.address = address_key(str(getattr(self.transport.getPeer(), "host", "") or ""))
         if self.refusal is not None:
@@ -124,29 +129,18 @@ class TPConnection(twisted_protocol.Protocol):
             buffered = _byte_transport(self.transport)
             if buffered is not None:
                 buffered.bufferSize = limits.pending_output_bytes
-            self.transport.registerProducer(self, True)
-            self._producing = True
+            self.pump.register_producer(self)
         self._arm_idle()
 
     def dataReceived(self, data: bytes) -> None:
-        if self.closing or self.stop_reading:
-            return
-        self.deframer.feed(data)
-        # Errors are answered in turn, after the replies to the frames before them.
-        for item in self.deframer.frames_and_errors():
-            self.pending.append(item)
-            if isinstance(item, ProtocolError) and item.closes_stream:
-                self.stop_reading = True
-        if len(self.pending) > MAX_PENDING and not self.paused:
-            self.paused = True
-            self.transport.pauseProducing()
-        if self.pending:
-            self._arm_idle()
-        self._process()
+        assert self.pump is not None
+        self.pump.feed(data)
+        if self.pump.pending or self.pump.busy:
+            self._arm_idle()  # requests came: the wait for a login starts again
 
     def connectionLost(self, reason=None) -> None:
-        self.closing = True
-        self.pending.clear()
+        if self.pump is not None:
+            self.pump.connection_lost()
         for call in (self._throttled, self._idle):
             if call is not None and call.active():
                 call.cancel()
@@ -161,7 +155,7 @@ class TPConnection(twisted_protocol.Protocol):
     # -- IPushProducer: the transport holds too much unsent output -----------------------
 
     def pauseProducing(self) -> None:
-        if self.closing:
+        if self.pump is None or self.pump.closing:
             return
         limit = self.limits.pending_output_bytes if self.limits else 0
         log.warn(
@@ -169,39 +163,45 @@ class TPConnection(twisted_protocol.Protocol):
             peer=self._peer(),
             limit=limit,
         )
-        self.closing = True
-        self.pending.clear()
-        self._producing = False
-        self.transport.unregisterProducer()
-        self.transport.abortConnection()
+        self.pump.abort()
 
     def resumeProducing(self) -> None:
         pass
 
     def stopProducing(self) -> None:
-        self.closing = True
-        self.pending.clear()
+        if self.pump is not None:
+            self.pump.stop()
 
-    # -- frames --------------------------------------------------------------------------
+    # -- answers (server.tp.pump.Answering) ----------------------------------------------
 
-    def _clock(self) -> IReactorTime:
-        if self.clock is None:
-            from twisted.internet import reactor
+    def answer(self, frame: tp.Frame) -> bytes | defer.Deferred:
+        assert self.pump is not None
+        if self.refusal is not None:
+            self.pump.close_after_answer()
+            return self._refusal(frame)
+        if self.session is None:
+            host = self.transport.getHost()
+            self.session = self.session_factory(
+                self.directory,
+                frame.version,
+                self._push,
+                getattr(host, "host", ""),
+                getattr(host, "port", 0),
+                close=self._close,
+                frames=self.frames,
+            )
+        try:
+            message = tp.decode(frame, order_descs=catalogue.ORDER_DESCS)
+        except ProtocolError as error:
+            return tp.encode_error(error, frame.version, frame.sequence)
+        if self.login is not None and isinstance(message, tp.Login | tp.CreateAccount) and self._guarded():
+            return self._guarded_login(message, frame, partial(self._handle, message, frame))
+        return self._handle(message, frame)
 
-            self.clock = reactor
-        return self.clock
+    def internal_error(self, frame: tp.Frame) -> bytes:
+        return tp.encode(internal_error(), frame.version, frame.sequence)
 
-    def _write(self, data: bytes) -> None:
-        if not self.closing:
-            self.transport.write(data)
-
-    def _protocol_error(self, error: ProtocolError) -> None:
-        log.debug("protocol error from {peer}: {error}", peer=self._peer(), error=error.message)
-        self._write(tp.encode_error(error, self.deframer.version))
-        if error.answer not in (Answer.FAIL, Answer.FAIL_AND_REDETECT):
-            self._close()
-
-    def _rate_allows(self) -> bool:
+    def may_answer(self) -> bool:
         """Take a frame's token; without one, come back when it is there."""
         if self._throttled is not None:
             return False
@@ -221,59 +221,23 @@ class TPConnection(twisted_protocol.Protocol):
         self._throttled = clock.callLater(bucket.wait(clock.seconds()), self._unthrottle)
         return False
 
+    def answered(self) -> None:
+        if self.login is not None and self.login.must_close:
+            self._close()
+            return
+        self._arm_idle()
+
     def _unthrottle(self) -> None:
         self._throttled = None
-        self._process()
+        if self.pump is not None:
+            self.pump.answer_waiting()
 
-    def _process(self) -> None:
-        while not self.busy and self.pending and not self.closing:
-            if not self._rate_allows():
-                return
-            frame = self.pending.popleft()
-            if isinstance(frame, ProtocolError):
-                self._protocol_error(frame)
-                continue
-            if self.refusal is not None:
-                self._refuse(frame)
-                return
-            if self.session is None:
-                host = self.transport.getHost()
-                self.session = self.session_factory(
-                    self.directory,
-                    frame.version,
-                    self._push,
-                    getattr(host, "host", ""),
-                    getattr(host, "port", 0),
-                    close=self._close,
-                    frames=self.frames,
-                )
-            try:
-                message = tp.decode(frame, order_descs=catalogue.ORDER_DESCS)
-            except ProtocolError as error:
-                self._write(tp.encode_error(error, frame.version, frame.sequence))
-                continue
-            result: bytes | defer.Deferred
-            try:
-                if (
-                    self.login is not None
-                    and isinstance(message, tp.Login | tp.CreateAccount)
-                    and self._guarded()
-                ):
-                    result = self._guarded_login(message, frame, partial(self._handle, message, frame))
-                else:
-                    result = self._handle(message, frame)
-            except Exception:
-                log.failure("handler failed for {message}", message=type(message).__name__)
-                result = self._internal_error(frame)
-            if isinstance(result, defer.Deferred):
-                self.busy = True
-                result.addErrback(self._handler_failed, frame)
-                result.addCallback(self._answered)
-                return
-            self._write(result)
-        if self.paused and len(self.pending) < MAX_PENDING // 2 and not self.closing:
-            self.paused = False
-            self.transport.resumeProducing()
+    def _clock(self) -> IReactorTime:
+        if self.clock is None:
+            from twisted.internet import reactor
+
+            self.clock = reactor
+        return self.clock
 
     def _handle(self, message: tp.Message, frame: tp.Frame) -> bytes | defer.Deferred:
         assert self.session is not None
@@ -281,23 +245,6 @@ class TPConnection(twisted_protocol.Protocol):
         if handle_frame is not None:
             return handle_frame(message, frame)
         return self.session.handle(message, frame.sequence)
-
-    def _answered(self, data: bytes) -> None:
-        self.busy = False
-        if not self.closing:
-            self._write(data)
-            if self.login is not None and self.login.must_close:
-                self._close()
-                return
-            self._arm_idle()
-            self._process()
-
-    def _handler_failed(self, failure, frame: tp.Frame) -> bytes:
-        log.failure("handler failed for frame type {type}", failure, type=frame.type)
-        return self._internal_error(frame)
-
-    def _internal_error(self, frame: tp.Frame) -> bytes:
-        return tp.encode(internal_error(), frame.version, frame.sequence)
 
     def _fail_bytes(self, answer: tp.Fail, frame: tp.Frame) -> bytes:
         return tp.encode(fit_fail(answer, frame.version), frame.version, frame.sequence)
@@ -363,35 +310,34 @@ class TPConnection(twisted_protocol.Protocol):
 
     def _idle_expired(self) -> None:
         self._idle = None
-        if self.closing or (self.session is not None and _state(self.session) is State.PLAYING):
+        pump = self.pump
+        if pump is None or pump.closing:
             return
-        if self.busy or self.pending:  # a request is being answered (a login waiting its turn)
+        if self.session is not None and _state(self.session) is State.PLAYING:
+            return
+        if pump.busy or pump.pending:  # a request is being answered (a login waiting its turn)
             self._arm_idle()
             return
         seconds = self.limits.login_idle_seconds if self.limits else 0
         log.info("closing {peer}: no login for {seconds:g} s", peer=self._peer(), seconds=seconds)
-        if self.deframer.version is not None:
+        version = pump.version
+        if version is not None:
             answer = fail(FailCode.UNAVAILABLE_TEMPORARILY, NOT_LOGGED_IN.format(seconds=seconds))
-            version = self.deframer.version
-            self._write(tp.encode(fit_fail(answer, version), version, 0))
+            pump.write(tp.encode(fit_fail(answer, version), version, 0))
         self._close()
 
-    def _refuse(self, frame: tp.Frame) -> None:
+    def _refusal(self, frame: tp.Frame) -> bytes:
         limit = self.limits.connections_per_address if self.limits else 0
         answer = fail(FailCode.UNAVAILABLE_TEMPORARILY, TOO_MANY_CONNECTIONS.format(limit=limit))
-        self._write(self._fail_bytes(answer, frame))
-        self._close()
+        return self._fail_bytes(answer, frame)
 
     def _close(self) -> None:
-        self.closing = True
-        self.pending.clear()
-        if self._producing:
-            self._producing = False
-            self.transport.unregisterProducer()
-        self.transport.loseConnection()
+        if self.pump is not None:
+            self.pump.close()
 
     def _push(self, data: bytes) -> None:
-        self._write(data)
+        if self.pump is not None:
+            self.pump.write(data)
 
     def _peer(self) -> str:
         peer = self.transport.getPeer() if self.transport else None

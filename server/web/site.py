@@ -53,5 +53,6 @@ def make_site(
         )
     site = Site(EncodingResourceWrapper(root, [PageCompression()]))
     site.displayTracebacks = False
+    site.noisy = False  # the server says which listener is where (server.services.listeners)
     site.web = web  # type: ignore[attr-defined]
     return site

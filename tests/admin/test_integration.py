@@ -33,7 +33,7 @@ class AdminServerProcess(ServerProcess):
     def start_both(self, monkeypatch) -> tuple[int, int]:
         monkeypatch.setenv("TAE_TEST_ADMIN_USERS", json.dumps({USER: hash_password(PASSWORD)}))
         port = self.start()
-        event = self.wait_for(lambda e: str(e.get("message", "")).startswith("admin listener on"))
+        event = self.wait_for(lambda e: e.get("listener") == "admin")
         return port, int(event["port"])
 
 
@@ -104,8 +104,8 @@ def test_the_admin_listener_over_tls(tmp_path, monkeypatch):
     )
     _, admin_port = process.start_both(monkeypatch)
     try:
-        event = process.wait_for(lambda e: str(e.get("message", "")).startswith("admin listener on"))
-        assert event["kind"] == "TLS"
+        event = process.wait_for(lambda e: e.get("listener") == "admin")
+        assert event["tls"] is True and "for the admin protocol (TLS)" in event["message"]
         admin = AdminClient(admin_port, tls=True)
         assert admin.start(USER, PASSWORD) == Okay("Welcome")
         assert "tae" in admin.run("list-games").text

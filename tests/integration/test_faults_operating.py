@@ -19,6 +19,7 @@ import pytest
 import protocol as tp
 from protocol import Version
 from server.database import SyncDatabase
+from server.game.passwords import hash_password
 
 from .server_process import ServerProcess, tae_server
 from .test_faults_database import orders_for, player
@@ -107,6 +108,45 @@ def test_bad_configuration_creates_no_database(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tae.toml"]
 
 
+def test_an_admin_listener_that_cannot_listen_stops_the_started_server_and_removes_its_database(tmp_path):
+    config = tmp_path / "tae.toml"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        admin = f"tcp:{taken.getsockname()[1]}:interface=127.0.0.1"
+        config.write_text(
+            f'[admin]\nlisten = ["{admin}"]\n[admin.users]\ntpadm = "{hash_password("secret7", n=2**4)}"\n'
+        )
+        done = tae_server(
+            "serve",
+            "--config",
+            str(config),
+            "--database",
+            f"sqlite:///{tmp_path / 'tae.db'}",
+            "--listen",
+            "tcp:0:interface=127.0.0.1",
+            "--log-format",
+            "json",
+        )
+    assert done.returncode == 1
+    assert one_line(done.stderr) == (
+        f"tae-server: cannot start: admin.listen: cannot listen on {admin!r}: Address already in use"
+    )
+    # the game was created and loaded before the admin listener failed; all of it is gone
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tae.toml"]
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert not any(e["message"].startswith("listening on") for e in events)  # nothing was open
+    assert "Traceback" not in done.stdout
+
+
+def test_a_database_that_cannot_be_opened_creates_nothing(tmp_path):
+    url = f"sqlite:///{tmp_path / 'missing' / 'tae.db'}"
+    done = tae_server("serve", "--database", url, "--listen", "tcp:0:interface=127.0.0.1")
+    assert done.returncode == 1
+    assert one_line(done.stderr).startswith("tae-server: cannot start: ")
+    assert list(tmp_path.iterdir()) == [] and "Traceback" not in done.stdout
+
+
 # -- logs ---------------------------------------------------------------------------------------
 
 
@@ -125,8 +165,11 @@ def test_json_logs_are_flat_objects_with_time_level_logger_and_message(tmp_path)
     assert events and all({"time", "level", "logger", "message"} <= set(e) for e in events)
     assert all(not key.startswith("log_") for e in events for key in e)
     listening = next(e for e in events if e["message"].startswith("listening on"))
-    assert listening["logger"] == "server.operating.runner" and listening["level"] == "info"
-    assert listening["message"] == f"listening on 127.0.0.1:{listening['port']}"
+    assert listening["logger"] == "server.services.listeners" and listening["level"] == "info"
+    assert listening["message"] == f"listening on 127.0.0.1:{listening['port']} for TP"
+    assert listening["listener"] == "tp" and listening["tls"] is False
+    # Twisted's own lines for each port ("TPFactory starting on …", "(TCP Port … Closed)") are left out
+    assert not any(" starting on " in e["message"] or e["message"].endswith(" Closed)") for e in events)
     assert listening["time"].endswith("+00:00")
     failed = next(e for e in events if e["message"].startswith("failed login"))
     assert failed["level"] == "warn" and failed["address"] == "127.0.0.1" and failed["name"] == "'nobody'"

@@ -279,7 +279,7 @@ def test_limits_off_means_no_limit():
 
 
 def test_listeners_get_the_backlog_unless_they_name_one():
-    from server.app import with_backlog
+    from server.services.listeners import with_backlog
 
     assert with_backlog("tcp:6923", 1024) == "tcp:6923:backlog=1024"
     assert with_backlog("tcp:6923:interface=127.0.0.1", 64) == "tcp:6923:interface=127.0.0.1:backlog=64"

@@ -4,6 +4,7 @@ databases, and the set-password and backup commands."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ from server.model.store import GameSetup, OrderEntry
 from server.operating.backup import backup
 from server.operating.cli import main
 from server.operating.game_actions import OperationError
-from server.operating.logs import FlatJSONObserver, flat_event
+from server.operating.logs import FlatJSONObserver, flat_event, observer_for
 from server.operating.runner import Runner
 from tests.server.test_cli import one_line_error, run
 
@@ -143,6 +144,36 @@ def test_a_legacy_twisted_event_is_flattened_too():
         "logger": "log_legacy",
         "message": "Main loop terminated.",
     }
+
+
+def test_the_ports_own_lines_are_left_out_of_the_log():
+    def legacy(text: str) -> dict:
+        return {
+            "message": (text,),
+            "isError": 0,
+            "system": "-",
+            "log_time": 1.0,
+            "log_level": LogLevel.info,
+            "log_namespace": "log_legacy",
+            "log_format": "{log_text}",
+            "log_text": text,
+        }
+
+    stream = io.StringIO()
+    observer = observer_for("json", stream)
+    for text in (
+        "TPFactory starting on 6923",
+        "LateFactory (TLS) starting on 6924",
+        "LateFactory starting on '/run/tae.sock'",
+        "(TCP Port 6923 Closed)",
+        "(TLS Port 6924 Closed)",
+        "(UNIX Port /run/tae.sock Closed)",
+        "Main loop terminated.",
+        "something else starting on a Monday",
+    ):
+        observer(legacy(text))
+    kept = [json.loads(line)["message"] for line in stream.getvalue().splitlines()]
+    assert kept == ["Main loop terminated.", "something else starting on a Monday"]
 
 
 # -- signals ----------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ from twisted.internet import defer
 from twisted.internet.task import Clock
 
 from ruleset import Phase
-from server.app import Server, load_games
-from server.config.file import ServerConfig
+from server.app import start_server
+from server.config.file import GameConfig, ServerConfig
 from server.database import (
     DatabaseStore,
     SyncDatabase,
@@ -26,20 +26,21 @@ from server.database import (
     upgrade,
 )
 from server.database.operator_requests import OperatorRequest
-from server.game.directory import GameDirectory
 from server.game.game import Game
 from server.game.passwords import hash_password
 from server.game.replay import check_replay, replay
 from server.model.refusals import Refused
-from server.model.store import GameSetup, MemoryStore, OrderEntry
+from server.model.store import GameSetup, OrderEntry
 from server.model.timer_settings import TimerSettings
 from server.operating import on_database as operations
 from server.operating.desk import OperatorDesk
 from server.operating.on_database import OperationError, list_games, open_database
+from server.services.games import load_games
 from tests.support.deferreds import failureResultOf
 from tests.support.games import logs_in
 from tests.support.operator import operate
 
+from .memory_server import JournalStore, ServerReactor
 from .test_database import drive_game, result
 
 
@@ -351,25 +352,21 @@ def test_finished_players_are_remembered_across_a_restart(url, db):
 
 
 def test_server_stop_waits_for_a_turn_being_stored():
-    store = MemoryStore()
-    game_setup = setup()
-    game_id = store.create_game(game_setup)
-    clock = Clock()
-    game = Game(game_id, game_setup, Game.initial_state(game_setup), store, clock)
-    directory = GameDirectory()
-    directory.add(game)
+    reactor = ServerReactor()
+    store = JournalStore(reactor.journal)
+    config = ServerConfig(listen=("tcp:6923",), game=GameConfig(timer=TimerSettings(turn_length=0)))
+    server = result(start_server(config, reactor, store))
+    game = server.directory.default
     for name in ("a", "b"):
-        result(game.create_account(name, "pw"))
+        result(game.create_account(name, "pw", password_hash=hash_password("pw", n=2**4)))
     pending = defer.Deferred()
     store.commit_turn = lambda game_id, record: pending
     game.finish_turn(1)
     game.finish_turn(2)
-    closed = []
-    store.close = lambda: closed.append(True)
-    stopping = Server(ServerConfig(), store, directory).stop()
-    assert not stopping.called and not closed
+    stopping = server.stop()
+    assert not stopping.called and "close store" not in reactor.journal
     pending.callback(None)
-    assert stopping.called and closed == [True] and game.state.turn == 1
+    assert stopping.called and reactor.journal[-1] == "close store" and game.state.turn == 1
 
 
 # -- the CLI side ---------------------------------------------------------------------------
