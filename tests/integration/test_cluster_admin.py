@@ -24,7 +24,7 @@ USER, PASSWORD = "tpadm", "secret7"
 def start_node(pg_url: str, name: str, config) -> tuple[NodeProcess, int]:
     node = NodeProcess(pg_url, name, "--config", str(config), "--admin", "tcp:0:interface=127.0.0.1")
     node.start()
-    event = node.wait_for(lambda e: str(e.get("message", "")).startswith("admin listener on"))
+    event = node.wait_for(lambda e: e.get("listener") == "admin")
     return node, int(event["port"])
 
 

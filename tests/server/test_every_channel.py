@@ -37,7 +37,6 @@ from protocol import Version
 from protocol.admin import Command, CommandResult
 from server.admin.commands import BY_ID
 from server.admin.live import LiveBackend
-from server.app import load_games
 from server.config.file import GameConfig, ServerConfig
 from server.database import SyncDatabase, upgrade
 from server.game.passwords import InlineHasher, PasswordPolicy
@@ -46,6 +45,7 @@ from server.model.timer_settings import TimerSettings
 from server.operating import on_database
 from server.operating.cli import main
 from server.operating.commands import BY_NAME
+from server.services.games import load_games
 
 from ..admin.wire import AdminWire, make_factory
 from .test_database import result
