@@ -84,6 +84,26 @@ TOO_MANY_FAILED_LOGINS = Problem(
     ProblemCode.UNAVAILABLE_TEMPORARILY,
     "Too many failed logins from your address; wait a minute, then log in on a new connection.",
 )
+TOO_MANY_ACCOUNT_FAILURES = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "Too many failed logins on this account from elsewhere; log in from where you played before, "
+    "or try again in a few minutes.",
+)
+TOO_MANY_PASSWORD_CHECKS = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "Too many password checks; try again in a few minutes (scripts: get a token once and use it).",
+)
+TOO_MANY_ACCOUNTS = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "Too many accounts created from your address; try again later.",
+)
+#: The refusals that say "later": HTTP answers them 429 with Retry-After.
+RATE_LIMITED = (
+    TOO_MANY_FAILED_LOGINS,
+    TOO_MANY_ACCOUNT_FAILURES,
+    TOO_MANY_PASSWORD_CHECKS,
+    TOO_MANY_ACCOUNTS,
+)
 
 
 # While the store cannot keep the turn that ended (the game retries every few seconds).
