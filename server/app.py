@@ -240,8 +240,10 @@ async def _start_server(config: ServerConfig, reactor, store: GameStore | None) 
     tp_endpoints = _endpoints(config.listen, reactor, "listen", limits.listen_backlog)
     web_endpoints = _endpoints(config.web, reactor, "web")
     secret = _web_secret(config)
-    guard = LoginGuard(reactor, limits)
-    factory = TPFactory(GameDirectory(), limits=limits, guard=guard, clock=reactor)
+    factory = TPFactory(GameDirectory(), limits=limits, clock=reactor)
+    # one login brake for every listener; `ann` and `ann@DEFAULT` are one account to it
+    guard = LoginGuard(reactor, limits, default_game=lambda: factory.directory.default_name)
+    factory.guard = guard
     web_factory = _LateFactory()
     ports = await _bind(tp_endpoints, factory, "listen")
     try:
@@ -409,6 +411,7 @@ async def _serve_web(
     """The web pages and JSON API on the web listeners bound at the start."""
     if not config.web:
         return
+    from server.guards.proxies import TrustedProxies
     from server.web import make_site
 
     places = None
@@ -424,7 +427,9 @@ async def _serve_web(
         places=places,
         reactor=reactor,
         notifications=server.notifications,
-        failure_log=server.guard.failure_log if server.guard is not None else None,
+        limits=config.limits,
+        login_guard=server.guard,
+        proxies=TrustedProxies(config.trusted_proxies),
     )
     server.web = site.web  # type: ignore[attr-defined]
     factory.serve(site)

@@ -299,7 +299,17 @@ class GuardedChannel(HTTPChannel):
             self._arm(HEADERS)
         super().dataReceived(data)
 
+    def lineReceived(self, line):
+        if not self.refusing:  # after a refusal the rest of what was read is dropped
+            super().lineReceived(line)
+
+    def rawDataReceived(self, data):
+        if not self.refusing:
+            super().rawDataReceived(data)
+
     def allHeadersReceived(self):
+        if self.refusing:
+            return
         self._arm(BODY)
         super().allHeadersReceived()
 
@@ -453,6 +463,8 @@ class _Closed(Protocol):
 
 class GuardedSite(Site):
     """The web listener's Site (see the module docstring); `guards` holds what it enforces."""
+
+    noisy = False
 
     requestFactory = GuardedRequest
     protocol = GuardedChannel  # type: ignore[assignment]  # HTTP/1.1 only: no HTTP/2 upgrade
