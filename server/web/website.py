@@ -23,6 +23,7 @@ from twisted.internet.interfaces import IReactorTime
 from ruleset import visible_to
 from server.config.limits import Limits
 from server.guards.login_guard import LoginGuard
+from server.guards.rates import per_window
 from server.model.snapshot import GameSnapshot
 from server.model.store import TurnArchive, TurnRecord
 from server.views.web.documents import lobby_entry, public_galaxy
@@ -58,6 +59,8 @@ class WebSite:
         self.server_name = server_name
         self.sessions = SessionStore(clock, secret)
         self.limits = limits or Limits()
+        # test notifications a player may ask for (a test is a POST to a third party)
+        self.notification_tests = per_window(self.limits.notification_tests_per_hour, 3600)
         self.logins = WebLogins(login_guard or LoginGuard(clock, self.limits), clock, self.sessions.secret)
         self.books: dict[int, HistoryBook] = {}
         self.feeds: dict[int, LiveFeed] = {}
