@@ -23,7 +23,7 @@
     turn_player_threshold = 0
     turn_length_over_threshold = 0
     turn_length_under_threshold = 0
-    max_players = 0                  # 0 = no limit
+    max_players = 8                  # 0 = as many as the pool can deal a hand (25)
     auto_add = false                 # a login with an unknown name creates the account
     account_creation = true          # CreateAccount is offered (feature 1000)
     absent_after_missed_turns = 2    # turns missed in a row before the stand-in plays (0: never)
@@ -70,6 +70,10 @@ from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings, TimerSettingsError
 
 DEFAULT_LISTEN = ("tcp:6923",)
+# The open game's player limit: each player is dealt 6 of the pool's 153 colonists (R2, R3) and
+# draws again every turn; 8 hands take 48, leaving two thirds of the pool to play with. (A game
+# never takes a player the pool cannot deal a hand: `ruleset.can_deal_hand`.)
+DEFAULT_MAX_PLAYERS = 8
 LOG_FORMATS = ("text", "json")
 
 _GAME_INTS = (
@@ -144,7 +148,7 @@ class GameConfig:
     map_path: str | None = None
     seed: int | None = None  # None: not chosen (`serve` and `create-game` draw a random one)
     timer: TimerSettings = TimerSettings()
-    max_players: int = 0
+    max_players: int = DEFAULT_MAX_PLAYERS
     auto_add: bool = False
     account_creation: bool = True
     description: str = "An open game of TaE: anyone can join."
