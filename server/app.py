@@ -432,6 +432,7 @@ async def _serve_web(
         proxies=TrustedProxies(config.trusted_proxies),
     )
     server.web = site.web  # type: ignore[attr-defined]
+    await server.web.start()  # the sessions that ended before: refused from the first request
     factory.serve(site)
     if places is not None and config.node is not None:
         await _publish_web_address(config, server, places, ports)

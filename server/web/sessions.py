@@ -32,8 +32,12 @@ import json
 import os
 import secrets
 from dataclasses import dataclass, field
+from typing import Any
 
+from twisted.internet import defer
 from twisted.internet.interfaces import IReactorTime
+from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
 
 from ruleset import Problem, ProblemCode
 
@@ -43,6 +47,10 @@ SESSION_LIFETIME = 14 * 24 * 3600
 TOKEN_LIFETIME = 90 * 24 * 3600
 MAX_SESSIONS = 50_000
 MAX_SEALED_LOGINS = 20
+#: How often the sessions ended on other nodes are read.
+REVOCATION_POLL_S = 2.0
+
+log = Logger()
 
 BAD_CSRF = Problem(ProblemCode.PERMISSION_DENIED, "This form has expired; reload the page and try again.")
 
@@ -76,12 +84,60 @@ def _unb64(text: str) -> bytes:
 
 
 class SessionStore:
-    def __init__(self, clock: IReactorTime, secret: bytes | None = None, lifetime: float = SESSION_LIFETIME):
+    """The sessions this node knows. With `revocations` (the database store: `revoke_web_session`,
+    `revoked_web_sessions`), a session dropped here is recorded, and the sessions dropped on any
+    node or before a restart are read (`start`, then every `REVOCATION_POLL_S`): a logout is
+    final everywhere."""
+
+    def __init__(
+        self,
+        clock: IReactorTime,
+        secret: bytes | None = None,
+        lifetime: float = SESSION_LIFETIME,
+        revocations: Any = None,
+    ):
         self.clock = clock
         self.secret = secret or os.urandom(32)
         self.lifetime = lifetime
         self.sessions: dict[str, Session] = {}
         self.dropped: dict[str, None] = {}  # ids of sessions dropped here, oldest first
+        self.revocations = revocations
+        self._read_up_to = 0
+        self._poll: LoopingCall | None = None
+
+    # -- revocations, shared through the database ------------------------------------------
+
+    def start(self) -> defer.Deferred:
+        """Read the sessions that ended before (on any node); then keep reading new ones. Fires
+        after the first read (a failure to read is logged, not raised)."""
+        if self.revocations is None:
+            return defer.succeed(None)
+        first = self._read_revocations()
+        self._poll = LoopingCall(self._read_revocations)
+        self._poll.clock = self.clock
+        self._poll.start(REVOCATION_POLL_S, now=False)
+        return first
+
+    def _read_revocations(self) -> defer.Deferred:
+        """Read the sessions ended since the last read (never fails)."""
+        now = self.clock.seconds()
+        d = defer.maybeDeferred(self.revocations.revoked_web_sessions, self._read_up_to, now)
+
+        def read(rows: list[tuple[int, str]]) -> None:
+            for row_id, session_id in rows:
+                self._read_up_to = max(self._read_up_to, row_id)
+                self._forget(session_id)
+
+        def failed(failure: Any) -> None:
+            log.info(
+                "web sessions: reading the ended sessions failed: {error}", error=failure.getErrorMessage()
+            )
+
+        return d.addCallbacks(read, failed)
+
+    def stop(self) -> None:
+        if self._poll is not None and self._poll.running:
+            self._poll.stop()
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -146,6 +202,21 @@ class SessionStore:
         return session
 
     def drop(self, session_id: str) -> None:
+        """The session ended (a logout, a new login): refused from now on, here and, through
+        the database, on every node and after a restart."""
+        self._forget(session_id)
+        if self.revocations is not None:
+            now = self.clock.seconds()
+            d = defer.maybeDeferred(self.revocations.revoke_web_session, session_id, now + self.lifetime, now)
+            d.addErrback(
+                lambda failure: log.warn(
+                    "web sessions: an ended session could not be stored ({error}); it is refused "
+                    "on this node until it restarts",
+                    error=failure.getErrorMessage(),
+                )
+            )
+
+    def _forget(self, session_id: str) -> None:
         self.sessions.pop(session_id, None)
         self.dropped[session_id] = None
         while len(self.dropped) > MAX_SESSIONS:

@@ -57,7 +57,8 @@ class WebSite:
         self.archive = archive
         self.clock = clock
         self.server_name = server_name
-        self.sessions = SessionStore(clock, secret)
+        revocations = archive if hasattr(archive, "revoked_web_sessions") else None
+        self.sessions = SessionStore(clock, secret, revocations=revocations)
         self.limits = limits or Limits()
         # test notifications a player may ask for (a test is a POST to a third party)
         self.notification_tests = per_window(self.limits.notification_tests_per_hour, 3600)
@@ -163,7 +164,12 @@ class WebSite:
         self.books.pop(game_id, None)
         self.painters.pop(game_id, None)
 
+    def start(self) -> defer.Deferred:
+        """Read what must be read before the first request (the sessions that ended)."""
+        return self.sessions.start()
+
     def close(self) -> None:
+        self.sessions.stop()
         for feed in self.feeds.values():
             feed.close()
 
