@@ -17,6 +17,7 @@ from server.config.errors import ConfigError
 from server.config.file import ServerConfig
 from server.game.directory import GameDirectory
 from server.game.passwords import PasswordPolicy, ThreadPoolHasher
+from server.guards.connections import DescriptorShare
 from server.guards.login_guard import LoginGuard
 from server.model.store import GameStore
 from server.operating.game_actions import OperationError
@@ -43,6 +44,8 @@ class Server:
     desk: Any = None  # server.operating.desk.OperatorDesk, with a database store
     hasher: ThreadPoolHasher | None = None
     guard: LoginGuard | None = None
+    # the file descriptors the listeners other than TP share (web, and admin)
+    descriptors: DescriptorShare | None = None
     cluster: Any = None  # server.cluster.node.ClusterNode, on a cluster node
     advertiser: Any = None  # server.tp.discovery's, when the games are advertised
     notifications: Any = None  # server.notifications.service.Notifications, with a database
@@ -261,6 +264,7 @@ async def _start_server(config: ServerConfig, reactor, store: GameStore | None) 
     server.ports.extend(ports)
     server.web_ports.extend(web_ports)
     server.guard = guard
+    server.descriptors = DescriptorShare(limits.tp_descriptor_share)
     try:
         await _serve_web(config, server, reactor, secret, web_factory, web_ports)
         await _start_admin(config, server, reactor)
@@ -430,6 +434,7 @@ async def _serve_web(
         limits=config.limits,
         login_guard=server.guard,
         proxies=TrustedProxies(config.trusted_proxies),
+        share=server.descriptors,
     )
     server.web = site.web  # type: ignore[attr-defined]
     await server.web.start()  # the sessions that ended before: refused from the first request

@@ -12,10 +12,10 @@ from urllib.parse import quote
 from server.model.refusals import Refused
 from server.model.snapshot import GameSnapshot
 from server.web.contract import ServedGame
+from server.web.forms import FormError, form_fields
 from server.web.relay import is_secure
 from server.web.routing import HTTPFailure
 from server.web.sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, Session, same
-from server.web.transport import FormError, form_fields
 from server.web.website import WebSite
 
 HTML = b"text/html; charset=utf-8"

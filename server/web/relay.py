@@ -292,10 +292,11 @@ class WebRelay:
     def _game_of(self, request: Any, path: str) -> str | None:
         name = game_named(path)
         if name is None and path == "/join" and request.method == b"POST":
-            values = (request.args or {}).get(b"game") or [b""]
+            from server.web.forms import FormError, form_fields
+
             try:
-                name = values[0].decode("utf-8") or None
-            except UnicodeDecodeError:
+                name = form_fields(request).get("game") or None
+            except FormError:
                 return None
         return name
 

@@ -11,7 +11,7 @@ requests (`GuardedRequest`), which instead:
   and refused at the limit; the bytes already sent are read and dropped for at most
   `LINGER_S` (so that the client reads the answer instead of a reset), then the connection is
   closed. Forms are never parsed by twisted.web (`parsePOSTFormSubmission=False`): the pages
-  parse their small, bounded forms themselves (`form_fields`);
+  parse their small, bounded forms themselves (`server.web.forms`);
 * give a request deadlines that bytes do not extend: its headers must be in within
   `web_header_seconds` of its first byte and its body within `web_body_seconds` after them
   (408 otherwise); a connection with no request under way is closed after `web_idle_seconds`;
@@ -36,7 +36,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs
 
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.protocol import Protocol
@@ -71,8 +70,6 @@ TOO_MANY_REQUESTS = "Too many requests from your address; slow down and try agai
 TOO_LARGE = "The request body is too large: at most {limit} bytes here."
 TOO_SLOW = "The request took too long to arrive; the connection is closed."
 BAD_REQUEST = "That is not an HTTP request this server understands."
-FORM_FIELDS = "The form has too many fields (at most {limit})."
-NOT_A_FORM = "Forms are sent as application/x-www-form-urlencoded, in UTF-8."
 
 Shape = Callable[[Any, int, str], bytes]
 
@@ -490,50 +487,3 @@ class GuardedSite(Site):
         channel.address = key
         channel.counted = True
         return channel
-
-
-# -- forms ---------------------------------------------------------------------------------
-
-
-class FormError(ValueError):
-    """A posted form that cannot be read: `status` and a text for the person."""
-
-    def __init__(self, status: int, text: str):
-        super().__init__(text)
-        self.status = status
-
-
-def form_fields(request: Any, max_fields: int | None = None) -> dict[str, str]:
-    """The posted form (`application/x-www-form-urlencoded`, UTF-8), each field's first value;
-    read once per request (the body is bounded by its route, so this takes well under a
-    millisecond). FormError for anything else."""
-    cached = getattr(request, "tae_form", None)
-    if cached is not None:
-        return dict(cached)
-    if max_fields is None:
-        guards = getattr(getattr(getattr(request, "channel", None), "site", None), "guards", None)
-        max_fields = guards.limits.web_form_fields if guards is not None else 100
-    content_type = (request.getHeader(b"content-type") or b"").split(b";")[0].strip().lower()
-    body = b""
-    if request.content is not None:
-        request.content.seek(0)
-        body = request.content.read()
-        request.content.seek(0)
-    if body and content_type != b"application/x-www-form-urlencoded":
-        raise FormError(400, NOT_A_FORM)
-    try:
-        parsed = parse_qs(
-            body.decode("ascii"),
-            keep_blank_values=True,
-            strict_parsing=False,
-            encoding="utf-8",
-            errors="strict",
-            max_num_fields=max_fields or None,
-        )
-    except UnicodeDecodeError:
-        raise FormError(400, NOT_A_FORM) from None
-    except ValueError:
-        raise FormError(413, FORM_FIELDS.format(limit=max_fields)) from None
-    fields = {key: values[0] if values else "" for key, values in parsed.items()}
-    request.tae_form = fields
-    return dict(fields)
