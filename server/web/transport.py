@@ -200,7 +200,7 @@ class GuardedRequest(Request):
 
     def process(self):
         guards = self.guards
-        if guards is not None and guards.requests is not None:
+        if guards is not None and guards.requests is not None and not self._from_a_node(guards):
             key = address_key(client_address(self))
             now = guards.clock.seconds()
             if not guards.requests.take(key, now):
@@ -210,6 +210,11 @@ class GuardedRequest(Request):
                 )
                 return
         super().process()
+
+    def _from_a_node(self, guards: WebGuards) -> bool:
+        """A request another node of the cluster relayed (it counted the client's rate)."""
+        peer = getattr(self.getClientAddress(), "host", "") or ""
+        return guards.exempt_host(str(peer))
 
     def _answer_now(self, guards: WebGuards, status: int, text: str, headers: dict[bytes, bytes]) -> None:
         from server.web.routing import SECURITY_HEADERS
