@@ -125,11 +125,15 @@ class RealServer(WebWorld):
             self.stop()
             raise
         self.base = f"http://127.0.0.1:{self.web_port}"
-        for name in players:
-            answer = self.api(
-                "POST", "/api/games/Nebula/accounts", name, {"username": name, "password": name + "-pw"}
-            )
-            assert answer.get("player"), answer
+        try:
+            for name in players:
+                answer = self.api(
+                    "POST", "/api/games/Nebula/accounts", name, {"username": name, "password": name + "-pw"}
+                )
+                assert answer.get("player"), answer
+        except BaseException:
+            self.stop()  # no server left behind when the set-up fails
+            raise
 
 
 @pytest.fixture
