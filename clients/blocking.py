@@ -69,6 +69,19 @@ CLIENT_STRING = "tpserver-tae-clients/0.1"
 _RECV_SIZE = 1 << 16
 
 
+#: Waits before a request refused with "try again shortly" is sent again (about 30 s in all).
+SHORTLY_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0)
+
+
+def says_try_again(error: RequestFailed) -> bool:
+    """Whether a refusal is the server's "not now, nothing was done: try again shortly"."""
+    fail = error.fail
+    return (
+        int(fail.code) == int(FailCode.UNAVAILABLE_TEMPORARILY)
+        and "try again shortly" in fail.message.lower()
+    )
+
+
 class BlockingConnection:
     """A ``ClientSession`` over a connected socket, read only while someone waits.
 
@@ -132,8 +145,19 @@ class BlockingConnection:
         return request.result()
 
     def request(self, message: Message, timeout: float | None = None):
-        """Send ``message`` and return its reply (raises ``RequestFailed`` on Fail, …)."""
-        return self.wait(self.send(message), timeout)
+        """Send ``message`` and return its reply (raises ``RequestFailed`` on Fail, …). A
+        request the server refuses "for now" with the words "try again shortly" (Fail 3: its
+        database is away a moment, nothing was changed; the game is moving between cluster
+        nodes) is sent again after SHORTLY_RETRY_DELAYS, then its refusal is raised. Logins
+        have their own rule (``BlockingClient.login``)."""
+        for delay in (*SHORTLY_RETRY_DELAYS, None):
+            try:
+                return self.wait(self.send(message), timeout)
+            except RequestFailed as error:
+                if delay is None or isinstance(message, Login | CreateAccount) or not says_try_again(error):
+                    raise
+                time.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover - the last round raises or returns
 
     def request_many(self, messages: Iterable[Message], timeout: float | None = None) -> list:
         """Send every message before reading any answer (pipelining); return, for each, the

@@ -34,7 +34,7 @@ from .orders import (
 )
 from .randomness import game_rng, join_rng
 from .regions import label_regions
-from .setup import SetupError, add_player, new_game
+from .setup import SetupError, add_player, can_deal_hand, new_game
 from .standing import FinalStanding, PlayerStanding, final_standing
 from .state import Conflict, EndReason, FinalResult, Fleet, GameState, Phase, Player
 from .turn import resolve_turn
@@ -72,6 +72,7 @@ __all__ = [
     "Role",
     "Score",
     "SetupError",
+    "can_deal_hand",
     "TurnOutcome",
     "acting_players",
     "add_player",

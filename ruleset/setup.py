@@ -35,6 +35,12 @@ def new_game(board: Board = DEFAULT_BOARD, seed: int = 0, pool: Sequence[int] = 
     )
 
 
+def can_deal_hand(state: GameState) -> bool:
+    """Whether the pool holds enough colonists to deal a new player a hand (R2, R3): a game
+    refuses a player before `add_player` would fail with "the pool is too small"."""
+    return state.phase is not Phase.OVER and sum(state.pool) >= HAND_SIZE
+
+
 def add_player(
     state: GameState,
     name: str,

@@ -16,6 +16,7 @@ from twisted.logger import Logger
 
 from server.config.file import ServerConfig
 from server.game.directory import GameDirectory
+from server.guards.connections import DescriptorShare
 from server.model.store import GameStore
 from server.services.admin import AdminService
 from server.services.cluster import ClusterNodeService
@@ -49,7 +50,10 @@ class Server(OrderedServices):
         admin = Listeners(ADMIN, config.admin.listen, reactor) if config.admin.listen else None
         self._store = StoreService(config, reactor, store)
         hashing = PasswordHashing(reactor, limits)
-        guard = LoginGuarding(reactor, limits)
+        # one login brake for every listener; `ann` and `ann@DEFAULT` are one account to it
+        guard = LoginGuarding(reactor, limits, default_game=lambda: self.directory.default_name)
+        # the file descriptors the listeners other than TP share (web, and admin)
+        self.descriptors = DescriptorShare(limits.tp_descriptor_share)
         notifications = NotificationsService(config, reactor, self._store)
         desk: DeskLease | None = None
         desks: DeskHolder
@@ -65,7 +69,7 @@ class Server(OrderedServices):
         self._site = site = None
         if web is not None:
             self._site = site = WebSiteService(
-                config, reactor, web, games, store_service, guard, notifications
+                config, reactor, web, games, store_service, guard, notifications, self.descriptors
             )
         operators = None
         if admin is not None:

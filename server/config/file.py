@@ -7,6 +7,7 @@
                                      # a new key at every start, so tokens end with the process)
     log_format = "text"              # or "json" (one JSON object per line)
     database = "sqlite:///tae.db"    # or postgresql+psycopg://user@host/db (every command reads it)
+    trusted_proxies = ["127.0.0.1"]  # reverse proxies whose X-Forwarded-For/-Proto are believed
 
     [game]                           # the open game created when the server has none, and
                                      # the defaults of `tae-server create-game`
@@ -22,7 +23,7 @@
     turn_player_threshold = 0
     turn_length_over_threshold = 0
     turn_length_under_threshold = 0
-    max_players = 0                  # 0 = no limit
+    max_players = 8                  # 0 = as many as the pool can deal a hand (25)
     auto_add = false                 # a login with an unknown name creates the account
     account_creation = true          # CreateAccount is offered (feature 1000)
     absent_after_missed_turns = 2    # turns missed in a row before the stand-in plays (0: never)
@@ -63,11 +64,16 @@ from server.config.discovery import DiscoverySettings
 from server.config.errors import ConfigError, describe_validation_error
 from server.config.limits import Limits, LimitsTable, apply_limits
 from server.config.notifications import NotificationSettings, NotificationSettingsError
+from server.guards.proxies import TrustedProxies
 from server.model.attendance import DEFAULT_ABSENT_AFTER, DEFAULT_VACATION_DAYS_MAX
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings, TimerSettingsError
 
 DEFAULT_LISTEN = ("tcp:6923",)
+# The open game's player limit: each player is dealt 6 of the pool's 153 colonists (R2, R3) and
+# draws again every turn; 8 hands take 48, leaving two thirds of the pool to play with. (A game
+# never takes a player the pool cannot deal a hand: `ruleset.can_deal_hand`.)
+DEFAULT_MAX_PLAYERS = 8
 LOG_FORMATS = ("text", "json")
 
 _GAME_INTS = (
@@ -127,6 +133,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     web_secret_file: str | None = None
     log_format: str | None = None
     database: str | None = None
+    trusted_proxies: list[str] | None = None
     game: GameTable | None = None
     limits: LimitsTable | None = None
     cluster: ClusterTable | None = None
@@ -141,7 +148,7 @@ class GameConfig:
     map_path: str | None = None
     seed: int | None = None  # None: not chosen (`serve` and `create-game` draw a random one)
     timer: TimerSettings = TimerSettings()
-    max_players: int = 0
+    max_players: int = DEFAULT_MAX_PLAYERS
     auto_add: bool = False
     account_creation: bool = True
     description: str = "An open game of TaE: anyone can join."
@@ -184,6 +191,8 @@ class ServerConfig:
     web_secret_file: str | None = None
     log_format: str = "text"
     database: str | None = None
+    # Reverse proxies whose X-Forwarded-For / -Proto are believed (server.guards.proxies).
+    trusted_proxies: tuple[str, ...] = ()
     game: GameConfig = field(default_factory=GameConfig)
     limits: Limits = field(default_factory=Limits)
     # A cluster node's settings; a node only when `node` is set (the file, or `serve --node`).
@@ -237,6 +246,8 @@ def load_config(path: str | None) -> ServerConfig:
         config = replace(config, log_format=data.log_format)
     if data.database is not None:
         config = replace(config, database=data.database)
+    if data.trusted_proxies is not None:
+        config = replace(config, trusted_proxies=tuple(data.trusted_proxies))
     if data.game is not None:
         config = replace(
             config, game=apply_game_settings(config.game, msgspec.structs.asdict(data.game), "game.")
@@ -297,6 +308,10 @@ def validate(config: ServerConfig) -> ServerConfig:
         raise ConfigError(f"log_format: expected one of {', '.join(LOG_FORMATS)}, not {config.log_format!r}")
     if not config.listen:
         raise ConfigError("listen: at least one endpoint is needed")
+    try:
+        TrustedProxies(config.trusted_proxies)
+    except ValueError as error:
+        raise ConfigError(f"trusted_proxies: {error}") from None
     game = config.game
     if not game.name or "@" in game.name or game.name.strip() != game.name:
         raise ConfigError(f"game.name: {game.name!r} is not a usable game name")

@@ -8,7 +8,7 @@ open 7,000 connections from one address and log them all in.
 =============================  ========  ====================================================
 setting                        default   what happens at the limit
 =============================  ========  ====================================================
-connections_per_address        10000     a further connection from the address (IPv6: its
+connections_per_address        10000     a further TP connection from the address (IPv6: its
                                          /64) gets Fail 3 "Too many connections…" and is closed
 listen_backlog                 1024      connections the system queues for each TP listener
                                          before the server accepts them (beyond: the client's
@@ -24,13 +24,40 @@ login_failure_delay            1.0       the answer to a connection's first fail
 login_failure_delay_max        16.0      this long, each further one twice as long, up to max
 login_failures_per_address     20        failed logins an address may make per window (then
 login_failure_window           60        its failing connections are refused and closed)
+login_failures_per_account     20        failed logins on one account per account window from
+login_account_window           900       places it never logged in from (then those are
+                                         refused untried; a known place is always tried)
+login_failures_global          1000      failed logins of the whole server per
+                                         login_failure_window (then every failing connection
+                                         not known to its account is refused untried)
+password_hashes_per_address    600       password checks (logins, account creations, password
+password_hashes_per_account    100       changes) per address / per account per hash window;
+password_hash_window           600       beyond: refused untried until the budget comes back
+accounts_per_address           10        accounts one address may create per account window
 failed_login_log_lines         10        failed logins logged one by one per address and
                                          window (the rest are summed up in one line)
 hashing_threads                2         worker threads that hash passwords
 password_min_length            6         the shortest password a new account or change may set
 password_hash_cost             14        log2 of scrypt's N for new hashes (older hashes are
                                          made again at the next correct login)
+web_connections_per_address    256       open web connections from one address (a trusted
+                                         proxy: no limit); beyond: 429, closed
+tp_descriptor_share            0.5       the share of the process's file descriptors kept for
+                                         TP: the web listeners hold at most the rest
+web_header_seconds             10        a web request's headers must arrive within this long of
+                                         its first byte (a deadline: bytes do not extend it)
+web_body_seconds               30        ... and its body within this long of its headers
+web_idle_seconds               30        a web connection with no request under way is closed
+                                         after this long
+web_requests_per_second        100       requests one client address may make per second (after
+web_request_burst              400       a burst of this many); beyond: 429 with Retry-After
+web_form_fields                100       fields a form may post (beyond: 413)
+notification_tests_per_hour    6         test notifications one player may ask for per hour
 =============================  ========  ====================================================
+
+The address a limit counts by is the client's: the connection's peer, or for a connection from
+one of the `trusted_proxies` (a setting of the configuration file, not of this table) the
+address the proxy names in `X-Forwarded-For`.
 
 The enforcing pieces take the time as an argument (`now`), like the domain code: `TokenBucket`
 (a rate with a burst: frames per second, failed logins per address) and `address_key` (the
@@ -61,10 +88,26 @@ class Limits:
     login_failure_delay_max: float = 16.0
     login_failures_per_address: int = 20
     login_failure_window: float = 60.0
+    login_failures_per_account: int = 20
+    login_account_window: float = 900.0
+    login_failures_global: int = 1000
+    password_hashes_per_address: int = 600
+    password_hashes_per_account: int = 100
+    password_hash_window: float = 600.0
+    accounts_per_address: int = 10
     failed_login_log_lines: int = 10
     hashing_threads: int = 2
     password_min_length: int = 6
     password_hash_cost: int = 14
+    web_connections_per_address: int = 256
+    tp_descriptor_share: float = 0.5
+    web_header_seconds: float = 10.0
+    web_body_seconds: float = 30.0
+    web_idle_seconds: float = 30.0
+    web_requests_per_second: float = 100.0
+    web_request_burst: int = 400
+    web_form_fields: int = 100
+    notification_tests_per_hour: int = 6
 
     def validated(self) -> Limits:
         """These limits, or ValueError naming the first setting that cannot work."""
@@ -84,6 +127,19 @@ class Limits:
             raise ValueError("login_failure_window must be positive when login_failures_per_address is set")
         if self.login_failure_delay_max < self.login_failure_delay:
             raise ValueError("login_failure_delay_max cannot be below login_failure_delay")
+        for count, window in (
+            ("login_failures_per_account", "login_account_window"),
+            ("accounts_per_address", "login_account_window"),
+            ("login_failures_global", "login_failure_window"),
+            ("password_hashes_per_address", "password_hash_window"),
+            ("password_hashes_per_account", "password_hash_window"),
+        ):
+            if getattr(self, count) and getattr(self, window) <= 0:
+                raise ValueError(f"{window} must be positive when {count} is set")
+        if not 0 <= self.tp_descriptor_share < 1:
+            raise ValueError("tp_descriptor_share is a share: at least 0 and below 1")
+        if self.web_requests_per_second and self.web_request_burst < 1:
+            raise ValueError("web_request_burst must be at least 1 when web_requests_per_second is set")
         return self
 
 
@@ -101,10 +157,26 @@ class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     login_failure_delay_max: float | None = None
     login_failures_per_address: int | None = None
     login_failure_window: float | None = None
+    login_failures_per_account: int | None = None
+    login_account_window: float | None = None
+    login_failures_global: int | None = None
+    password_hashes_per_address: int | None = None
+    password_hashes_per_account: int | None = None
+    password_hash_window: float | None = None
+    accounts_per_address: int | None = None
     failed_login_log_lines: int | None = None
     hashing_threads: int | None = None
     password_min_length: int | None = None
     password_hash_cost: int | None = None
+    web_connections_per_address: int | None = None
+    tp_descriptor_share: float | None = None
+    web_header_seconds: float | None = None
+    web_body_seconds: float | None = None
+    web_idle_seconds: float | None = None
+    web_requests_per_second: float | None = None
+    web_request_burst: int | None = None
+    web_form_fields: int | None = None
+    notification_tests_per_hour: int | None = None
 
 
 _KINDS: dict[str, type] = {item.name: type(getattr(Limits(), item.name)) for item in fields(Limits)}

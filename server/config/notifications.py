@@ -14,6 +14,10 @@
     max_attempts = 12               # then the notification is given up (logged)
     request_timeout = 15            # seconds for one webhook request or one SMTP session
     max_channels = 4                # channels (webhooks + addresses) per player and game
+    webhook_allow = []              # host names or networks webhooks may reach although they
+                                    # are loopback, private or link-local ("10.1.0.0/16")
+    public_url = ""                 # the web listener's address as players reach it, for the
+                                    # link that confirms an e-mail address ("": the request's)
 
 The table is read against `NotificationSettings` (msgspec): unknown keys and wrong types are
 refused with a one-line error naming the key; `validate()` checks the ranges.
@@ -44,6 +48,8 @@ class NotificationSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
     max_attempts: int = 12
     request_timeout: float = 15.0
     max_channels: int = 4
+    webhook_allow: list[str] = msgspec.field(default_factory=list)
+    public_url: str = ""
 
     @property
     def email_enabled(self) -> bool:
@@ -68,6 +74,14 @@ class NotificationSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
             raise NotificationSettingsError("request_timeout must be above 0")
         if not 0 <= self.max_channels <= 100:
             raise NotificationSettingsError("max_channels is 0 to 100")
+        from server.notifications.targets import WebhookTargets
+
+        try:
+            WebhookTargets(self.webhook_allow)
+        except ValueError as error:
+            raise NotificationSettingsError(f"webhook_allow: {error}") from None
+        if self.public_url and not self.public_url.startswith(("http://", "https://")):
+            raise NotificationSettingsError("public_url: an http:// or https:// address")
         return self
 
     def retry_delay(self, attempts: int) -> float:

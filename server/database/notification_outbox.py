@@ -205,7 +205,11 @@ def thd_enqueue(conn: Connection, entries: Sequence[OutboxEntry], now: float) ->
     channels: dict[tuple[int, int], list[int]] = {}
     for game_id in {g for g, _ in recipients}:
         players = sorted(p for g, p in recipients if g == game_id)
-        query = sa.select(c.id, c.player_id).where(c.game_id == game_id, c.player_id.in_(players))
+        query = sa.select(c.id, c.player_id).where(
+            c.game_id == game_id,
+            c.player_id.in_(players),
+            c.format != "unconfirmed",  # an e-mail address its owner has not confirmed yet
+        )
         for row in conn.execute(query):
             channels.setdefault((game_id, row.player_id), []).append(row.id)
     rows = [

@@ -20,6 +20,7 @@ from server.database import games as q
 from server.database import lease, migrate, ownership
 from server.database import notification_outbox as outbox_q
 from server.database import operator_requests as requests_q
+from server.database import web_sessions as sessions_q
 from server.database.engine import create_engine
 from server.database.threads import DatabaseThread
 from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
@@ -185,6 +186,14 @@ class _Games:
 
     def next_notification_due(self):
         return self._run(outbox_q.thd_next_due)
+
+    # -- browser sessions that ended (server.database.web_sessions) --------------------------
+
+    def revoke_web_session(self, session_id: str, until: float, now: float):
+        return self._run(sessions_q.thd_revoke, session_id, until, now)
+
+    def revoked_web_sessions(self, after: int, now: float):
+        return self._run(sessions_q.thd_revoked_since, after, now)
 
 
 def _finish_request(conn, game_id: int, request_id: int, status: str, result: str) -> None:

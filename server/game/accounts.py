@@ -15,6 +15,7 @@ import ruleset
 from ruleset import Phase, Problem, join_rng
 from server.game.write_side import GameWriteSide
 from server.model.attendance import Presence, attendance_of
+from server.model.names import BadName, looks_taken, prepare_username, username_key
 from server.model.refusals import (
     ACCOUNT_EXISTS,
     BAD_LOGIN,
@@ -22,11 +23,12 @@ from server.model.refusals import (
     CREATION_DISABLED,
     GAME_ENDED,
     GAME_FULL,
-    MAX_NAME,
     NO_SUCH_PLAYER,
+    POOL_EXHAUSTED,
     REMOVED_LOGIN,
     RESIGNED,
     Refused,
+    looks_like,
     refuse,
 )
 from server.model.store import Account
@@ -150,6 +152,7 @@ class PlayerAccounts(GameWriteSide):
             problem = self.hasher.policy.problem(password)
         if problem is not None:
             return refuse(problem)
+        username = prepare_username(username)  # the name as PRECIS prepares it (checked above)
         hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password)
         return hashed.addCallback(
             lambda digest: self._lock.run(
@@ -182,24 +185,19 @@ class PlayerAccounts(GameWriteSide):
     def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
         if creation_setting_applies and not self.setup.account_creation:
             return CREATION_DISABLED
-        if (
-            not username
-            or len(username) > MAX_NAME
-            or "@" in username
-            or username.strip() != username
-            or not username.isprintable()
-        ):
+        try:
+            username = prepare_username(username)
+        except BadName:
             return BAD_NAME
-        key = username.casefold()
-        if (
-            any(name.casefold() == key for name in self._accounts)
-            or self._state.player_by_name(username) is not None
-        ):
-            return ACCOUNT_EXISTS
+        taken = looks_taken(username, list(self._accounts) + [p.name for p in self._state.players])
+        if taken is not None:
+            return ACCOUNT_EXISTS if username_key(taken) == username_key(username) else looks_like(taken)
         if self._state.phase is Phase.OVER:
             return GAME_ENDED
         if self.setup.max_players and len(self._state.players) >= self.setup.max_players:
             return GAME_FULL
+        if not ruleset.can_deal_hand(self._state):
+            return POOL_EXHAUSTED
         return None
 
     def remove_player(self, username: str) -> defer.Deferred:

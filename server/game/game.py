@@ -36,6 +36,7 @@ from server.game.seats import Seats
 from server.game.timer import TurnTimer
 from server.game.write_side import COMMIT_RETRY_S
 from server.model.attendance import Attendance, Presence, after_turn, attendance_of
+from server.model.names import lookup_key
 from server.model.refusals import (
     BAD_SLOT,
     NO_SUCH_MESSAGE,
@@ -287,12 +288,15 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         return None if account is None else account.player_id
 
     def _account_named(self, username: str) -> Account | None:
-        """The account of that name; names are compared without regard to case (an exact match
-        first: a database from before that rule may hold names that differ only in case)."""
+        """The account of that name; names are compared as RFC 8265 compares them
+        (`server.model.names.username_key`: case, width and composition do not matter; an exact
+        match first: a database from before that rule may hold names that differ only in case)."""
         account = self._accounts.get(username)
         if account is None:
-            key = username.casefold()
-            matches = [a for name, a in self._accounts.items() if name.casefold() == key]
+            key = lookup_key(username)
+            if key is None:
+                return None
+            matches = [a for name, a in self._accounts.items() if lookup_key(name) == key]
             account = matches[0] if len(matches) == 1 else None
         return account
 

@@ -26,7 +26,14 @@ from twisted.internet.threads import deferToThreadPool
 from twisted.python.threadpool import ThreadPool
 
 from ruleset import Problem
-from server.model.refusals import EMPTY_PASSWORD, LONG_PASSWORD, MAX_PASSWORD, short_password
+from server.model.names import BadPassword, prepare_password
+from server.model.refusals import (
+    EMPTY_PASSWORD,
+    LONG_PASSWORD,
+    MAX_PASSWORD,
+    UNUSABLE_PASSWORD,
+    short_password,
+)
 
 # scrypt cost: 2**14 × 8 × 1 takes ~30 ms here and 16 MiB; enough against offline guessing for a game.
 SCRYPT_N = 2**14
@@ -41,23 +48,31 @@ SCRYPT_MAXMEM = 129 * SCRYPT_R * 2**20
 
 
 def hash_password(password: str, *, n: int = SCRYPT_N) -> str:
-    """A self-describing hash: ``scrypt$N$r$p$salt-hex$key-hex``."""
+    """A self-describing hash: ``scrypt$N$r$p$salt-hex$key-hex`` of the password as RFC 8265's
+    OpaqueString prepares it (`server.model.names.prepare_password`; BadPassword otherwise)."""
     salt = os.urandom(16)
     key = hashlib.scrypt(
-        password.encode(), salt=salt, n=n, r=SCRYPT_R, p=SCRYPT_P, dklen=32, maxmem=SCRYPT_MAXMEM
+        prepare_password(password).encode(),
+        salt=salt,
+        n=n,
+        r=SCRYPT_R,
+        p=SCRYPT_P,
+        dklen=32,
+        maxmem=SCRYPT_MAXMEM,
     )
     return f"{PREFIX}${n}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${key.hex()}"
 
 
 def verify_password(password: str, stored: str) -> bool:
-    """Whether `password` matches a hash made by `hash_password`; False for any malformed hash."""
+    """Whether `password` matches a hash made by `hash_password`; False for any malformed hash
+    and for a password that cannot be one (`prepare_password` refuses it)."""
     try:
         prefix, n, r, p, salt, key = stored.split("$")
         if prefix != PREFIX:
             return False
         expected = bytes.fromhex(key)
         actual = hashlib.scrypt(
-            password.encode(),
+            prepare_password(password).encode(),
             salt=bytes.fromhex(salt),
             n=int(n),
             r=int(r),
@@ -65,7 +80,7 @@ def verify_password(password: str, stored: str) -> bool:
             dklen=len(expected),
             maxmem=SCRYPT_MAXMEM,
         )
-    except (ValueError, TypeError, MemoryError):
+    except (ValueError, TypeError, MemoryError):  # BadPassword is a ValueError
         return False
     return hmac.compare_digest(actual, expected)
 
@@ -141,6 +156,12 @@ class PasswordPolicy:
         """Why `password` cannot be a new password, or None."""
         if not password:
             return EMPTY_PASSWORD
+        if len(password) > self.max_length:
+            return LONG_PASSWORD
+        try:
+            password = prepare_password(password)
+        except BadPassword:
+            return UNUSABLE_PASSWORD
         if len(password) < self.min_length:
             return short_password(self.min_length)
         if len(password) > self.max_length:

@@ -64,3 +64,50 @@ class TokenBucket:
     def full(self, now: float) -> bool:
         self._refill(now)
         return self.tokens >= self.burst
+
+
+class RateTable:
+    """A `TokenBucket` per key (an address, an account), made when first used: `rate` a second,
+    `burst` at most; at most `keys` kept (full buckets are forgotten first, they hold nothing)."""
+
+    def __init__(self, rate: float, burst: float, keys: int = 65_536):
+        self.rate = rate
+        self.burst = burst
+        self.keys = keys
+        self.buckets: dict[str, TokenBucket] = {}
+
+    def bucket(self, key: str, now: float) -> TokenBucket:
+        found = self.buckets.get(key)
+        if found is None:
+            if len(self.buckets) >= self.keys:
+                self._forget(now)
+            found = self.buckets[key] = TokenBucket(self.rate, self.burst, now)
+        return found
+
+    def _forget(self, now: float) -> None:
+        for key in [k for k, b in self.buckets.items() if b.full(now)]:
+            del self.buckets[key]
+        while len(self.buckets) >= self.keys:  # all in use: the oldest go
+            del self.buckets[next(iter(self.buckets))]
+
+    def empty(self, key: str, now: float) -> bool:
+        """Whether `key` has used up its budget for now (a key never seen has not)."""
+        found = self.buckets.get(key)
+        return found is not None and found.available(now) < 1
+
+    def take(self, key: str, now: float) -> bool:
+        return self.bucket(key, now).take(now)
+
+    def spend(self, key: str, now: float) -> None:
+        self.bucket(key, now).spend(now)
+
+    def wait(self, key: str, now: float) -> float:
+        found = self.buckets.get(key)
+        return 0.0 if found is None else found.wait(now)
+
+
+def per_window(count: int, window: float, keys: int = 65_536) -> RateTable | None:
+    """A table allowing `count` per `window` seconds (a burst of `count`); None when off (0)."""
+    if not count or window <= 0:
+        return None
+    return RateTable(count / window, count, keys)

@@ -39,9 +39,22 @@ GAME_ENDED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
 CREATION_DISABLED = Problem(ProblemCode.PERMISSION_DENIED, "This game does not allow creating accounts.")
 BAD_NAME = Problem(
     ProblemCode.FRAME,
-    f"A user name must be 1 to {MAX_NAME} printable characters, without '@' and without spaces at "
-    "either end.",
+    f"A user name must be 1 to {MAX_NAME} letters, digits or symbols, without spaces and without '@'.",
 )
+POOL_EXHAUSTED = Problem(
+    ProblemCode.UNAVAILABLE_PERMANENTLY,
+    "This game cannot take more players: its colonist pool is too small to deal a new player a hand.",
+)
+
+
+def looks_like(existing: str) -> Problem:
+    """A new name that is, or looks like, an existing player's (a look-alike character)."""
+    return Problem(
+        ProblemCode.UNAVAILABLE_PERMANENTLY,
+        f"That name looks like the existing player name {clipped(existing, 64)}; choose another.",
+    )
+
+
 BAD_LOGIN = Problem(ProblemCode.FRAME, "Login Error - bad username or password")
 BAD_SLOT = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "No such slot in that order queue.")
 REMOVED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "You have been removed from this game.")
@@ -68,9 +81,32 @@ CONFIRM_RESIGN = Problem(
 
 EMPTY_PASSWORD = Problem(ProblemCode.FRAME, "A password is needed.")
 LONG_PASSWORD = Problem(ProblemCode.FRAME, f"A password can have at most {MAX_PASSWORD} characters.")
+UNUSABLE_PASSWORD = Problem(
+    ProblemCode.FRAME, "A password cannot contain control characters or unpaired surrogates."
+)
 TOO_MANY_FAILED_LOGINS = Problem(
     ProblemCode.UNAVAILABLE_TEMPORARILY,
     "Too many failed logins from your address; wait a minute, then log in on a new connection.",
+)
+TOO_MANY_ACCOUNT_FAILURES = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "Too many failed logins on this account from elsewhere; log in from where you played before, "
+    "or try again in a few minutes.",
+)
+TOO_MANY_PASSWORD_CHECKS = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "Too many password checks; try again in a few minutes (scripts: get a token once and use it).",
+)
+TOO_MANY_ACCOUNTS = Problem(
+    ProblemCode.UNAVAILABLE_TEMPORARILY,
+    "Too many accounts created from your address; try again later.",
+)
+#: The refusals that say "later": HTTP answers them 429 with Retry-After.
+RATE_LIMITED = (
+    TOO_MANY_FAILED_LOGINS,
+    TOO_MANY_ACCOUNT_FAILURES,
+    TOO_MANY_PASSWORD_CHECKS,
+    TOO_MANY_ACCOUNTS,
 )
 
 

@@ -18,9 +18,13 @@ import re
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
+
+import idna
 
 from server.database.notification_outbox import EMAIL, WEBHOOK
+from server.model.refusals import clipped
+from server.notifications.targets import TargetRefused, WebhookTargets
 
 WEBHOOK_FORMATS = ("json", "discord", "slack")
 MAX_URL = 2048
@@ -41,11 +45,32 @@ class TooManyChannels(ChannelError):
     """The player has as many channels as the server allows."""
 
 
-def check_webhook(url: str, fmt: str = "json") -> tuple[str, str]:
-    """(url, format) of a usable webhook; ChannelError otherwise."""
+def _utf8(text: str, what: str) -> str:
+    """`text`, if it can be sent at all (no unpaired surrogate); ChannelError otherwise."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ChannelError(f"that {what} contains characters that cannot be sent") from None
+    return text
+
+
+def _ascii_host(host: str, what: str) -> str:
+    """A host name as DNS has it: an internationalised name (bücher.example) in its IDNA
+    A-label form (xn--bcher-kva.example); ChannelError for one that cannot be."""
+    if host.isascii():
+        return host
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError, ValueError):
+        raise ChannelError(f"the host name of that {what} cannot be used") from None
+
+
+def check_webhook(url: str, fmt: str = "json", targets: WebhookTargets | None = None) -> tuple[str, str]:
+    """(url, format) of a usable webhook (its host in ASCII); ChannelError otherwise. A host
+    written as an address `targets` does not allow (loopback, private, ...) is refused."""
     if fmt not in WEBHOOK_FORMATS:
         raise ChannelError(f"the webhook format must be one of {', '.join(WEBHOOK_FORMATS)}, not {fmt!r}")
-    url = url.strip()
+    url = _utf8(url.strip(), "webhook URL")
     if not url or len(url) > MAX_URL or _CONTROL.search(url) or " " in url:
         raise ChannelError("a webhook needs a URL of at most 2048 characters, without spaces")
     try:
@@ -61,14 +86,29 @@ def check_webhook(url: str, fmt: str = "json") -> tuple[str, str]:
         raise ChannelError("a webhook URL cannot carry a user name or password")
     if port == 0:
         raise ChannelError("that webhook URL names port 0")
+    if not parts.netloc.isascii():
+        host = _ascii_host(parts.hostname, "webhook URL")
+        netloc = host if ":" not in host else f"[{host}]"
+        if port is not None:
+            netloc += f":{port}"
+        url = parts._replace(netloc=netloc).geturl()
+    if not url.isascii():  # the path and query: percent-encoded, as a browser sends them
+        url = quote(url, safe=":/?#[]@!$&'()*+,;=%~")
+    try:
+        (targets or WebhookTargets()).check_literal(parts.hostname)
+    except TargetRefused as error:
+        raise ChannelError(str(error)) from None
     return url, fmt
 
 
 def check_address(address: str) -> str:
     """A usable e-mail address (one, without a display name); ChannelError otherwise."""
-    address = address.strip()
-    if not address or len(address) > MAX_ADDRESS or not _ADDRESS.match(address):
-        raise ChannelError(f"{address!r} is not an e-mail address (like name@example.org)")
+    address = _utf8(address.strip(), "e-mail address")
+    local, at, domain = address.rpartition("@")
+    if at and local.isascii() and not domain.isascii():
+        address = f"{local}@{_ascii_host(domain, 'e-mail address')}"
+    if not address or len(address) > MAX_ADDRESS or not address.isascii() or not _ADDRESS.match(address):
+        raise ChannelError(f"{clipped(address, 60)} is not an e-mail address (like name@example.org)")
     return address
 
 
@@ -76,6 +116,8 @@ def describe(kind: str, target: str, fmt: str) -> str:
     """One line for a player's list of channels."""
     if kind == WEBHOOK:
         return f"webhook ({fmt}) {target}"
+    if fmt != EMAIL:
+        return f"e-mail {target} (not confirmed yet: follow the link in the mail sent to it)"
     return f"e-mail {target}"
 
 

@@ -19,6 +19,7 @@ from twisted.web.http_headers import Headers
 
 from server.config.notifications import NotificationSettings
 from server.notifications.channels import email_message, webhook_body
+from server.notifications.targets import CheckedEndpoints, TargetRefused, WebhookTargets
 
 log = Logger()
 
@@ -37,6 +38,8 @@ class DeliveryFailed(Exception):
 def _reason(failure) -> str:
     if failure.check(DeliveryFailed):
         return str(failure.value)
+    if failure.check(TargetRefused):
+        return str(failure.value)
     if failure.check(ResponseFailed):  # also ResponseNeverReceived: the reasons are inside
         reasons = getattr(failure.value, "reasons", None) or []
         if reasons:
@@ -54,15 +57,18 @@ def _reason(failure) -> str:
 
 
 class WebhookSender:
-    """POSTs over a pool of persistent connections (many notifications go to one chat server)."""
+    """POSTs over a pool of persistent connections (many notifications go to one chat server),
+    each to an address the webhook rule allows (`server.notifications.targets`: never the
+    server's own network unless the operator allows it), never following a redirect."""
 
-    def __init__(self, reactor, timeout: float):
+    def __init__(self, reactor, timeout: float, targets: WebhookTargets | None = None, resolve=None):
         self.reactor = reactor
         self.timeout = timeout
         self.pool = HTTPConnectionPool(reactor, persistent=True)
         self.pool.maxPersistentPerHost = 64
         self.pool.retryAutomatically = False
-        self.agent = Agent(reactor, connectTimeout=timeout, pool=self.pool)
+        endpoints = CheckedEndpoints(reactor, targets or WebhookTargets(), timeout, resolve)
+        self.agent = Agent.usingEndpointFactory(reactor, endpoints, pool=self.pool)
 
     def send(self, url: str, fmt: str, payload: dict) -> defer.Deferred:
         body = webhook_body(fmt, payload)
@@ -86,6 +92,8 @@ class WebhookSender:
         def judged(_: object) -> None:
             if 200 <= code < 300:
                 return None
+            if 300 <= code < 400:
+                raise DeliveryFailed(f"HTTP {code}: webhooks are not redirected", permanent=True)
             permanent = 400 <= code < 500 and code not in (408, 425, 429)
             raise DeliveryFailed(f"HTTP {code} {response.phrase.decode('latin-1', 'replace')}", permanent)
 
@@ -116,7 +124,10 @@ class _Discard(Protocol):
 def _fail(failure):
     if failure.check(DeliveryFailed):
         return failure
-    raise DeliveryFailed(_reason(failure))
+    refused = failure.check(ResponseFailed) and any(
+        r.check(TargetRefused) for r in getattr(failure.value, "reasons", None) or []
+    )
+    raise DeliveryFailed(_reason(failure), permanent=bool(failure.check(TargetRefused) or refused))
 
 
 class MailSender:

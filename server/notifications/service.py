@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from twisted.internet import defer
@@ -18,7 +19,7 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
 from server.config.notifications import NotificationSettings
-from server.database.notification_outbox import EMAIL, WEBHOOK, ChannelRow
+from server.database.notification_outbox import EMAIL, WEBHOOK, ChannelRow, OutboxEntry
 from server.model.snapshot import GameSnapshot
 from server.notifications import events
 from server.notifications.channels import (
@@ -28,9 +29,11 @@ from server.notifications.channels import (
     check_webhook,
     describe,
 )
+from server.notifications.confirmation import UNCONFIRMED
 from server.notifications.delivery import MailSender, WebhookSender
 from server.notifications.follower import GameFollower
 from server.notifications.outbox import Outbox
+from server.notifications.targets import WebhookTargets
 from server.notifications.worker import DeliveryWorker
 
 log = Logger()
@@ -55,6 +58,7 @@ class ChannelView:
             "kind": self.kind,
             "target": self.target,
             "format": self.format,
+            "confirmed": self.format != UNCONFIRMED,
             "description": describe(self.kind, self.target, self.format),
         }
 
@@ -82,7 +86,8 @@ class Notifications:
         self.reactor = reactor
         self.clock = clock or reactor
         self.settings = settings
-        self.webhooks = webhooks or WebhookSender(reactor, settings.request_timeout)
+        self.targets = WebhookTargets(settings.webhook_allow)
+        self.webhooks = webhooks or WebhookSender(reactor, settings.request_timeout, self.targets)
         self.mail = mail or MailSender(reactor, settings)
         self.worker = DeliveryWorker(
             store,
@@ -129,13 +134,37 @@ class Notifications:
         return [ChannelView.of(row) for row in rows]
 
     async def add_webhook(self, game_id: int, player: int, url: str, fmt: str = "json") -> ChannelView:
-        url, fmt = check_webhook(url, fmt)
+        url, fmt = check_webhook(url, fmt, self.targets)
         return await self._add(game_id, player, WEBHOOK, url, fmt)
 
-    async def add_email(self, game_id: int, player: int, address: str) -> ChannelView:
+    async def add_email(
+        self, game_id: int, player: int, address: str, confirm: Callable[[int, str], tuple[str, OutboxEntry]]
+    ) -> ChannelView:
+        """Add an e-mail channel, unconfirmed (`server.notifications.confirmation`) unless the
+        player confirmed that address already; `confirm(channel id, address)` gives the link
+        and the mail asking its owner to confirm it, which is sent at once."""
         if not self.settings.email_enabled:
             raise ChannelError("this server sends no e-mail (its operator set no SMTP relay)")
-        return await self._add(game_id, player, EMAIL, check_address(address), EMAIL)
+        address = check_address(address)
+        for known in await self.channels(game_id, player):
+            if known.kind == EMAIL and known.target == address and known.format == EMAIL:
+                return known
+        channel = await self._add(game_id, player, EMAIL, address, UNCONFIRMED)
+        _, entry = confirm(channel.id, address)
+        added = await self.store.enqueue_notification_for_channel(channel.id, entry, self.clock.seconds())
+        if added:
+            self.worker.wake()
+        return channel
+
+    async def confirm_email(self, game_id: int, player: int, channel_id: int, address: str) -> bool:
+        """The owner of `address` followed the link: the channel is used from now on (False:
+        it is gone, or it is another address now)."""
+        for known in await self.channels(game_id, player):
+            if known.id == channel_id and known.kind == EMAIL and known.target == address:
+                if known.format != EMAIL:
+                    await self._add(game_id, player, EMAIL, address, EMAIL)
+                return True
+        return False
 
     async def _add(self, game_id: int, player: int, kind: str, target: str, fmt: str) -> ChannelView:
         limit = self.settings.max_channels

@@ -7,6 +7,8 @@ the guard writes the failed-login summaries it holds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from twisted.application.service import Service
 
 from server.config.limits import Limits
@@ -40,17 +42,19 @@ class PasswordHashing(Service):
 
 
 class LoginGuarding(Service):
-    """The server's `LoginGuard` (`guard`, once started), shared by TP and the web."""
+    """The server's `LoginGuard` (`guard`, once started), shared by TP and the web; `default_game`
+    names the game a login without @GAME is for (one account to the brake either way)."""
 
-    def __init__(self, reactor, limits: Limits):
+    def __init__(self, reactor, limits: Limits, *, default_game: Callable[[], str | None] | None = None):
         self.setName("login guard")
         self.reactor = reactor
         self.limits = limits
+        self.default_game = default_game
         self.guard: LoginGuard | None = None
 
     def startService(self) -> None:
         super().startService()
-        self.guard = LoginGuard(self.reactor, self.limits)
+        self.guard = LoginGuard(self.reactor, self.limits, default_game=self.default_game)
 
     def stopService(self) -> None:
         super().stopService()

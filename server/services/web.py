@@ -13,6 +13,8 @@ from twisted.logger import Logger
 
 from server.config.errors import ConfigError
 from server.config.file import ServerConfig
+from server.guards.connections import DescriptorShare
+from server.guards.proxies import TrustedProxies
 from server.services.games import Games
 from server.services.listeners import Listeners
 from server.services.logins import LoginGuarding
@@ -51,6 +53,7 @@ class WebSiteService(AsyncService):
         store: StoreService,
         guard: LoginGuarding,
         notifications: NotificationsService,
+        descriptors: DescriptorShare | None = None,
     ):
         self.setName("web site")
         self.config = config
@@ -61,6 +64,7 @@ class WebSiteService(AsyncService):
         self._store = store
         self._guard = guard
         self._notifications = notifications
+        self._descriptors = descriptors
         self.web: Any = None
 
     async def start(self) -> None:
@@ -81,9 +85,13 @@ class WebSiteService(AsyncService):
             places=places,
             reactor=self.reactor,
             notifications=self._notifications.notifications,
-            failure_log=guard.failure_log if guard is not None else None,
+            limits=config.limits,
+            login_guard=guard,
+            proxies=TrustedProxies(config.trusted_proxies),
+            share=self._descriptors,
         )
         self.web = site.web  # type: ignore[attr-defined]
+        await self.web.start()  # the sessions that ended before: refused from the first request
         self.listeners.serve(site)
         if places is not None:
             await self._publish_address(node, places)

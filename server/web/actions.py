@@ -154,10 +154,28 @@ async def resign(game: ServedGame, player: int, fields: Mapping[str, Any]) -> An
     return await defer.maybeDeferred(game.resign, player)
 
 
-async def create_account(game: ServedGame, fields: Mapping[str, Any]) -> int:
-    username = str(fields.get("username") or "")
-    password = str(fields.get("password") or "")
+def _text(fields: Mapping[str, Any], name: str) -> str:
+    value = fields.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise bad_input(f"'{name}' must be a text.")
+    return value
+
+
+async def create_account(web: Any, request: Any, game: ServedGame, fields: Mapping[str, Any]) -> int:
+    """A new account from a form or a JSON document (`username`, `password`, `email`), through
+    the login brake (`web.logins`: it hashes a password, and an address may create only so
+    many accounts)."""
+    username = _text(fields, "username")
+    password = _text(fields, "password")
     if not password:
         raise bad_input("A password is needed.")
-    email = str(fields.get("email") or "")
-    return await defer.maybeDeferred(game.create_account, username, password, email, "joined on the web")
+    email = _text(fields, "email")
+    return await web.logins.check(
+        request,
+        game.snapshot.name,
+        username,
+        lambda: game.create_account(username, password, email, "joined on the web"),
+        creating=True,
+    )

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hmac
 import json
 from typing import Any
 
-from twisted.internet import defer
+import msgspec
 
 from ruleset import Problem, ProblemCode
-from server.model.refusals import BAD_LOGIN, REMOVED, RESIGNED, Refused
+from server.model.refusals import BAD_LOGIN, RATE_LIMITED, REMOVED, RESIGNED, Refused
 from server.model.snapshot import GameSnapshot
 from server.model.store import StoreUnavailable
 from server.views.web.documents import (
@@ -37,9 +36,8 @@ from server.views.web.documents import (
     with_time,
 )
 from server.web import actions
-from server.web.relay import client_address
-from server.web.routing import UNAVAILABLE, HTTPFailure, Router
-from server.web.sessions import TOO_MANY_LOGINS
+from server.web.routing import JSON_BODY, UNAVAILABLE, HTTPFailure, Router
+from server.web.sessions import same
 from server.web.website import WebSite
 
 JSON = b"application/json; charset=utf-8"
@@ -73,7 +71,10 @@ REVOKED_TOKEN = Problem(
 NOT_JSON = Problem(ProblemCode.FRAME, "Send a JSON object with Content-Type: application/json.")
 NO_SUCH_GAME = Problem(ProblemCode.NO_SUCH_THING, "No such game")
 NO_SUCH_TURN = Problem(ProblemCode.NO_SUCH_THING, "No such turn")
-MAX_BODY = 64 * 1024
+MAX_BODY = JSON_BODY
+#: How deeply a JSON document may nest (the API's are at most three deep).
+MAX_DEPTH = 16
+TOO_DEEP = Problem(ProblemCode.FRAME, f"The JSON document nests more than {MAX_DEPTH} deep.")
 
 
 def encode(document: Any) -> bytes:
@@ -96,6 +97,8 @@ def refusal(problem: Problem) -> HTTPFailure:
     )
     status = 401 if problem in needs_login else STATUS.get(problem.code, 400)
     headers = {b"www-authenticate": b'Bearer realm="tae"'} if status == 401 else {}
+    if problem in RATE_LIMITED:
+        status, headers = 429, {b"retry-after": b"60"}
     return HTTPFailure(status, encode(error_document(problem)), JSON, headers)
 
 
@@ -106,21 +109,43 @@ def answer(request, document: Any) -> bytes:
 
 
 def json_fields(request) -> dict[str, Any]:
+    """The request's JSON object (at most `MAX_BODY` bytes, `MAX_DEPTH` deep, strict UTF-8:
+    no unpaired surrogate); a FRAME refusal otherwise."""
     content_type = (request.getHeader(b"content-type") or b"").split(b";")[0].strip().lower()
     if content_type != b"application/json":
         raise refusal(NOT_JSON)
+    if request.content is not None:
+        request.content.seek(0)
     raw = request.content.read(MAX_BODY + 1) if request.content is not None else b""
     if len(raw) > MAX_BODY:
         raise refusal(Problem(ProblemCode.FRAME, "The request body is too large."))
     if not raw.strip():
         return {}
     try:
-        fields = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        fields = msgspec.json.decode(raw)
+    except RecursionError:
+        raise refusal(TOO_DEEP) from None
+    except (msgspec.DecodeError, ValueError, UnicodeError):
         raise refusal(NOT_JSON) from None
     if not isinstance(fields, dict):
         raise refusal(NOT_JSON)
+    if _depth(fields) > MAX_DEPTH:
+        raise refusal(TOO_DEEP)
     return fields
+
+
+def _depth(value: Any, level: int = 1) -> int:
+    """How deeply `value` nests (1: not at all), counted up to MAX_DEPTH + 1."""
+    if level > MAX_DEPTH:
+        return level
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    deepest = level
+    for child in children:
+        if isinstance(child, dict | list):
+            deepest = max(deepest, _depth(child, level + 1))
+            if deepest > MAX_DEPTH:
+                break
+    return deepest
 
 
 def basic_credentials(request, missing: Problem = NO_CREDENTIALS) -> tuple[str, str]:
@@ -131,8 +156,10 @@ def basic_credentials(request, missing: Problem = NO_CREDENTIALS) -> tuple[str, 
     if scheme.lower() != b"basic":
         raise refusal(missing)
     try:
-        username, sep, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
-    except (binascii.Error, UnicodeDecodeError):
+        username, sep, password = (
+            base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
+        )
+    except (binascii.Error, UnicodeDecodeError, ValueError):
         raise refusal(missing) from None
     if not sep:
         raise refusal(missing)
@@ -150,7 +177,8 @@ class Api:
         return game
 
     async def caller(self, request, game, allow_token: bool = True) -> int:
-        """The player id of the request's credentials, or a refusal."""
+        """The player id of the request's credentials, or a refusal. A password (HTTP Basic)
+        goes through the login brake and is verified once (`server.web.logins`)."""
         header = (request.getHeader(b"authorization") or b"").strip()
         scheme, _, value = header.partition(b" ")
         scheme = scheme.lower()
@@ -159,25 +187,30 @@ class Api:
             found = self.web.sessions.read_token(value.decode("latin-1"))
             if found is None or found[0] != snapshot.name or not snapshot.state.has_player(found[1]):
                 raise refusal(BAD_TOKEN)
-            if not hmac.compare_digest(found[2], snapshot.credential_marks.get(found[1], "")):
+            if not same(found[2], snapshot.credential_marks.get(found[1], "")):
                 raise refusal(REVOKED_TOKEN)  # the password changed since the token was issued
-            if found[1] in snapshot.removed_players:
-                raise refusal(REMOVED)
-            if snapshot.seat_label(found[1]) == "resigned":
-                raise refusal(RESIGNED)
+            self._still_playing(snapshot, found[1])
             return found[1]
         username, password = basic_credentials(
             request, NO_CREDENTIALS if allow_token else TOKEN_NEEDS_PASSWORD
         )
-        address = client_address(request)
-        if self.web.brake.blocked(address, username):
-            raise refusal(TOO_MANY_LOGINS)
-        try:
-            return await defer.maybeDeferred(game.authenticate, username, password)
-        except Refused as refused:
-            if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address, username)
-            raise
+        logins = self.web.logins
+        player = logins.remembered(snapshot.name, header, snapshot.credential_marks)
+        if player is not None:
+            self._still_playing(snapshot, player)
+            return player
+        player = await logins.check(
+            request, snapshot.name, username, lambda: game.authenticate(username, password)
+        )
+        logins.remember(snapshot.name, header, player, game.snapshot.credential_marks.get(player, ""))
+        return player
+
+    @staticmethod
+    def _still_playing(snapshot: GameSnapshot, player: int) -> None:
+        if player in snapshot.removed_players:
+            raise refusal(REMOVED)
+        if snapshot.seat_label(player) == "resigned":
+            raise refusal(RESIGNED)
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -318,21 +351,18 @@ class Api:
         if not isinstance(new_password, str):
             raise refusal(Problem(ProblemCode.FRAME, 'Send {"new_password": "..."}.'))
         username, password = basic_credentials(request, PASSWORD_NEEDS_PASSWORD)
-        address = client_address(request)
-        if self.web.brake.blocked(address, username):
-            raise refusal(TOO_MANY_LOGINS)
-        try:
-            await defer.maybeDeferred(game.change_password, username, password, new_password)
-        except Refused as refused:
-            if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address, username)
-            raise
+        await self.web.logins.check(
+            request,
+            game.snapshot.name,
+            username,
+            lambda: game.change_password(username, password, new_password),
+        )
         request.setResponseCode(204)
         return b""
 
     async def accounts(self, request, name: str) -> bytes:
         game = self.game(name)
-        player = await actions.create_account(game, json_fields(request))
+        player = await actions.create_account(self.web, request, game, json_fields(request))
         request.setResponseCode(201)
         return answer(request, {"player": player})
 
@@ -359,9 +389,10 @@ def _refusals(handler):
             return result
         except Refused as refused:
             raise refusal(refused.problem) from None
-        except StoreUnavailable as error:
-            # Not stored (the database is away, or the game just moved to another node).
-            problem = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, f"{UNAVAILABLE.decode()} ({error})")
+        except StoreUnavailable:
+            # Not stored (the database is away, or the game just moved to another node); the
+            # reason, which may name the database's address, goes to the log only (routing).
+            problem = Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, UNAVAILABLE.decode())
             raise HTTPFailure(503, encode(error_document(problem)), JSON, {b"retry-after": b"2"}) from None
 
     return run

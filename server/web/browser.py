@@ -10,10 +10,12 @@ import secrets
 from urllib.parse import quote
 
 from server.model.refusals import Refused
+from server.model.snapshot import GameSnapshot
 from server.web.contract import ServedGame
+from server.web.forms import FormError, form_fields
 from server.web.relay import is_secure
 from server.web.routing import HTTPFailure
-from server.web.sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, Session
+from server.web.sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, Session, same
 from server.web.website import WebSite
 
 HTML = b"text/html; charset=utf-8"
@@ -55,27 +57,42 @@ class Browser:
             self._cookie(CSRF_COOKIE, self.csrf_cookie, None)
         return self.web.sessions.csrf_token(self.csrf_cookie, self.session)
 
-    def login(self, game_name: str) -> tuple[int, str] | None:
+    def login(self, game_name: str, snapshot: GameSnapshot | None = None) -> tuple[int, str] | None:
+        """(player, user name) this browser is logged in as in `game_name`; with the game's
+        `snapshot`, only while the account's credential mark is the one it logged in with (a
+        password change since ends the login, and drops it from the session)."""
         if self.session is None:
             return None
-        return self.session.logins.get(game_name)
+        found = self.session.logins.get(game_name)
+        if found is None:
+            return None
+        player, username, mark = found
+        if snapshot is not None and not same(mark, snapshot.credential_marks.get(player, "")):
+            self.session.logins.pop(game_name, None)
+            self.save()
+            return None
+        return player, username
 
-    def start_session(self) -> Session:
-        """A new session for a login, keeping the logins of the old one: a session id known
-        before a login is never the one that carries it (no session fixation)."""
+    def start_session(self, keep_logins: bool = False) -> Session:
+        """A new session id: a session id known before a login is never the one that carries it
+        (no session fixation). A login starts one without the old session's logins (a session
+        cookie planted in the browser cannot lend its logins to the player's session); a
+        logout keeps the other games' logins (`keep_logins`)."""
         fresh = self.web.sessions.create()
         if self.session is not None:
-            fresh.logins.update(self.session.logins)
+            if keep_logins:
+                fresh.logins.update(self.session.logins)
             fresh.notices.extend(self.session.notices)
             self.web.sessions.drop(self.session.id)
         self.session = fresh
         self.save()
         return fresh
 
-    def add_login(self, game_name: str, player: int, username: str) -> None:
-        """Log this browser in to a game: a new session (`start_session`) with the login."""
+    def add_login(self, game_name: str, player: int, username: str, mark: str) -> None:
+        """Log this browser in to a game: a new session (`start_session`) with the login,
+        good while the account's credential mark is `mark`."""
         session = self.start_session()
-        session.logins[game_name] = (player, username)
+        session.logins[game_name] = (player, username, mark)
         self.save()
 
     def save(self) -> None:
@@ -102,13 +119,12 @@ class Browser:
             self.session.notices.append((kind, text))
 
     def form(self) -> dict[str, str]:
-        """The posted form, after its CSRF token is checked."""
-        fields = {}
-        for key, values in (self.request.args or {}).items():
-            try:
-                fields[key.decode()] = values[0].decode() if values else ""
-            except UnicodeDecodeError:
-                raise HTTPFailure(400, b"Forms are sent in UTF-8") from None
+        """The posted form (`server.web.transport.form_fields`: bounded, UTF-8), after its CSRF
+        token is checked."""
+        try:
+            fields = form_fields(self.request, self.web.limits.web_form_fields)
+        except FormError as error:
+            raise HTTPFailure(error.status, str(error).encode()) from None
         if not self.web.sessions.csrf_ok(self.csrf_cookie, self.session, fields.get("csrf")):
             raise Refused(BAD_CSRF)
         return fields
@@ -122,7 +138,7 @@ def logged_in_player(web: WebSite, browser: Browser, name: str) -> tuple[ServedG
     """The game `name` and the player this browser is logged in as there; else a redirect to
     the game's login form."""
     game = web.game(name)
-    login = browser.login(game.snapshot.name)
+    login = browser.login(game.snapshot.name, game.snapshot)
     if login is None or login[0] in game.snapshot.removed_players:
         raise HTTPFailure(303, b"", HTML, {b"location": (game_path(name) + "#login").encode()})
     return game, login[0]

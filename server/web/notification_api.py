@@ -24,6 +24,7 @@ from server.model.refusals import Refused
 from server.model.store import StoreError
 from server.notifications.channels import EVENT_KINDS, WEBHOOK_FORMATS, ChannelError, TooManyChannels
 from server.web.api import Api, answer, encode, error_document, json_fields, refusal
+from server.web.notification_pages import confirmer
 from server.web.routing import HTTPFailure, Router
 from server.web.website import WebSite
 
@@ -79,13 +80,24 @@ class NotificationApi:
         try:
             if "channels" in fields:
                 wanted = self._read_channels(fields["channels"], service)
+                confirm = confirmer(self.web, request, game.snapshot, player)
+                confirmed = {
+                    c.target
+                    for c in await service.channels(game_id, player)
+                    if c.kind == "email" and c.format == "email"
+                }
                 await service.remove(game_id, player)
                 for kind, target, fmt in wanted:
-                    await self._add(service, game_id, player, kind, target, fmt)
+                    if kind == "email" and target in confirmed:
+                        await service._add(game_id, player, "email", target, "email")  # stays confirmed
+                    else:
+                        await self._add(service, game_id, player, kind, target, fmt, confirm)
             elif isinstance(fields.get("webhook"), str):
                 await service.add_webhook(game_id, player, fields["webhook"], _format(fields.get("format")))
             elif isinstance(fields.get("email"), str):
-                await service.add_email(game_id, player, fields["email"])
+                await service.add_email(
+                    game_id, player, fields["email"], confirmer(self.web, request, game.snapshot, player)
+                )
             else:
                 raise ChannelError('send {"webhook": URL}, {"email": ADDRESS} or {"channels": [...]}')
         except TooManyChannels as error:
@@ -110,7 +122,7 @@ class NotificationApi:
                 raise ChannelError("each channel is {kind: webhook|email, target: URL or address, format}")
             kind = item.get("kind", "webhook")
             if kind == "webhook":
-                url, fmt = check_webhook(item["target"], _format(item.get("format")))
+                url, fmt = check_webhook(item["target"], _format(item.get("format")), service.targets)
                 wanted.append(("webhook", url, fmt))
             elif kind == "email":
                 if not service.settings.email_enabled:
@@ -121,11 +133,11 @@ class NotificationApi:
         return wanted
 
     @staticmethod
-    async def _add(service, game_id: int, player: int, kind: str, target: str, fmt: str) -> None:
+    async def _add(service, game_id: int, player: int, kind: str, target: str, fmt: str, confirm) -> None:
         if kind == "webhook":
             await service.add_webhook(game_id, player, target, fmt)
         else:
-            await service.add_email(game_id, player, target)
+            await service.add_email(game_id, player, target, confirm)
 
     async def delete_all(self, request, name: str) -> bytes:
         game, service, player = await self._caller(request, name)
@@ -141,6 +153,16 @@ class NotificationApi:
     async def test(self, request, name: str) -> bytes:
         game, service, player = await self._caller(request, name)
         json_fields(request)
+        tests = self.web.notification_tests
+        if tests is not None:
+            key, now = f"{game.snapshot.game_id}:{player}", self.web.now()
+            if not tests.take(key, now):
+                wait = max(1, int(tests.wait(key, now)) + 1)
+                problem = Problem(
+                    ProblemCode.UNAVAILABLE_TEMPORARILY,
+                    f"Too many test notifications; the next one in {wait} s.",
+                )
+                raise HTTPFailure(429, encode(error_document(problem)), JSON, {b"retry-after": b"%d" % wait})
         queued = await service.test(game.snapshot, player)
         request.setResponseCode(202)
         return answer(request, {"queued": queued})

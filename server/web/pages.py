@@ -13,11 +13,10 @@ import json
 from pathlib import Path
 
 from markupsafe import Markup
-from twisted.internet import defer
 
 from ruleset import Problem, ProblemCode
 from ruleset.kinds import SCORE_KEYS, SCORE_TITLES
-from server.model.refusals import BAD_LOGIN, Refused
+from server.model.refusals import BAD_LOGIN, RATE_LIMITED, Refused
 from server.views.web.documents import my_view, public_game, summary_document, with_time
 from server.views.web.mapsvg import STYLE, map_head, order_marks, owner_colour, render_map
 from server.views.web.scoreplot import score_plot
@@ -27,9 +26,8 @@ from server.web.browser import HTML, Browser, game_path, logged_in_player
 from server.web.contract import ServedGame
 from server.web.live import player_key, public_key, version
 from server.web.notification_pages import channel_box
-from server.web.relay import client_address
 from server.web.routing import HTTPFailure, Router
-from server.web.sessions import BAD_CSRF, TOO_MANY_LOGINS
+from server.web.sessions import BAD_CSRF
 from server.web.website import HERE, WebSite
 
 RECENT_TURNS = 30
@@ -87,12 +85,12 @@ class Pages:
             map_svg=Markup(svg),
             recent=recent,
             more_turns=snapshot.turn > RECENT_TURNS,
-            login=browser.login(snapshot.name),
+            login=browser.login(snapshot.name, snapshot),
             csrf=browser.csrf(),
             notices=browser.notices() + ([("error", problem.message)] if problem else []),
             events=game_path(snapshot.name, "events"),
             version=version(public_key(snapshot)),
-            status=200 if problem is None else (401 if problem == BAD_LOGIN else 403),
+            status=200 if problem is None else _login_status(problem),
         )
 
     async def history(self, request, name: str) -> bytes:
@@ -127,6 +125,8 @@ class Pages:
 
     def events(self, request, name: str):
         game = self.web.game(name)
+        if request.method == b"HEAD":
+            return _event_stream_head(request)
         return self.web.feed(game).open(request, public_key)
 
     # -- logging in ------------------------------------------------------------------------
@@ -137,19 +137,18 @@ class Pages:
         game = self.web.game(name)
         browser = Browser(self.web, request)
         snapshot = game.snapshot
-        address = client_address(request)
         username = ""
         try:
             fields = browser.form()
             username = fields.get("username", "")
-            if self.web.brake.blocked(address, username):
-                raise Refused(TOO_MANY_LOGINS)
-            player = await defer.maybeDeferred(game.authenticate, username, fields.get("password", ""))
+            password = fields.get("password", "")
+            player = await self.web.logins.check(
+                request, snapshot.name, username, lambda: game.authenticate(username, password)
+            )
         except Refused as refused:
-            if refused.problem == BAD_LOGIN:
-                self.web.brake.failed(address, username)
             return await self.game(request, name, refused.problem)
-        browser.add_login(snapshot.name, player, username)
+        mark = game.snapshot.credential_marks.get(player, "")
+        browser.add_login(snapshot.name, player, game.snapshot.usernames.get(player, username), mark)
         return self._redirect(request, game_path(snapshot.name, "play"))
 
     def logout(self, request, name: str) -> bytes:
@@ -163,7 +162,7 @@ class Pages:
             if not browser.session.logins:
                 browser.end_session()
             else:
-                browser.start_session()  # a new id: no node goes on with the old logins
+                browser.start_session(keep_logins=True)  # a new id: no node goes on with the old one
         return self._redirect(request, game_path(name))
 
     async def join(self, request) -> bytes:
@@ -176,22 +175,25 @@ class Pages:
                 raise Refused(Problem(ProblemCode.NO_SUCH_THING, "No such game"))
             if fields.get("password", "") != fields.get("password2", fields.get("password", "")):
                 raise Refused(Problem(ProblemCode.FRAME, "The two passwords differ."))
-            player = await actions.create_account(game, fields)
+            player = await actions.create_account(self.web, request, game, fields)
         except Refused as refused:
             games = await self.web.lobby_entries()
+            status = 429 if refused.problem in RATE_LIMITED else 409
             return self.render(
                 request,
                 "lobby.html",
-                status=409,
+                status=status,
                 games=games,
                 logins=browser.session.logins if browser.session else {},
                 csrf=browser.csrf(),
                 notices=[("error", refused.message)],
-                joining=fields,
+                joining={k: v for k, v in fields.items() if k not in ("password", "password2", "csrf")},
             )
-        browser.add_login(game.snapshot.name, player, fields.get("username", ""))
-        browser.notify("ok", f"Welcome, {fields.get('username', '')}: you play in {game.snapshot.name}.")
-        return self._redirect(request, game_path(game.snapshot.name, "play"))
+        snapshot = game.snapshot
+        username = snapshot.usernames.get(player, fields.get("username", ""))
+        browser.add_login(snapshot.name, player, username, snapshot.credential_marks.get(player, ""))
+        browser.notify("ok", f"Welcome, {username}: you play in {snapshot.name}.")
+        return self._redirect(request, game_path(snapshot.name, "play"))
 
     # -- the player view -------------------------------------------------------------------
 
@@ -232,6 +234,8 @@ class Pages:
     def play_events(self, request, name: str):
         browser = Browser(self.web, request)
         game, player = self.player(browser, name)
+        if request.method == b"HEAD":
+            return _event_stream_head(request)
         return self.web.feed(game).open(request, player_key(player))
 
     async def act(self, request, name: str, action: str) -> bytes:
@@ -303,6 +307,22 @@ class Pages:
         return body
 
 
+def _event_stream_head(request) -> bytes:
+    """HEAD of an event stream: its headers, no stream."""
+    request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")
+    request.setHeader(b"cache-control", b"no-store")
+    return b""
+
+
+def _login_status(problem: Problem) -> int:
+    """The status of the game page that answers a refused login."""
+    if problem == BAD_LOGIN:
+        return 401
+    if problem in RATE_LIMITED:
+        return 429
+    return 400 if problem.code == ProblemCode.FRAME else 403
+
+
 def _seconds(value: int) -> str:
     if value is None or value < 0:
         return "no deadline"
@@ -320,12 +340,18 @@ REFUSAL_CODES = {
     403: ProblemCode.PERMISSION_DENIED,
     404: ProblemCode.NO_SUCH_THING,
     405: ProblemCode.FRAME,
+    408: ProblemCode.FRAME,
+    413: ProblemCode.FRAME,
+    415: ProblemCode.FRAME,
 }
 REFUSAL_TITLES = {
     400: "Bad request",
     403: "Refused",
     404: "Not found",
     405: "Not allowed",
+    408: "Too slow",
+    413: "Too large",
+    429: "Too many requests",
     500: "Server error",
 }
 

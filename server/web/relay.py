@@ -133,19 +133,49 @@ def relayed_from(request: Any) -> RelayedFrom | None:
     return found if isinstance(found, RelayedFrom) else None
 
 
-def client_address(request: Any) -> str:
-    """The address of the client behind the request, also when a node relayed it."""
-    relayed = relayed_from(request)
-    if relayed is not None:
-        return relayed.client
-    peer = request.getClientAddress()
+def _proxies(request: Any) -> Any:
+    """The trusted proxies of the request's site (`server.guards.proxies.TrustedProxies`)."""
+    guards = getattr(getattr(getattr(request, "channel", None), "site", None), "guards", None)
+    return getattr(guards, "proxies", None)
+
+
+def peer_address(request: Any) -> str:
+    """The address of the connection the request came on."""
+    try:
+        peer = request.getClientAddress()
+    except Exception:
+        return "unknown"
     return getattr(peer, "host", None) or "unknown"
 
 
-def is_secure(request: Any) -> bool:
-    """Whether the client's connection is TLS (to this node, or to the node that relayed it)."""
+def client_address(request: Any) -> str:
+    """The address of the client behind the request: the connection's peer, the client a
+    trusted proxy names in `X-Forwarded-For` (`trusted_proxies`), or the client another node
+    relayed the request for."""
     relayed = relayed_from(request)
-    return relayed.secure if relayed is not None else bool(request.isSecure())
+    if relayed is not None:
+        return relayed.client
+    peer = peer_address(request)
+    proxies = _proxies(request)
+    if proxies:
+        return str(proxies.client(peer, request.requestHeaders.getRawHeaders(b"x-forwarded-for")))
+    return peer
+
+
+def is_secure(request: Any) -> bool:
+    """Whether the client's connection is TLS (to this node, to the node that relayed it, or
+    to a trusted proxy that says so in `X-Forwarded-Proto`)."""
+    relayed = relayed_from(request)
+    if relayed is not None:
+        return relayed.secure
+    proxies = _proxies(request)
+    if proxies:
+        said = proxies.secure(
+            peer_address(request), request.requestHeaders.getRawHeaders(b"x-forwarded-proto")
+        )
+        if said is not None:
+            return bool(said)
+    return bool(request.isSecure())
 
 
 def game_named(path: str) -> str | None:
@@ -262,10 +292,11 @@ class WebRelay:
     def _game_of(self, request: Any, path: str) -> str | None:
         name = game_named(path)
         if name is None and path == "/join" and request.method == b"POST":
-            values = (request.args or {}).get(b"game") or [b""]
+            from server.web.forms import FormError, form_fields
+
             try:
-                name = values[0].decode("utf-8") or None
-            except UnicodeDecodeError:
+                name = form_fields(request).get("game") or None
+            except FormError:
                 return None
         return name
 

@@ -57,26 +57,55 @@ class HTTPFailure(Exception):
         self.headers = headers or {}
 
 
+#: The request body a route takes unless it says otherwise (a GET's body is read and dropped).
+NO_BODY = 1024
+#: A posted form (the pages' forms are a few hundred bytes).
+FORM_BODY = 16 * 1024
+#: A JSON document of the API.
+JSON_BODY = 64 * 1024
+
+
 @dataclass(frozen=True, slots=True)
 class Route:
     method: bytes
     pattern: re.Pattern
     handler: Callable
+    body: int = NO_BODY
 
 
 class Router:
     def __init__(self) -> None:
         self.routes: list[Route] = []
 
-    def add(self, method: str, pattern: str, handler: Callable) -> None:
-        """`pattern` is a path with `{name}` for one path segment and `{name:int}` for a number."""
+    def add(self, method: str, pattern: str, handler: Callable, body: int | None = None) -> None:
+        """`pattern` is a path with `{name}` for one path segment and `{name:int}` for a number;
+        `body` is the most bytes of request body the route reads (by default `JSON_BODY` for
+        /api/ writes, `FORM_BODY` for other POSTs, `NO_BODY` for reads)."""
         regex = "^"
         for piece in re.split(r"(\{[^}]+\})", pattern):
             if piece.startswith("{"):
                 regex += "([0-9]{1,9})" if piece.endswith(":int}") else "([^/]+)"
             else:
                 regex += re.escape(piece)
-        self.routes.append(Route(method.encode(), re.compile(regex + "$"), handler))
+        if body is None:
+            writes = method not in ("GET", "HEAD")
+            body = (JSON_BODY if pattern.startswith("/api/") else FORM_BODY) if writes else NO_BODY
+        self.routes.append(Route(method.encode(), re.compile(regex + "$"), handler, body))
+
+    def body_limit(self, method: bytes, target: bytes) -> int:
+        """The most body bytes a request line's method and target may send (`NO_BODY` for a
+        path or method nothing answers: it is refused anyway)."""
+        try:
+            path = target.split(b"?", 1)[0].decode("ascii")
+        except UnicodeDecodeError:
+            return NO_BODY
+        if path.startswith(("http://", "https://")):  # an absolute-form target
+            path = "/" + path.split("://", 1)[1].partition("/")[2]
+        method = b"GET" if method == b"HEAD" else method
+        for route in self.routes:
+            if route.method == method and route.pattern.match(path):
+                return route.body
+        return NO_BODY
 
     def methods(self, path: str) -> list[bytes]:
         """The methods `path` answers (HEAD with GET)."""

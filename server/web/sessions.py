@@ -14,8 +14,13 @@
   an HMAC with the site's secret. They survive a restart when the secret is configured; they
   expire; a password change revokes them (the mark changes, and a token is good only while its
   mark is the player's).
-* `LoginBrake` refuses logins from an address after too many failures in a short time, and
-  logs every failure and refusal (address and account name, never the password; rate-limited).
+* Each login of a session carries the account's credential mark of the moment it was made,
+  so a password change (by the player, or an operator's `tae-server set-password` for a stolen
+  account) ends every browser session of the account, as it revokes its API tokens.
+* Every comparison of something a client sent (a cookie, a CSRF field, a token) is made on
+  bytes (`same`): a non-ASCII character is a mismatch, never an error.
+
+Password guessing is braked by the server's one login brake (`server.web.logins`).
 """
 
 from __future__ import annotations
@@ -27,11 +32,14 @@ import json
 import os
 import secrets
 from dataclasses import dataclass, field
+from typing import Any
 
+from twisted.internet import defer
 from twisted.internet.interfaces import IReactorTime
+from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
 
 from ruleset import Problem, ProblemCode
-from server.guards.failed_login_log import FailedLoginLog
 
 SESSION_COOKIE = b"tae_session"
 CSRF_COOKIE = b"tae_csrf"
@@ -39,20 +47,31 @@ SESSION_LIFETIME = 14 * 24 * 3600
 TOKEN_LIFETIME = 90 * 24 * 3600
 MAX_SESSIONS = 50_000
 MAX_SEALED_LOGINS = 20
+#: How often the sessions ended on other nodes are read.
+REVOCATION_POLL_S = 2.0
+
+log = Logger()
 
 BAD_CSRF = Problem(ProblemCode.PERMISSION_DENIED, "This form has expired; reload the page and try again.")
-TOO_MANY_LOGINS = Problem(
-    ProblemCode.PERMISSION_DENIED, "Too many failed logins from your address; try again in a few minutes."
-)
+
+
+def same(given: str | bytes | None, expected: str | bytes) -> bool:
+    """Whether what a client sent is `expected`, in constant time, for any characters."""
+    if given is None:
+        return False
+    a = given if isinstance(given, bytes) else given.encode("utf-8", "surrogatepass")
+    b = expected if isinstance(expected, bytes) else expected.encode("utf-8", "surrogatepass")
+    return hmac.compare_digest(a, b)
 
 
 @dataclass
 class Session:
-    """A browser's logins: game name → (player id, user name), and messages for its next page."""
+    """A browser's logins: game name → (player id, user name, the account's credential mark
+    when it logged in), and messages for its next page."""
 
     id: str
     expires: float
-    logins: dict[str, tuple[int, str]] = field(default_factory=dict)
+    logins: dict[str, tuple[int, str, str]] = field(default_factory=dict)
     notices: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
 
 
@@ -65,12 +84,60 @@ def _unb64(text: str) -> bytes:
 
 
 class SessionStore:
-    def __init__(self, clock: IReactorTime, secret: bytes | None = None, lifetime: float = SESSION_LIFETIME):
+    """The sessions this node knows. With `revocations` (the database store: `revoke_web_session`,
+    `revoked_web_sessions`), a session dropped here is recorded, and the sessions dropped on any
+    node or before a restart are read (`start`, then every `REVOCATION_POLL_S`): a logout is
+    final everywhere."""
+
+    def __init__(
+        self,
+        clock: IReactorTime,
+        secret: bytes | None = None,
+        lifetime: float = SESSION_LIFETIME,
+        revocations: Any = None,
+    ):
         self.clock = clock
         self.secret = secret or os.urandom(32)
         self.lifetime = lifetime
         self.sessions: dict[str, Session] = {}
         self.dropped: dict[str, None] = {}  # ids of sessions dropped here, oldest first
+        self.revocations = revocations
+        self._read_up_to = 0
+        self._poll: LoopingCall | None = None
+
+    # -- revocations, shared through the database ------------------------------------------
+
+    def start(self) -> defer.Deferred:
+        """Read the sessions that ended before (on any node); then keep reading new ones. Fires
+        after the first read (a failure to read is logged, not raised)."""
+        if self.revocations is None:
+            return defer.succeed(None)
+        first = self._read_revocations()
+        self._poll = LoopingCall(self._read_revocations)
+        self._poll.clock = self.clock
+        self._poll.start(REVOCATION_POLL_S, now=False)
+        return first
+
+    def _read_revocations(self) -> defer.Deferred:
+        """Read the sessions ended since the last read (never fails)."""
+        now = self.clock.seconds()
+        d = defer.maybeDeferred(self.revocations.revoked_web_sessions, self._read_up_to, now)
+
+        def read(rows: list[tuple[int, str]]) -> None:
+            for row_id, session_id in rows:
+                self._read_up_to = max(self._read_up_to, row_id)
+                self._forget(session_id)
+
+        def failed(failure: Any) -> None:
+            log.info(
+                "web sessions: reading the ended sessions failed: {error}", error=failure.getErrorMessage()
+            )
+
+        return d.addCallbacks(read, failed)
+
+    def stop(self) -> None:
+        if self._poll is not None and self._poll.running:
+            self._poll.stop()
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -97,7 +164,10 @@ class SessionStore:
         logins = dict(list(session.logins.items())[:MAX_SEALED_LOGINS])
         body = _b64(
             json.dumps(
-                [int(self.clock.seconds() + self.lifetime), [[g, p, u] for g, (p, u) in logins.items()]],
+                [
+                    int(self.clock.seconds() + self.lifetime),
+                    [[g, p, u, m] for g, (p, u, m) in logins.items()],
+                ],
                 separators=(",", ":"),
             ).encode()
         )
@@ -106,16 +176,12 @@ class SessionStore:
     def _unseal(self, cookie: str, now: float) -> Session | None:
         session_id, _, rest = cookie.partition(".")
         body, _, signature = rest.partition(".")
-        if (
-            not session_id
-            or not body
-            or not hmac.compare_digest(self._sign(f"session|{session_id}|{body}"), signature)
-        ):
+        if not session_id or not body or not same(signature, self._sign(f"session|{session_id}|{body}")):
             return None
         try:
             until, logins = json.loads(_unb64(body))
-            found = {str(g): (int(p), str(u)) for g, p, u in logins}
-        except (ValueError, TypeError):
+            found = {str(g): (int(p), str(u), str(m)) for g, p, u, m in logins}
+        except (ValueError, TypeError, UnicodeError):
             return None
         if not isinstance(until, int) or until < now:
             return None
@@ -136,6 +202,21 @@ class SessionStore:
         return session
 
     def drop(self, session_id: str) -> None:
+        """The session ended (a logout, a new login): refused from now on, here and, through
+        the database, on every node and after a restart."""
+        self._forget(session_id)
+        if self.revocations is not None:
+            now = self.clock.seconds()
+            d = defer.maybeDeferred(self.revocations.revoke_web_session, session_id, now + self.lifetime, now)
+            d.addErrback(
+                lambda failure: log.warn(
+                    "web sessions: an ended session could not be stored ({error}); it is refused "
+                    "on this node until it restarts",
+                    error=failure.getErrorMessage(),
+                )
+            )
+
+    def _forget(self, session_id: str) -> None:
         self.sessions.pop(session_id, None)
         self.dropped[session_id] = None
         while len(self.dropped) > MAX_SESSIONS:
@@ -144,13 +225,13 @@ class SessionStore:
     # -- CSRF ------------------------------------------------------------------------------
 
     def csrf_token(self, csrf_cookie: str, session: Session | None) -> str:
-        message = f"csrf|{csrf_cookie}|{session.id if session else ''}".encode()
+        message = f"csrf|{csrf_cookie}|{session.id if session else ''}".encode("utf-8", "surrogatepass")
         return _b64(hmac.new(self.secret, message, hashlib.sha256).digest())
 
     def csrf_ok(self, csrf_cookie: str | None, session: Session | None, token: str | None) -> bool:
         if not csrf_cookie or not token:
             return False
-        return hmac.compare_digest(self.csrf_token(csrf_cookie, session), token)
+        return same(token, self.csrf_token(csrf_cookie, session))
 
     # -- API tokens ------------------------------------------------------------------------
 
@@ -164,11 +245,11 @@ class SessionStore:
         """(game name, player id, credential mark) of a valid, unexpired token; None for anything
         else (tokens made before they carried a mark included)."""
         body, _, signature = token.strip().partition(".")
-        if not body or not hmac.compare_digest(self._sign(body), signature):
+        if not body or not same(signature, self._sign(body)):
             return None
         try:
             game, player, issued, mark = json.loads(_unb64(body))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, UnicodeError):
             return None
         if not isinstance(game, str) or not isinstance(player, int) or not isinstance(issued, int):
             return None
@@ -177,47 +258,5 @@ class SessionStore:
         return game, player, mark
 
     def _sign(self, body: str) -> str:
-        return _b64(hmac.new(self.secret, f"token|{body}".encode(), hashlib.sha256).digest())
-
-
-class LoginBrake:
-    """At most `limit` failed logins per address in `window` seconds; then refuse until the
-    oldest failure leaves the window. Every failure and every refusal is logged through
-    `failure_log` (the server's, shared with TP logins: rate-limited per address)."""
-
-    def __init__(
-        self,
-        clock: IReactorTime,
-        limit: int = 10,
-        window: float = 600,
-        failure_log: FailedLoginLog | None = None,
-    ):
-        self.clock = clock
-        self.limit = limit
-        self.window = window
-        self.failures: dict[str, list[float]] = {}
-        self.failure_log = failure_log if failure_log is not None else FailedLoginLog(clock)
-
-    def _recent(self, address: str) -> list[float]:
-        cutoff = self.clock.seconds() - self.window
-        recent = [t for t in self.failures.get(address, ()) if t > cutoff]
-        if recent:
-            self.failures[address] = recent
-        else:
-            self.failures.pop(address, None)
-        return recent
-
-    def blocked(self, address: str, name: str) -> bool:
-        """Whether a login from `address` (for account `name`, for the log) is refused untried."""
-        if len(self._recent(address)) < self.limit:
-            return False
-        self.failure_log.failed(address, name, "web; refused untried: too many failures from this address")
-        return True
-
-    def failed(self, address: str, name: str) -> None:
-        """A web login from `address` for account `name` failed."""
-        self.failure_log.failed(address, name, "web")
-        self._recent(address)
-        self.failures.setdefault(address, []).append(self.clock.seconds())
-        if len(self.failures) > MAX_SESSIONS:
-            self.failures.pop(next(iter(self.failures)))
+        message = f"token|{body}".encode("utf-8", "surrogatepass")
+        return _b64(hmac.new(self.secret, message, hashlib.sha256).digest())

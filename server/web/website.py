@@ -21,7 +21,9 @@ from twisted.internet import defer
 from twisted.internet.interfaces import IReactorTime
 
 from ruleset import visible_to
-from server.guards.failed_login_log import FailedLoginLog
+from server.config.limits import Limits
+from server.guards.login_guard import LoginGuard
+from server.guards.rates import per_window
 from server.model.snapshot import GameSnapshot
 from server.model.store import TurnArchive, TurnRecord
 from server.views.web.documents import lobby_entry, public_galaxy
@@ -30,8 +32,9 @@ from server.views.web.history import HistoryBook
 from server.views.web.mapsvg import SystemPainter, map_body
 from server.web.contract import GameFinder, GamePlaces, ServedGame
 from server.web.live import LiveFeed
+from server.web.logins import WebLogins
 from server.web.routing import HTTPFailure
-from server.web.sessions import LoginBrake, SessionStore
+from server.web.sessions import SessionStore
 
 HERE = Path(__file__).parent
 PAST_TURNS_KEPT = 16
@@ -46,15 +49,20 @@ class WebSite:
         secret: bytes | None = None,
         server_name: str = "tpserver-tae",
         notifications=None,
-        failure_log: FailedLoginLog | None = None,
+        login_guard: LoginGuard | None = None,
+        limits: Limits | None = None,
     ):
         self.games = games
         self.notifications = notifications  # server.notifications.service.Notifications, or None
         self.archive = archive
         self.clock = clock
         self.server_name = server_name
-        self.sessions = SessionStore(clock, secret)
-        self.brake = LoginBrake(clock, failure_log=failure_log)
+        revocations = archive if hasattr(archive, "revoked_web_sessions") else None
+        self.sessions = SessionStore(clock, secret, revocations=revocations)
+        self.limits = limits or Limits()
+        # test notifications a player may ask for (a test is a POST to a third party)
+        self.notification_tests = per_window(self.limits.notification_tests_per_hour, 3600)
+        self.logins = WebLogins(login_guard or LoginGuard(clock, self.limits), clock, self.sessions.secret)
         self.books: dict[int, HistoryBook] = {}
         self.feeds: dict[int, LiveFeed] = {}
         self.painters: dict[int, SystemPainter] = {}
@@ -156,7 +164,12 @@ class WebSite:
         self.books.pop(game_id, None)
         self.painters.pop(game_id, None)
 
+    def start(self) -> defer.Deferred:
+        """Read what must be read before the first request (the sessions that ended)."""
+        return self.sessions.start()
+
     def close(self) -> None:
+        self.sessions.stop()
         for feed in self.feeds.values():
             feed.close()
 

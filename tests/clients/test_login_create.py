@@ -59,3 +59,41 @@ def test_a_lasting_temporary_refusal_is_raised_after_the_retries(monkeypatch):
     with pytest.raises(RequestFailed) as refused:
         loopback_client(directory).login("ann", "secret-pw", create=True)
     assert refused.value.fail.code == 3 and waited == list(LOGIN_RETRY_DELAYS)
+
+
+def test_a_request_refused_with_try_again_shortly_is_sent_again(monkeypatch):
+    """A database outage during the game: the bot and the library try again, they do not stop."""
+    from twisted.internet import defer
+
+    import protocol as tp
+    from clients.blocking import SHORTLY_RETRY_DELAYS
+    from server.model.store import StoreUnavailable
+
+    directory, game = make_game(seed=1)
+    for name in ("ann", "bob"):
+        game.create_account(name, "secret-pw")
+    client = loopback_client(directory)
+    client.login("ann", "secret-pw")
+    real = game.store.record_finished
+    calls: list[int] = []
+
+    def away_twice(*args):
+        calls.append(1)
+        if len(calls) <= 2:
+            return defer.fail(StoreUnavailable("connection to server at 10.0.0.5 failed"))
+        return real(*args)
+
+    monkeypatch.setattr(game.store, "record_finished", away_twice)
+    waited: list[float] = []
+    monkeypatch.setattr("clients.blocking.time.sleep", waited.append)
+    assert isinstance(client.request(tp.FinishedTurn()), tp.Okay)
+    assert len(calls) == 3 and waited == list(SHORTLY_RETRY_DELAYS[:2])
+    # a lasting outage is raised after the retries, with the server's words
+    monkeypatch.setattr(game.store, "record_finished", lambda *a: defer.fail(StoreUnavailable("away")))
+    waited.clear()
+    bob = loopback_client(directory)
+    bob.login("bob", "secret-pw")
+    with pytest.raises(RequestFailed) as refused:
+        bob.request(tp.FinishedTurn())
+    assert "try again shortly" in refused.value.fail.message.lower()
+    assert waited == list(SHORTLY_RETRY_DELAYS)

@@ -81,6 +81,7 @@ class Message:
                 "key": parsed.get("X-TAE-Idempotency-Key", ""),
                 "subject": parsed.get("Subject", ""),
                 "from": parsed.get("From", ""),
+                "text": str(parsed.get_payload(decode=True) or b"", "utf-8", "replace"),
             }
         )
         return defer.succeed(None)

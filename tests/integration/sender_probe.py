@@ -15,11 +15,13 @@ from twisted.internet import defer, reactor
 
 from server.config.notifications import NotificationSettings
 from server.notifications.delivery import MailSender, WebhookSender
+from server.notifications.targets import WebhookTargets
 
 
 async def probe(http: int, smtp: int, silent: int, closed: int) -> None:
     payload = {"key": "9:1:test:1", "event": "test", "title": "probe", "text": "a probe"}
-    hooks = WebhookSender(reactor, timeout=1.5)
+    hooks = WebhookSender(reactor, timeout=1.5, targets=WebhookTargets(["127.0.0.1"]))
+    guarded = WebhookSender(reactor, timeout=1.5)  # the default rule: not the local network
     relay = NotificationSettings(smtp_host="127.0.0.1", smtp_port=smtp, request_timeout=2)
     cases = [
         ("webhook ok", hooks.send(f"http://127.0.0.1:{http}/ok", "json", payload)),
@@ -28,6 +30,7 @@ async def probe(http: int, smtp: int, silent: int, closed: int) -> None:
         ("webhook 429", hooks.send(f"http://127.0.0.1:{http}/status/429", "discord", payload)),
         ("webhook hung", hooks.send(f"http://127.0.0.1:{silent}/x", "json", payload)),
         ("webhook refused", hooks.send(f"http://127.0.0.1:{closed}/x", "json", payload)),
+        ("webhook loopback", guarded.send(f"http://localhost:{http}/ok", "json", payload)),
         ("mail ok", MailSender(reactor, relay).send("ann@test.invalid", payload)),
         (
             "mail starttls",

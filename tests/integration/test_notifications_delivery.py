@@ -112,8 +112,32 @@ def config_file(tmp_path: Path, receivers: Receivers) -> Path:
         'smtp_from = "tae@test.invalid"\n'
         "reminder_lead = 0\nretry_base = 0.3\nretry_cap = 1.0\nmax_attempts = 1000\n"
         "request_timeout = 2\n"
+        'webhook_allow = ["127.0.0.1"]\n'  # the receivers run here
     )
     return path
+
+
+def confirm_email(web_port: int, receivers: Receivers, address: str) -> None:
+    """Follow the link of the confirmation mail sent to `address` and press its button."""
+    import http.cookiejar
+    import re
+    import urllib.parse
+
+    deadline = time.monotonic() + 30
+    mails: list[dict] = []
+    while not mails and time.monotonic() < deadline:
+        mails = [r for r in receivers.received() if r.get("to") == address and "confirm_email" in r["key"]]
+        time.sleep(0.05)
+    assert mails, f"no confirmation mail to {address}"
+    link = re.search(r"http://\S+/notifications/confirm/\S+", mails[-1]["text"])
+    assert link, mails[-1]
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    page = browser.open(link.group(0), timeout=10).read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert csrf, page
+    form = urllib.parse.urlencode({"csrf": csrf.group(1)}).encode()
+    done = browser.open(urllib.request.Request(link.group(0), data=form, method="POST"), timeout=10).read()
+    assert b"Address confirmed" in done
 
 
 def start_server(database: str, config: Path, web_port: int) -> ServerProcess:
@@ -148,6 +172,7 @@ def test_every_event_reaches_every_channel_once_through_restarts_and_outages(tmp
             web.call("PUT", "/api/games/tae/notifications", {"email": "ann@test.invalid"}, user="ann")[0]
             == 200
         )
+        confirm_email(web_port, receivers, "ann@test.invalid")
         status, listing = web.call(
             "PUT", "/api/games/tae/notifications", {"webhook": f"{hook}/bob", "format": "discord"}, user="bob"
         )
@@ -166,7 +191,7 @@ def test_every_event_reaches_every_channel_once_through_restarts_and_outages(tmp
         first[("/bob", f"{g}:0:turn_started:2")] = 1
         got = receivers.wait_for(first)
         assert all(got[k] == 1 for k in first), got
-        discord = next(r for r in receivers.received() if r["path"] == "/bob")
+        discord = next(r for r in receivers.received() if r.get("path") == "/bob")
         assert (
             set(discord["body"]) == {"content", "allowed_mentions"} and "turn 0" in discord["body"]["content"]
         )
@@ -247,6 +272,7 @@ def test_tae_client_notify_sets_tests_and_removes_channels(tmp_path, sqlite_url)
         added = tae_client(web_port, "notify", "webhook", hook, "--format", "slack")
         assert added.returncode == 0 and "webhook (slack)" in added.stdout, added.stderr
         assert tae_client(web_port, "notify", "email", "ann@test.invalid").returncode == 0
+        confirm_email(web_port, receivers, "ann@test.invalid")
         refused = tae_client(web_port, "notify", "webhook", "gopher://example.org/")
         assert refused.returncode != 0 and "http:// or https://" in refused.stderr
         assert "Traceback" not in refused.stderr
@@ -310,6 +336,9 @@ def test_the_senders_against_real_receivers_say_what_went_wrong(tmp_path):
     assert not results["webhook 429"]["permanent"]
     assert results["webhook hung"]["error"] == "no answer in time"
     assert results["webhook refused"]["error"] == "connection refused"
+    # a name that resolves to the loopback address is refused when sent, for good
+    loopback = results["webhook loopback"]
+    assert "loopback, private" in loopback["error"] and loopback["permanent"] is True
     assert "offers no STARTTLS" in results["mail starttls"]["error"]
     assert "offers no login" in results["mail login"]["error"]
     assert "cannot connect to the relay" in results["mail refused"]["error"]

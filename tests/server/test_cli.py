@@ -113,7 +113,7 @@ def test_create_list_and_status(capsys, url, tmp_path):
     games = json.loads(out)
     assert [(g["name"], g["seed"], g["max_players"], g["timer"], g["turn"]) for g in games] == [
         ("small", 42, 3, "threshold", 0),
-        ("big", games[1]["seed"], 0, "playersfinished", 0),
+        ("big", games[1]["seed"], 8, "playersfinished", 0),  # DEFAULT_MAX_PLAYERS
     ]
 
     assert run(capsys, "add-player", "small", "ann", "--password", "ann-password", "--database", url)[0] == 0

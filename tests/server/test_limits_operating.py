@@ -40,6 +40,8 @@ def test_every_limit_is_a_setting_with_a_generous_default(tmp_path):
     assert defaults.connections_per_address >= 7000
     text = "[limits]\n" + "".join(f"{name} = {getattr(defaults, name) * 2}\n" for name in limit_names())
     text = text.replace(f"password_hash_cost = {defaults.password_hash_cost * 2}", "password_hash_cost = 15")
+    share = f"tp_descriptor_share = {defaults.tp_descriptor_share * 2}"
+    text = text.replace(share, "tp_descriptor_share = 0.75")  # a share is below 1
     config = load_config(write(tmp_path, text))
     assert config.limits.connections_per_address == 20_000 and config.limits.password_hash_cost == 15
     assert config.limits.login_failure_delay == 2.0

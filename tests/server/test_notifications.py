@@ -24,6 +24,7 @@ from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
 from server.notifications import events
 from server.notifications.channels import ChannelError, check_address, check_webhook, webhook_body
+from server.notifications.confirmation import Confirmation, confirmation_entry
 from server.notifications.delivery import DeliveryFailed
 from server.notifications.service import Notifications
 from tests.support.deferreds import successResultOf
@@ -69,8 +70,34 @@ def store(database_url):
 
 
 def settings(**changes) -> NotificationSettings:
-    values = {"smtp_host": "127.0.0.1", "reminder_lead": 120, "retry_base": 10, "retry_cap": 40, **changes}
+    values = {
+        "smtp_host": "127.0.0.1",
+        "reminder_lead": 120,
+        "retry_base": 10,
+        "retry_cap": 40,
+        "webhook_allow": ["127.0.0.0/8"],  # the tests' receivers
+        **changes,
+    }
     return NotificationSettings(**values).validate()
+
+
+def confirmed_email(notifications, game_id: int, player: int, address: str):
+    """An e-mail channel, added and confirmed by its owner (the confirmation mail is sent)."""
+    sent = []
+
+    def confirm(channel, target):
+        sent.append(channel)
+        what = Confirmation("g", player, channel, target)
+        return "http://x/confirm", confirmation_entry(game_id, what, "http://x/confirm", 0)
+
+    channel = successResultOf(
+        defer.ensureDeferred(notifications.add_email(game_id, player, address, confirm))
+    )
+    assert channel.format == "unconfirmed" and sent == [channel.id]
+    assert successResultOf(
+        defer.ensureDeferred(notifications.confirm_email(game_id, player, channel.id, address))
+    )
+    return channel
 
 
 def service(store, clock, webhooks=None, mail=None, **changes) -> Notifications:
@@ -126,12 +153,14 @@ def test_each_event_reaches_each_channel_exactly_once_also_across_a_restart(stor
     notifications.follow(game)
     gid = game.id
     successResultOf(notifications.add_webhook(gid, 1, "https://chat.example/hook", "discord"))
-    successResultOf(notifications.add_email(gid, 1, "ann@example.org"))
+    confirmed_email(notifications, gid, 1, "ann@example.org")
     successResultOf(notifications.add_webhook(gid, 2, "http://127.0.0.1:9/bob"))
     join(game, "ann", "bob")  # two players: the first turn starts
     deliver(clock, notifications)
     assert hooks.delivered_keys() == [f"{gid}:0:turn_started:1", f"{gid}:0:turn_started:2"]
-    assert mail.delivered_keys() == [f"{gid}:0:turn_started:1"]
+    confirmations = [k for k in mail.delivered_keys() if k.startswith("confirm_email:")]
+    assert len(confirmations) == 1  # the mail that asked ann to confirm her address
+    assert [k for k in mail.delivered_keys() if k not in confirmations] == [f"{gid}:0:turn_started:1"]
     started = hooks.sent[0][1]
     assert started["deadline"] == START + 600 and started["deadline_utc"].endswith("UTC")
     assert started["player"] == "ann" and started["turn"] == 0
@@ -158,7 +187,7 @@ def test_each_event_reaches_each_channel_exactly_once_also_across_a_restart(stor
     assert game.snapshot.over
     # turn 0 was the first and last: the game is over with turn 1 counted (the Universe's counter)
     anns = sorted([f"{gid}:0:turn_started:1", f"{gid}:0:reminder:1", f"{gid}:1:game_over:1"])
-    assert mail.delivered_keys() == anns
+    assert [k for k in mail.delivered_keys() if not k.startswith("confirm_email:")] == anns
     assert hooks.delivered_keys("https://chat.example/hook") == anns
     assert hooks.delivered_keys("http://127.0.0.1:9/bob") == sorted(
         [f"{gid}:0:turn_started:2", f"{gid}:0:reminder:2", f"{gid}:0:last_one:2", f"{gid}:1:game_over:2"]
@@ -494,7 +523,7 @@ def test_a_player_has_at_most_the_channels_the_server_allows(store):
     game = new_game(store, clock)
     successResultOf(notifications.add_webhook(game.id, 1, "https://a.example/"))
     successResultOf(notifications.add_webhook(game.id, 1, "https://a.example/", "slack"))  # a change
-    successResultOf(notifications.add_email(game.id, 1, "ann@example.org"))
+    confirmed_email(notifications, game.id, 1, "ann@example.org")
     d = defer.ensureDeferred(notifications.add_webhook(game.id, 1, "https://b.example/"))
     assert "most this server allows" in str(d.result.value)
     d.addErrback(lambda _: None)

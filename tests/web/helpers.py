@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from treq.testing import StubTreq
 from twisted.internet.task import Clock
 
+from server.config.limits import Limits
 from server.web import make_site
 
 from .fake_game import FakeArchive, FakeDirectory, FakeGame
@@ -105,8 +106,13 @@ def world(players=("alice", "bob"), name="Nebula", **game_options):
     for player in players:
         game.create_account(player, player + "-pw")
     directory = FakeDirectory(game)
-    site = make_site(directory, archive, clock, secret=b"test-secret")
+    site = make_site(directory, archive, clock, secret=b"test-secret", limits=WEB_TEST_LIMITS)
     return clock, game, site
+
+
+#: The server's limits, with failed logins answered at once (the brake's delays are tested in
+#: test_logins.py, with the clock moved on).
+WEB_TEST_LIMITS = Limits(login_failure_delay=0, login_failure_delay_max=0)
 
 
 def log_in(site, game_name: str, username: str, password: str) -> Client:

@@ -10,10 +10,12 @@ import ast
 from pathlib import Path
 
 WEB = Path(__file__).resolve().parents[2] / "server" / "web"
-#: The packages server/web may import: the shared values, the renderers, itself, the
-#: notification channels, and the guards (the log of failed logins is shared with TP).
+#: The packages server/web may import: the shared values and the configuration's schema (the
+#: limits), the renderers, itself, the notification channels, and the guards (the login brake
+#: and the connection limits are shared with TP).
 ALLOWED_SERVER_MODULES = {
     "server.model",
+    "server.config",
     "server.views",
     "server.web",
     "server.notifications",

@@ -14,7 +14,7 @@ from server.notifications.service import Notifications
 from server.web import make_site
 from tests.support.deferreds import successResultOf
 
-from .helpers import Client, FakeDirectory, world
+from .helpers import WEB_TEST_LIMITS, Client, FakeDirectory, world
 from .test_api import basic
 
 
@@ -39,7 +39,14 @@ def site(tmp_path):
     notifications = Notifications(
         store, clock, settings, clock=clock, name="t", webhooks=sender, mail=sender, batch_delay=0
     )
-    site = make_site(FakeDirectory(game), None, clock, secret=b"test-secret", notifications=notifications)
+    site = make_site(
+        FakeDirectory(game),
+        None,
+        clock,
+        secret=b"test-secret",
+        notifications=notifications,
+        limits=WEB_TEST_LIMITS,
+    )
     yield Client(site), clock, notifications, sender
     store.engine.dispose()
 
@@ -78,10 +85,10 @@ def test_a_player_lists_adds_changes_and_removes_their_channels(site):
     )
     assert [c["kind"] for c in gone.json()["channels"]] == ["email"]
     replaced = put(
-        client, {"channels": [{"kind": "webhook", "target": "http://127.0.0.1:9/x", "format": "discord"}]}
+        client, {"channels": [{"kind": "webhook", "target": "https://hooks.example/x", "format": "discord"}]}
     )
     assert [(c["target"], c["format"]) for c in replaced.json()["channels"]] == [
-        ("http://127.0.0.1:9/x", "discord")
+        ("https://hooks.example/x", "discord")
     ]
     cleared = client.request("DELETE", "/api/games/Nebula/notifications", headers=basic("alice", "alice-pw"))
     assert cleared.json()["channels"] == []
@@ -95,6 +102,15 @@ def test_a_player_lists_adds_changes_and_removes_their_channels(site):
         ({"email": "not an address"}, 400, "not an e-mail address"),
         ({"carrier_pigeon": "yes"}, 400, '{"webhook": URL}'),
         ({"channels": "all"}, 400, "a list"),
+        ({"webhook": "http://127.0.0.1:6925/"}, 400, "loopback, private, link-local"),
+        ({"webhook": "http://[::1]/"}, 400, "loopback, private, link-local"),
+        ({"webhook": "http://169.254.169.254/latest/meta-data"}, 400, "loopback, private, link-local"),
+        ({"webhook": "http://10.0.0.8/"}, 400, "loopback, private, link-local"),
+        ({"webhook": "http://[::ffff:127.0.0.1]/"}, 400, "loopback, private, link-local"),
+        ({"webhook": "http://224.0.0.1/"}, 400, "loopback, private, link-local"),
+        ({"webhook": "http://-bücher.example/"}, 400, "cannot be used"),
+        ({"email": "a@b@c"}, 400, "not an e-mail address"),
+        ({"channels": [{"kind": "webhook", "target": "http://192.168.1.1/"}]}, 400, "loopback"),
     ],
 )
 def test_what_cannot_be_used_is_refused_in_one_line(site, document, status, words):
@@ -120,22 +136,66 @@ def test_credentials_are_needed_and_the_limit_holds(site):
     assert third.status == 409 and "most this server allows" in third.json()["error"]["message"]
 
 
-def test_a_test_notification_reaches_each_channel(site):
+def confirm_link(sender) -> str:
+    """The path of the link in the last confirmation mail sent."""
+    (payload,) = [p for _, p in sender.sent if p.get("event") == "confirm_email"][-1:]
+    return "/" + payload["text"].split("http://", 1)[1].split("\n", 1)[0].split("/", 1)[1]
+
+
+def test_an_internationalised_webhook_host_is_kept_in_its_ascii_form(site):
+    client, _, _, _ = site
+    listing = put(client, {"webhook": "https://bücher.example/hook"}).json()
+    assert listing["channels"][0]["target"] == "https://xn--bcher-kva.example/hook"
+
+
+def test_an_email_channel_is_used_once_its_owner_confirmed_it(site):
     client, clock, notifications, sender = site
     put(client, {"webhook": "https://x.example/a"})
-    put(client, {"email": "alice@example.org"})
-    answer = client.request(
-        "POST",
-        "/api/games/Nebula/notifications/test",
-        b"{}",
-        {"Content-Type": "application/json", **basic("alice", "alice-pw")},
-    )
+    listing = put(client, {"email": "alice@example.org"}).json()
+    assert [c["confirmed"] for c in listing["channels"]] == [True, False]
+    assert "not confirmed yet" in listing["channels"][1]["description"]
+    clock.advance(0)
+    notifications.worker.wake()
+    clock.advance(0)
+    ((to, mail),) = [(t, p) for t, p in sender.sent if p.get("event") == "confirm_email"]
+    assert to == "alice@example.org" and "/games/Nebula/notifications/confirm/" in mail["text"]
+    test = {"Content-Type": "application/json", **basic("alice", "alice-pw")}
+    answer = client.request("POST", "/api/games/Nebula/notifications/test", b"{}", test)
+    assert answer.status == 202 and answer.json() == {"queued": 1}  # the webhook only
+    # the owner follows the link: a page with a button (a mail scanner confirms nothing)
+    owner = Client(client.site)
+    link = confirm_link(sender)
+    page = owner.get(link)
+    assert page.status == 200 and "Confirm alice@example.org" in page.text
+    listing = client.get("/api/games/Nebula/notifications", headers=basic("alice", "alice-pw")).json()
+    assert listing["channels"][1]["confirmed"] is False  # opening the page confirmed nothing
+    forged = owner.post_form(link[:-3] + "AAA", {"csrf": owner.csrf(link)})
+    assert forged.status == 404 and "not valid" in forged.text
+    done = owner.post_form(link, {"csrf": owner.csrf(link)})
+    assert done.status == 200 and "Address confirmed" in done.text
+    listing = client.get("/api/games/Nebula/notifications", headers=basic("alice", "alice-pw")).json()
+    assert all(c["confirmed"] for c in listing["channels"])
+    sender.sent.clear()
+    answer = client.request("POST", "/api/games/Nebula/notifications/test", b"{}", test)
     assert answer.status == 202 and answer.json() == {"queued": 2}
     clock.advance(0)
     notifications.worker.wake()
     clock.advance(0)
     assert sorted(t for t, _ in sender.sent) == ["alice@example.org", "https://x.example/a"]
     assert all(p["event"] == "test" and p["player"] == "alice" for _, p in sender.sent)
+
+
+def test_test_notifications_are_rate_limited_per_player(site):
+    client, clock, _, _ = site
+    put(client, {"webhook": "https://x.example/a"})
+    test = {"Content-Type": "application/json", **basic("alice", "alice-pw")}
+    for _ in range(6):  # notification_tests_per_hour
+        assert client.request("POST", "/api/games/Nebula/notifications/test", b"{}", test).status == 202
+    refused = client.request("POST", "/api/games/Nebula/notifications/test", b"{}", test)
+    assert refused.status == 429 and int(refused.header("retry-after")) > 0
+    assert "Too many test notifications" in refused.json()["error"]["message"]
+    clock.advance(600)  # one more every 10 minutes
+    assert client.request("POST", "/api/games/Nebula/notifications/test", b"{}", test).status == 202
 
 
 def test_a_server_without_notifications_says_so():

@@ -3,6 +3,8 @@ how the owner side answers relayed ones, what a client hears while a game has no
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from twisted.internet import defer
 from twisted.internet.task import Clock
 
@@ -11,7 +13,7 @@ from server.web.contract import AWAY, ELSEWHERE, HERE, UNKNOWN, Location
 from server.web.relay import RELAY_HEADER, RelaySigner, game_named
 
 from .fake_game import FakeArchive, FakeDirectory, FakeGame
-from .helpers import Client
+from .helpers import WEB_TEST_LIMITS, Client
 
 SECRET = b"shared-secret"
 
@@ -48,13 +50,13 @@ class Places:
         return "Nebula"
 
 
-def node_site(places: Places):
+def node_site(places: Places, limits=WEB_TEST_LIMITS):
     clock = Clock()
     clock.advance(1_000_000)
     archive = FakeArchive()
     game = FakeGame("Nebula", clock, archive)
     game.create_account("alice", "alice-pw")
-    site = make_site(FakeDirectory(game), archive, clock, secret=SECRET, places=places)
+    site = make_site(FakeDirectory(game), archive, clock, secret=SECRET, places=places, limits=limits)
     return clock, game, site
 
 
@@ -109,13 +111,14 @@ def test_a_relayed_request_for_a_game_this_node_does_not_run_is_misdirected():
 
 def test_the_brake_counts_the_relayed_client_not_the_relaying_node():
     places = Places({"Nebula": Location(HERE, "a")})
-    clock, _, site = node_site(places)
+    clock, _, site = node_site(places, replace(WEB_TEST_LIMITS, password_hashes_per_address=5))
     client = Client(site)
-    for _ in range(10):
+    for _ in range(5):
         headers = {"Authorization": "Basic YWxpY2U6d3Jvbmc=", **relayed(clock, client="198.51.100.7")}
         assert client.get("/api/games/Nebula/me", headers=headers).status == 401
     headers = {"Authorization": "Basic YWxpY2U6d3Jvbmc=", **relayed(clock, client="198.51.100.7")}
-    assert "Too many" in client.get("/api/games/Nebula/me", headers=headers).text
+    refused = client.get("/api/games/Nebula/me", headers=headers)
+    assert refused.status == 429 and "Too many password checks" in refused.text
     other = {"Authorization": "Basic YWxpY2U6YWxpY2UtcHc=", **relayed(clock, client="203.0.113.9")}
     assert client.get("/api/games/Nebula/me", headers=other).status == 200
 
