@@ -302,7 +302,7 @@ def test_a_player_logs_in_colonizes_by_clicking_sees_a_refusal_and_finishes(serv
     log_in(page, server, "alice")
     assert page.locator("#first-turn-hint a[href='/rules']").count() == 1  # a new player's hint
     colonist, system = free_settler_target(server, "alice")
-    page.check(f'#order-form input[name=fleet][value="{colonist["fleet"]}"]')
+    page.check(f'input[name=fleet][form=order-form][value="{colonist["fleet"]}"]')
     page.click(f'g.sys[data-id="{system["id"]}"]')
     page.locator("#notice", has_text="Order placed: Colonize").wait_for()
     page.locator(".orders", has_text="Colonize").wait_for()
@@ -311,7 +311,7 @@ def test_a_player_logs_in_colonizes_by_clicking_sees_a_refusal_and_finishes(serv
         (colonist["fleet"], "Colonize", system["id"])
     ]
     # the same fleet again: the probe refuses it and nothing is inserted
-    page.check(f'#order-form input[name=fleet][value="{colonist["fleet"]}"]')
+    page.check(f'input[name=fleet][form=order-form][value="{colonist["fleet"]}"]')
     _, other = free_settler_target(server, "alice")
     page.click(f'g.sys[data-id="{other["id"]}"]')
     page.locator("#notice.error", has_text="That fleet already has its order for this turn.").wait_for()
@@ -403,7 +403,7 @@ def test_the_map_has_coordinates_player_badges_my_own_marks_and_labelled_orders(
     me = world.api("GET", "/api/games/Nebula/me", "alice")
     colonist = next(f for f in me["hand"] if f["order_types"])
     target = free_target(world, "alice", colonist["kind"])
-    page.check(f'#order-form input[name=fleet][value="{colonist["fleet"]}"]')
+    page.check(f'input[name=fleet][form=order-form][value="{colonist["fleet"]}"]')
     page.click(f'g.sys[data-id="{target["id"]}"]')
     page.locator('svg.galaxy .order[data-order="1"]').wait_for()
     mark = page.locator('svg.galaxy .order[data-order="1"]')
@@ -503,7 +503,7 @@ def test_keyboard_only_an_order_is_given_and_announced(played_world, browser):
                 return
         raise AssertionError(f"Tab never reached {selector}")
 
-    tab_to("#order-form input[name=fleet]")
+    tab_to("input[name=fleet][form=order-form]")
     page.keyboard.press("Space")
     fleet = int(page.evaluate("document.activeElement.value"))
     me = world.api("GET", "/api/games/Nebula/me", "carol")

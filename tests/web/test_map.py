@@ -68,7 +68,7 @@ def test_the_svg_fills_leaders_with_their_kind_and_outlines_them_with_their_owne
     assert svg.count('class="leader"') == len(state.leader_at)
     for fleet_id, cell in state.leader_at.items():
         group = re.search(
-            rf'<g class="[^"]*" data-id="{state.board.system_id(cell)}">(.*?)</g></g>', svg
+            rf'<g class="leader" [^>]*data-at="{state.board.system_id(cell)}">(.*?)</g>', svg
         ).group(1)
         fleet = state.fleets[fleet_id]
         kind = KIND_CLASSES[fleet.kind]

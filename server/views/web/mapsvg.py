@@ -80,6 +80,14 @@ def map_body(picture: Galaxy, painter: SystemPainter | None = None) -> str:
             f"M{x1 * CELL} {(top - y1) * CELL}L{x2 * CELL} {(top - y2) * CELL}" for x1, y1, x2, y2 in edges
         )
         parts.append(f'<path class="region" data-region="{region}" d="{d}"/>')
+    # leaders above the outlines, so that a region's edge never crosses a badge; clicks go
+    # through them to their system
+    leaders = "".join(
+        leader_glyph(s.leader.kind, s.leader.owner, *cell_centre(s.x, s.y, top), s.object_id)
+        for s in picture.systems
+        if s.leader is not None
+    )
+    parts.append(f'<g class="leaders">{leaders}</g>')
     parts.append(axes(picture.width, picture.height))
     if picture.combat is not None:
         parts.append(combat_marks(picture, top))
@@ -151,8 +159,6 @@ def _system(system: SystemView, top: int, names: dict[int, str]) -> str:
             )
         else:
             out.append(f'<circle class="spent" cx="{cx}" cy="{cy}" r="8.5"/>')
-    if system.leader is not None:
-        out.append(leader_glyph(system.leader.kind, system.leader.owner, cx, cy))
     if system.unification:
         out.append(f'<rect class="unif" x="{x0 + 2}" y="{y0 + 2}" width="16" height="16"/>')
     out.append("</g>")
@@ -170,14 +176,16 @@ def leader_shape(kind: Kind, cx: float, cy: float, extra: str = "") -> str:
     return f'<path{extra} d="M{cx} {cy - 9}l9 9 -9 9 -9 -9z"/>'
 
 
-def leader_glyph(kind: Kind, owner: int, cx: float, cy: float) -> str:
+def leader_glyph(kind: Kind, owner: int, cx: float, cy: float, at: int | None = None) -> str:
     """A leader: its kind's shape filled with its kind's colour and letter, outlined in its
     owner's colour, with the owner's number on a badge at the top right."""
     halo = leader_shape(kind, cx, cy, ' class="halo"')  # keeps the outline apart from the fill
     shape = leader_shape(kind, cx, cy, f' class="ldr k-{KIND_CLASSES[kind]} {player_class(owner)}"')
     letter = f'<text class="lbl" x="{cx}" y="{cy + 3.5}">{KIND_LETTERS[kind]}</text>'
+    where = "" if at is None else f' data-at="{at}"'
     return (
-        f'<g class="leader" data-owner="{owner}">{halo}{shape}{letter}{badge(owner, cx + 6.5, cy - 6.5)}</g>'
+        f'<g class="leader" data-owner="{owner}"{where}>'
+        f"{halo}{shape}{letter}{badge(owner, cx + 6.5, cy - 6.5)}</g>"
     )
 
 

@@ -152,7 +152,7 @@ def stylesheet() -> str:
         f".axis{{font:8px sans-serif;fill:{m['axis']};pointer-events:none}}"
         f".axis .row{{text-anchor:end}}.axis .col-n{{text-anchor:middle}}"
         f".own{{fill:none;stroke:{m['mine']};stroke-width:1.8;pointer-events:none}}"
-        f".order{{pointer-events:none}}"
+        f".order,.leaders,.combat{{pointer-events:none}}"
         f".ghost{{fill:none;stroke:{m['order']};stroke-width:1.5;stroke-dasharray:2.5 1.5}}"
         f".ghost-l{{font:bold 8px sans-serif;fill:{m['order']};text-anchor:middle}}"
         f".tag{{fill:{m['order']};stroke:{m['ink']};stroke-width:.5}}"

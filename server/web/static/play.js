@@ -107,7 +107,7 @@
   function choose(g) {
     const form = document.getElementById("order-form");
     if (!form) return;
-    if (!form.querySelector("input[name=fleet]:checked")) {
+    if (!form.elements.fleet || !form.elements.fleet.value) {
       notice("Choose a fleet first, then a system.", "error");
       return;
     }
@@ -124,7 +124,7 @@
       if (el) el.hidden = true;
     }
     if (chosenFleet !== null) {
-      const radio = document.querySelector(`#order-form input[name=fleet][value="${chosenFleet}"]`);
+      const radio = document.querySelector(`input[name=fleet][form=order-form][value="${chosenFleet}"]`);
       if (radio && !radio.disabled) radio.checked = true;
     }
     const mapEl = theMap();
@@ -138,7 +138,7 @@
   });
 
   document.addEventListener("change", function (event) {
-    if (event.target.matches("#order-form input[name=fleet]")) chosenFleet = event.target.value;
+    if (event.target.matches("input[name=fleet][form=order-form]")) chosenFleet = event.target.value;
   });
 
   document.addEventListener("focusin", function (event) {
