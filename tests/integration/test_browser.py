@@ -476,6 +476,21 @@ def test_a_phone_plays_a_turn_by_taps_with_zoom_and_nothing_moves_under_the_fing
     page.locator(cell).scroll_into_view_if_needed()
     before = box(page, cell)
     assert before["width"] >= 44 and before["height"] >= 44
+    # the zoomed map keeps its row and column numbers in sight, beside the systems they name,
+    # wherever it is panned to
+    page.evaluate("document.querySelector('.map-view').scrollLeft = 100000")
+    page.wait_for_function(
+        "document.querySelector('.axis-rows').getAttribute('transform') !== 'translate(0.00 0)'"
+    )
+    page.locator(cell).scroll_into_view_if_needed()
+    before = box(page, cell)
+    view = box(page, ".map-view")
+    row = box(page, f'.axis .row:text-is("{target["y"]}")')
+    column = box(page, f'.axis .col-n:text-is("{target["x"]}")')
+    assert view["x"] - 1 <= row["x"] and row["x"] + row["width"] <= view["x"] + before["width"]  # the strip
+    assert abs(centre(row)[1] - centre(before)[1]) < 3
+    assert abs(centre(column)[0] - centre(before)[0]) < 3
+    assert view["y"] <= column["y"] and column["y"] + column["height"] <= view["y"] + view["height"] + 1
     page.locator(cell).tap()
     page.locator("#notice", has_text="Order placed").wait_for()
     page.locator('svg.galaxy .order[data-order="1"]').wait_for()  # the page has been refreshed
@@ -581,6 +596,7 @@ def test_the_rules_page_is_linked_from_every_page_and_shows_the_board(played_wor
     assert page.evaluate("i => i.complete && i.naturalWidth > 0", board.element_handle())
     assert page.locator("#leaders").count() == 1 and page.locator("a[href='#leaders']").count() >= 1
     assert page.locator("pre code").count() >= 10  # the example positions
+    board.scroll_into_view_if_needed()
     page.screenshot(path=str(shots / "rules.png"))
     page.locator("a[href='/rules/examples/regions.toml']").first.click()
     assert "[[" in page.locator("body").inner_text() or "title" in page.locator("body").inner_text()

@@ -95,7 +95,9 @@ def map_body(picture: Galaxy, painter: SystemPainter | None = None) -> str:
 
 
 def axes(width: int, height: int) -> str:
-    """Row numbers (y, row 0 at the bottom) on the left, column numbers (x) along the bottom."""
+    """Row numbers (y, row 0 at the bottom) on the left, column numbers (x) along the bottom,
+    each on a strip of space: when the map is zoomed, the page's script slides the strips along
+    so that they stay at the edges of what is shown (`/static/live.js`)."""
     rows = "".join(
         f'<text class="row" x="-3" y="{(height - 1 - y) * CELL + CELL // 2 + 3}">{y}</text>'
         for y in range(height)
@@ -104,7 +106,13 @@ def axes(width: int, height: int) -> str:
         f'<text class="col-n" x="{x * CELL + CELL // 2}" y="{height * CELL + 10}">{x}</text>'
         for x in range(width)
     )
-    return f'<g class="axis" aria-hidden="true">{rows}{columns}</g>'
+    full_width, full_height = width * CELL + GUTTER_LEFT, height * CELL + GUTTER_TOP + GUTTER_BOTTOM
+    return (
+        f'<g class="axis axis-columns" aria-hidden="true"><rect class="axis-bg" x="{-GUTTER_LEFT}" '
+        f'y="{height * CELL}" width="{full_width}" height="{GUTTER_BOTTOM}"/>{columns}</g>'
+        f'<g class="axis axis-rows" aria-hidden="true"><rect class="axis-bg" x="{-GUTTER_LEFT}" '
+        f'y="{-GUTTER_TOP}" width="{GUTTER_LEFT}" height="{full_height}"/>{rows}</g>'
+    )
 
 
 class SystemPainter:

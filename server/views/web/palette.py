@@ -151,6 +151,7 @@ def stylesheet() -> str:
         f".lbl{{font:bold 8px sans-serif;fill:{m['ink']};text-anchor:middle;pointer-events:none}}"
         f".axis{{font:8px sans-serif;fill:{m['axis']};pointer-events:none}}"
         f".axis .row{{text-anchor:end}}.axis .col-n{{text-anchor:middle}}"
+        f".axis-bg{{fill:{m['space']};opacity:.92}}"
         f".own{{fill:none;stroke:{m['mine']};stroke-width:1.8;pointer-events:none}}"
         f".order,.leaders,.combat{{pointer-events:none}}"
         f".ghost{{fill:none;stroke:{m['order']};stroke-width:1.5;stroke-dasharray:2.5 1.5}}"

@@ -60,6 +60,21 @@
     return (view.clientWidth / units(svg)) * CELL;
   }
 
+  // A zoomed map keeps its row and column numbers at the edges of what it shows.
+  function keepAxes(view) {
+    const svg = view.querySelector("svg.galaxy");
+    const rows = svg && svg.querySelector(".axis-rows");
+    const columns = svg && svg.querySelector(".axis-columns");
+    if (!rows || !columns) return;
+    const box = svg.viewBox.baseVal;
+    const scale = svg.getBoundingClientRect().width / box.width || 1;
+    const dx = Math.max(0, view.scrollLeft / scale);
+    const shown = (view.scrollTop + view.clientHeight) / scale; // from the top of the picture
+    const dy = shown < box.height - 0.5 ? shown - box.height : 0;
+    rows.setAttribute("transform", `translate(${dx.toFixed(2)} 0)`);
+    columns.setAttribute("transform", `translate(0 ${dy.toFixed(2)})`);
+  }
+
   function apply(view) {
     const svg = view.querySelector("svg.galaxy");
     if (!svg || !units(svg)) return;
@@ -70,6 +85,7 @@
       svg.style.width = Math.round((units(svg) / CELL) * map.size) + "px";
       view.classList.add("zoomed");
     }
+    keepAxes(view);
   }
 
   function zoom(view, how) {
@@ -90,6 +106,7 @@
     apply(view);
     view.scrollLeft = cx * view.scrollWidth - view.clientWidth / 2;
     view.scrollTop = cy * view.scrollHeight - view.clientHeight / 2;
+    keepAxes(view);
   }
 
   function setUpMaps(root) {
@@ -104,6 +121,7 @@
       }
       apply(view);
       if (map.scroll) { view.scrollLeft = map.scroll[0]; view.scrollTop = map.scroll[1]; }
+      keepAxes(view);
     }
   }
 
@@ -116,6 +134,7 @@
   document.addEventListener("scroll", function (event) {
     if (event.target.classList && event.target.classList.contains("map-view")) {
       map.scroll = [event.target.scrollLeft, event.target.scrollTop];
+      keepAxes(event.target);
     }
   }, true);
   window.addEventListener("resize", function () {
