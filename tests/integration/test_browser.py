@@ -359,6 +359,8 @@ def test_the_map_has_coordinates_player_badges_my_own_marks_and_labelled_orders(
 
     world = played_world
     page = browser.new_page()
+    refused = []  # what the Content-Security-Policy blocked (inline script or style)
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
     log_in(page, world, "alice")
     public = world.api("GET", "/api/games/Nebula", "alice")
     assert page.locator(".axis .row").count() == public["height"]
@@ -415,6 +417,8 @@ def test_the_map_has_coordinates_player_badges_my_own_marks_and_labelled_orders(
     assert colonist["kind"].capitalize() in listed
     page.locator("details.legend summary").click()
     assert "your pending order" in page.locator("details.legend").inner_text()
+    page.locator(".map-tools .zoom[data-zoom=in]").click()  # the zoom sets the map's width
+    assert refused == []
     page.locator(".map-view").screenshot(path=str(shots / "map-player.png"))
 
 
@@ -445,6 +449,8 @@ def test_a_phone_plays_a_turn_by_taps_with_zoom_and_nothing_moves_under_the_fing
 ):
     world = played_world
     page = phone.new_page()
+    refused = []  # what the Content-Security-Policy blocked (inline script or style)
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
     page.goto(world.base + "/games/Nebula")
     page.locator("#login input[name=username]").tap()
     page.fill("#login input[name=username]", "bob")
@@ -501,6 +507,7 @@ def test_a_phone_plays_a_turn_by_taps_with_zoom_and_nothing_moves_under_the_fing
         target["id"]
     ]
     page.screenshot(path=str(shots / "phone-play.png"))
+    assert refused == []
 
 
 def test_keyboard_only_an_order_is_given_and_announced(played_world, browser):

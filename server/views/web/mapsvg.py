@@ -331,6 +331,10 @@ def map_key(player_page: bool) -> list[tuple[str, list[tuple[str, str]]]]:
                 _icon(order_marks([order], 1)),
                 "your pending order 1, dashed: what it will place (the list of orders names its fleet)",
             ),
+            (
+                _icon('<rect class="cursor" x="1" y="1" width="18" height="18"/>'),
+                "the system you chose last, or the keyboard's cursor",
+            ),
         ]
     return [
         ("Systems", systems),
