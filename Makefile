@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 LISTEN ?= tcp:6923:interface=127.0.0.1
 WEB ?= tcp:8080:interface=127.0.0.1
 
-.PHONY: venv test lint run bench clean
+.PHONY: venv test lint run bench screenshots clean
 
 venv: $(STAMP)
 
@@ -32,6 +32,11 @@ run: venv
 
 bench: venv
 	$(BIN)/python -m tests.benchmarks
+
+# The README's pictures: the browser tests write their screenshots into docs/screenshots/ (a
+# plain `make test` writes them to a temporary folder and leaves docs/ untouched).
+screenshots: venv
+	TAE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q tests/integration/test_browser.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -6,6 +6,9 @@ turn the conflict (``clients.conflict_view``), after the game why it ended and t
 
 from __future__ import annotations
 
+import time
+from datetime import datetime, tzinfo
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -17,7 +20,7 @@ from .game_api import TaeGame
 from .tae_model import Scores
 
 __all__ = [
-    "format_seconds",
+    "format_deadline",
     "own_seat_note",
     "render_conflict",
     "render_game_over",
@@ -41,7 +44,12 @@ def own_seat_note(game: TaeGame) -> str | None:
     return me.race
 
 
-def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -> dict:
+def status_data(
+    game: TaeGame, *, game_name: str | None, host: str, port: int, now: float | None = None
+) -> dict:
+    """`time_left` is the seconds the server's last TimeRemaining gave; `deadline` the moment
+    they end, from this machine's clock (`now`, by default the time), as ISO 8601 in this
+    machine's time zone with its offset, as the server's web pages and API write deadlines."""
     cache = game.cache
     remaining = cache.time_remaining
     waiting: list[int] | None = None
@@ -75,6 +83,11 @@ def status_data(game: TaeGame, *, game_name: str | None, host: str, port: int) -
         else None,
         "phase": turn_phase(game),
         "time_left": None if time_left is None or time_left < 0 else time_left,
+        "deadline": None
+        if time_left is None or time_left < 0 or over
+        else datetime.fromtimestamp(round((time.time() if now is None else now) + time_left))
+        .astimezone()
+        .isoformat(),
         "players": players,
         "waiting_for": None if waiting is None else [game.player_name(pid) or str(pid) for pid in waiting],
         "orders_queued": queued,
@@ -119,7 +132,7 @@ def render_status(console: Console, data: dict) -> None:
     elif data["phase"] == "over":
         phase.stylize("bold red")
     table.add_row("phase", phase)
-    table.add_row("time left", format_seconds(data["time_left"]))
+    table.add_row("deadline", format_deadline(data.get("deadline"), data["time_left"]))
     if data["phase"] != "over":
         table.add_row(
             "my orders",
@@ -163,16 +176,32 @@ def render_status(console: Console, data: dict) -> None:
         render_game_over(console, data["game_over"])
 
 
-def format_seconds(seconds: int | None) -> str:
-    if seconds is None:
+def format_deadline(deadline: str | None, seconds: int | None, zone: tzinfo | None = None) -> str:
+    """ "Tue 14 May 2024, 20:20 CEST (in 3 h 12 min)": the deadline in this machine's time zone
+    (or `zone`), and the time left, worded as the server's pages word them."""
+    if deadline is None or seconds is None:
         return "no deadline"
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
+    moment = datetime.fromisoformat(deadline).astimezone(zone)
+    name = moment.tzname() or moment.strftime("%z")
+    if name.startswith(("+", "-")) and len(name) == 5:
+        name = f"UTC{name[:3]}:{name[3:]}"
+    when = f"{moment.strftime('%a')} {moment.day} {moment.strftime('%b %Y, %H:%M')} {name}"
+    return f"{when} (in {in_words(seconds)})"
+
+
+def in_words(seconds: int) -> str:
+    """A duration: "45 s", "12 min 30 s", "3 h 12 min", "1 d 4 h" (the server's words)."""
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
     if hours:
-        return f"{hours}h {minutes:02d}m {secs:02d}s"
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
     if minutes:
-        return f"{minutes}m {secs:02d}s"
-    return f"{secs}s"
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    return f"{secs} s"
 
 
 def _place(side: dict) -> str:

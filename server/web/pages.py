@@ -10,15 +10,27 @@ changing part in `#live`, which the script fetches again when the event stream s
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 from markupsafe import Markup
 
 from ruleset import Problem, ProblemCode
 from ruleset.kinds import SCORE_KEYS, SCORE_TITLES
+from ruleset.orders import ORDER_NAMES
 from server.model.refusals import BAD_LOGIN, RATE_LIMITED, Refused
+from server.views.deadline import in_words, local_time_words
 from server.views.web.documents import my_view, public_game, summary_document, with_time
-from server.views.web.mapsvg import STYLE, map_head, order_marks, owner_colour, render_map
+from server.views.web.mapsvg import (
+    STYLE,
+    map_head,
+    map_key,
+    order_marks,
+    own_marks,
+    owner_colour,
+    render_map,
+)
+from server.views.web.palette import player_class
 from server.views.web.scoreplot import score_plot
 from server.web import actions
 from server.web.api import error_document
@@ -27,6 +39,7 @@ from server.web.contract import ServedGame
 from server.web.live import player_key, public_key, version
 from server.web.notification_pages import channel_box
 from server.web.routing import HTTPFailure, Router
+from server.web.rules import RulesBook
 from server.web.sessions import BAD_CSRF
 from server.web.website import HERE, WebSite
 
@@ -41,8 +54,16 @@ class Pages:
         env = web.templates
         env.globals["game_path"] = game_path
         env.globals["score_titles"] = dict(zip(SCORE_KEYS, SCORE_TITLES, strict=True))
-        env.filters["seconds"] = _seconds
+        env.filters["duration"] = in_words  # seconds as "3 h 12 min"
+        env.filters["when"] = _when  # an ISO 8601 time as "Tue 14 May 2024, 18:20 UTC"
         env.filters["colour"] = owner_colour  # a player id's colour, as the map draws it
+        env.filters["player_class"] = player_class  # the class that colours a player's badge
+        for page in ("public", "player"):
+            env.globals[f"map_key_{page}"] = [
+                (title, [(Markup(icon), text) for icon, text in items])
+                for title, items in map_key(page == "player")
+            ]
+        self.rules_book = RulesBook()
 
     def render(self, request, template: str, status: int = 200, **context) -> bytes:
         request.setResponseCode(status)
@@ -114,6 +135,27 @@ class Pages:
             map_svg=Markup(render_map(picture, label=f"Galaxy map after turn {number}")),
             summary=summary_document(book.summaries[number]),
         )
+
+    def rules(self, request) -> bytes:
+        html = self.rules_book.html()
+        if html is None:
+            raise HTTPFailure(404, b"This installation has no rules document (docs/rules.md).")
+        return self.render(request, "rules.html", rules=Markup(html))
+
+    def rules_folder(self, request, folder: str) -> bytes:
+        names = self.rules_book.listing(folder)
+        if names is None:
+            raise HTTPFailure(404, b"Not found")
+        return self.render(request, "rules_folder.html", folder=folder, names=names)
+
+    def rules_file(self, request, folder: str, filename: str) -> bytes:
+        found = self.rules_book.file(folder, filename)
+        if found is None:
+            raise HTTPFailure(404, b"Not found")
+        content_type, body = found
+        request.setHeader(b"content-type", content_type)
+        request.setHeader(b"cache-control", b"public, max-age=300")
+        return body
 
     def map_svg(self, request, name: str) -> bytes:
         snapshot = self.web.game(name).snapshot
@@ -207,15 +249,9 @@ class Pages:
         book = await self.web.history(snapshot)
         view = my_view(snapshot, player, book)
         picture, body = self.web.public_map(snapshot)
-        board = snapshot.state.board
-        marks = []
-        for order in view["orders"]:
-            cell = board.cell_of_object(order["target"]) if order["target"] is not None else None
-            if cell is not None:
-                x, y = board.coords[cell]
-                marks.append((x, y, f"My order: {order['fleet_name']} → {order['type_name']} {x}, {y}"))
         svg = map_head(picture, "Galaxy map: click a system to give the chosen fleet its order") + body
-        svg += order_marks(marks, picture.height) + "</svg>"
+        svg += own_marks(_own_leader_cells(snapshot, player), picture.height)
+        svg += order_marks(_order_marks(snapshot, view["orders"]), picture.height) + "</svg>"
         public = with_time(public_game(snapshot), snapshot, self.web.now())
         return self.render(
             request,
@@ -258,7 +294,7 @@ class Pages:
             elif action == "orders":
                 order = actions.read_order(snapshot, fields)
                 await actions.place(game, player, order)
-                done = "Order placed."
+                done = _placed(snapshot, order)
             elif action == "remove":
                 await actions.remove(game, player, fields)
                 done = "Order removed."
@@ -323,16 +359,47 @@ def _login_status(problem: Problem) -> int:
     return 400 if problem.code == ProblemCode.FRAME else 403
 
 
-def _seconds(value: int) -> str:
-    if value is None or value < 0:
-        return "no deadline"
-    hours, rest = divmod(int(value), 3600)
-    minutes, seconds = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    if minutes:
-        return f"{minutes} min {seconds:02d} s"
-    return f"{seconds} s"
+def _placed(snapshot, order) -> str:
+    """ "Order placed: Colonize 4, 7." (what the toast shows and a screen reader reads out)."""
+    name = ORDER_NAMES.get(order.order_type) if order.order_type in ORDER_NAMES else None
+    cell = snapshot.state.board.cell_of_object(order.target)
+    where = f" {snapshot.state.board.system_name(cell)}" if cell is not None else ""
+    return f"Order placed: {name}{where}." if name else "Order placed."
+
+
+def _when(iso: str | None) -> str:
+    return "" if not iso else local_time_words(datetime.fromisoformat(iso))
+
+
+def _own_leader_cells(snapshot, player: int) -> list[tuple[int, int]]:
+    """Where the player's own leaders stand on the board: (x, y) each."""
+    state = snapshot.state
+    return [
+        state.board.coords[cell]
+        for fleet_id, cell in state.leader_at.items()
+        if state.fleets[fleet_id].owner == player
+    ]
+
+
+def _order_marks(snapshot, orders: list[dict]) -> list[dict]:
+    """The map's marks of the player's own pending orders that have a target."""
+    marks = []
+    for order in orders:
+        if order["x"] is None:
+            continue
+        fleet = snapshot.state.fleets.get(order["fleet"])
+        marks.append(
+            {
+                "number": order["number"],
+                "x": order["x"],
+                "y": order["y"],
+                "role": order["fleet_role"],
+                "kind": fleet.kind if fleet is not None else None,
+                "title": f"My order {order['number']}: {order['fleet_name']} #{order['fleet']} → "
+                f"{order['type_name']} {order['target_name']}",
+            }
+        )
+    return marks
 
 
 REFUSAL_CODES = {
@@ -393,6 +460,9 @@ def register(router: Router, web: WebSite) -> Pages:
     router.add("GET", "/", pages.lobby)
     router.add("POST", "/join", pages.join)
     router.add("GET", "/static/{file}", pages.static)
+    router.add("GET", "/rules", pages.rules)
+    router.add("GET", "/rules/{folder}/", pages.rules_folder)
+    router.add("GET", "/rules/{folder}/{file}", pages.rules_file)
     router.add("GET", "/games/{name}", pages.game)
     router.add("GET", "/games/{name}/history", pages.history)
     router.add("GET", "/games/{name}/turns/{turn:int}", pages.turn)

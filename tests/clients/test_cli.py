@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime
 
 import pytest
 from click.testing import CliRunner
@@ -64,6 +65,7 @@ def test_status(server, version):
         "turn_name",
         "phase",
         "time_left",
+        "deadline",
         "players",
         "waiting_for",
         "orders_queued",
@@ -79,8 +81,24 @@ def test_status(server, version):
         assert data["game"] == "fake" and data["waiting_for"] == []
     else:
         assert data["waiting_for"] is None and data["players"][0]["waiting"] is None
+    deadline = datetime.fromisoformat(data["deadline"])
+    assert deadline.utcoffset() is not None and abs(deadline.timestamp() - time.time() - 300) < 30
     text = invoke(server, "status", version=version).stdout
-    assert "turn       0" in text and "5m 00s" in text and "alice (me)" in text
+    assert "turn       0" in text and "(in 5 min)" in text and "alice (me)" in text
+    assert f"{deadline.astimezone():%H:%M}" in text  # the local time of day
+
+
+def test_a_deadline_reads_as_a_local_date_and_time_and_the_time_left():
+    from zoneinfo import ZoneInfo
+
+    from clients.cli_status import format_deadline
+
+    berlin = ZoneInfo("Europe/Berlin")
+    assert (
+        format_deadline("2024-05-14T18:20:00+00:00", 11520, berlin)
+        == "Tue 14 May 2024, 20:20 CEST (in 3 h 12 min)"
+    )
+    assert format_deadline(None, None) == "no deadline"
 
 
 @pytest.mark.parametrize("version", VERSIONS)

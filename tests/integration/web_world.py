@@ -1,6 +1,7 @@
 """A web listener over stand-in games, on a real port, for the browser tests.
 
-Run as `python -m tests.integration.web_world [--players a,b] [--size WxH] [--bot-turns N]`: it listens on
+Run as `python -m tests.integration.web_world [--players a,b] [--size WxH] [--bot-turns N]
+[--until-combat]`: it listens on
 127.0.0.1 (a free port), prints `listening PORT`, and serves until killed. The games are the
 web tests' `FakeGame`s (real ruleset, no storage), so a test drives them over HTTP only.
 """
@@ -13,7 +14,7 @@ import sys
 from twisted.internet import reactor
 from twisted.internet.endpoints import TCP4ServerEndpoint
 
-from ruleset import DEFAULT_BOARD, parse_map
+from ruleset import DEFAULT_BOARD, Phase, parse_map
 from ruleset.board import grid_map_text
 from ruleset.simulator import RandomPlayer
 from server.web import make_site
@@ -28,6 +29,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--name", default="Nebula")
     parser.add_argument("--password-suffix", default="-pw")
     parser.add_argument("--bot-turns", type=int, default=0, help="turns the random bots play first")
+    parser.add_argument(
+        "--until-combat", action="store_true", help="then the bots play on until a combat turn starts"
+    )
     options = parser.parse_args(argv)
     board = DEFAULT_BOARD
     if options.size:
@@ -43,6 +47,10 @@ def main(argv: list[str]) -> None:
     strategy = RandomPlayer()
     for _ in range(options.bot_turns):
         play_turn(game, strategy)
+    while options.until_combat and game.state.phase is Phase.NORMAL:
+        play_turn(game, strategy)
+    if options.until_combat and game.state.phase is not Phase.COMBAT:
+        sys.exit("the game ended before any combat")
     site = make_site(FakeDirectory(game), archive, reactor, secret=b"browser-test-secret")
 
     def listening(port):

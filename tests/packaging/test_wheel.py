@@ -104,11 +104,26 @@ def test_the_wheel_holds_the_packages_their_data_and_the_license(wheel):
     missing = data_files_in_source() - names
     assert not missing, f"not in the wheel: {sorted(missing)}"
     assert not any(name.startswith("tests/") for name in names)
+    shared = "tpserver_tae-0.1.0.data/data/share/tpserver-tae/docs/"
+    assert {shared + "rules.md", shared + "diagrams/board.svg", shared + "examples/regions.toml"} <= names
     license_files = [n for n in names if n.endswith("/LICENSE") and ".dist-info/" in n]
     assert license_files, "LICENSE is not in the wheel's metadata"
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "License-Expression: GPL-2.0-or-later" in text
+
+
+def test_the_installed_server_finds_the_rules_for_its_rules_page(installed, tmp_path):
+    """/rules renders docs/rules.md: without a source tree, the copy the wheel installed."""
+    found = run(
+        str(installed / "python"),
+        "-c",
+        "from server.web.rules import RulesBook; b = RulesBook(); "
+        "print(b.folder); print('board.svg' in (b.html() or ''))",
+        env=clean_env(),
+        cwd=tmp_path,
+    ).stdout.split()
+    assert found[0].endswith("share/tpserver-tae/docs") and found[1] == "True"
 
 
 def test_the_installed_commands_serve_and_play(installed, tmp_path):

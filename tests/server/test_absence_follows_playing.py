@@ -259,6 +259,9 @@ def test_every_page_api_read_and_event_stream_leaves_the_seat_with_the_stand_in(
         f"/games/{NAME}/turns/0",
         f"/games/{NAME}/map.svg",
         f"/games/{NAME}/play",
+        "/rules",
+        "/rules/examples/",
+        "/rules/diagrams/board.svg",
     ]
     api = [
         "/api/games",

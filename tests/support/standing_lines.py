@@ -89,12 +89,15 @@ class _RankingTable(HTMLParser):
         self._depth = 0
         self._row: dict[str, str] | None = None
         self._cell: str | None = None
+        self._hidden_depth = 0  # inside an element hidden from readers (a player's badge)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = (dict(attrs).get("class") or "").split()
         if tag in ("br", "img", "input", "meta", "link", "rect"):
             return
         self._depth += 1
+        if dict(attrs).get("aria-hidden") == "true" and not self._hidden_depth:
+            self._hidden_depth = self._depth
         if tag == "section" and "ranking" in classes:
             self._section_depth = self._depth
         elif self._section_depth and tag == "tr" and "place" in classes:
@@ -113,10 +116,12 @@ class _RankingTable(HTMLParser):
             self._row = None
         elif tag == "section" and self._depth == self._section_depth:
             self._section_depth = 0
+        if self._depth == self._hidden_depth:
+            self._hidden_depth = 0
         self._depth -= 1
 
     def handle_data(self, data: str) -> None:
-        if self._row is not None and self._cell is not None:
+        if self._row is not None and self._cell is not None and not self._hidden_depth:
             self._row[self._cell] += data
 
 

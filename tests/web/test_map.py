@@ -9,8 +9,9 @@ from twisted.internet.task import Clock
 
 from ruleset import Phase, Role, visible_to
 from ruleset.regions import region_of_each_member
-from server.views.web.galaxy import describe, galaxy
-from server.views.web.mapsvg import owner_colour, render_map
+from server.views.web.galaxy import KIND_LETTERS, describe, galaxy
+from server.views.web.mapsvg import render_map
+from server.views.web.palette import KIND_CLASSES, player_class
 from server.views.web.scoreplot import score_plot
 
 from .bot_games import play
@@ -57,7 +58,9 @@ def test_every_system_shows_what_the_public_view_holds(busy_state):
         assert system.region == expected
 
 
-def test_the_svg_marks_leaders_in_their_owners_colour_and_pending_and_destroyed_systems(busy_state):
+def test_the_svg_fills_leaders_with_their_kind_and_outlines_them_with_their_owner(busy_state):
+    """A leader's fill is its kind's, as a colony's; its owner is an outline and a numbered badge
+    (a player's colour is never a fill), so a leader is never mistaken for a colony."""
     state = busy_state
     svg = render_map(galaxy(state.board, visible_to(state, 0)))
     assert svg.count('class="unif"') == len(state.unification_cells)
@@ -65,9 +68,15 @@ def test_the_svg_marks_leaders_in_their_owners_colour_and_pending_and_destroyed_
     assert svg.count('class="leader"') == len(state.leader_at)
     for fleet_id, cell in state.leader_at.items():
         group = re.search(
-            rf'<g class="[^"]*" data-id="{state.board.system_id(cell)}">(.*?)</g></g>', svg
+            rf'<g class="leader" [^>]*data-at="{state.board.system_id(cell)}">(.*?)</g>', svg
         ).group(1)
-        assert f'fill="{owner_colour(state.fleets[fleet_id].owner)}"' in group
+        fleet = state.fleets[fleet_id]
+        kind = KIND_CLASSES[fleet.kind]
+        assert f'class="ldr k-{kind} {player_class(fleet.owner)}"' in group
+        assert f'<rect class="badge {player_class(fleet.owner)}"' in group
+        assert re.search(rf'<text class="bn"[^>]*>{fleet.owner}</text>', group)
+        assert f">{KIND_LETTERS[fleet.kind]}</text>" in group
+    assert 'fill="#' not in svg  # every colour comes from the palette's classes
     regions = set(
         region_of_each_member(
             state.board, state.colonies, state.leader_at.values(), state.unification_cells

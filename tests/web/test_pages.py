@@ -33,7 +33,7 @@ def test_lobby_lists_each_game_with_its_players_and_the_join_form():
     assert "Nebula" in page.text and "alice" in page.text and "bob" in page.text
     assert 'action="/join"' in page.text
     assert "accepts new players" in page.text
-    assert "5 min 00 s" in page.text  # the turn's time left
+    assert '(<span class="countdown">in 5 min</span>)' in page.text  # the turn's time left
 
 
 def test_every_answer_carries_the_security_headers():
@@ -166,7 +166,7 @@ def test_the_player_view_shows_my_hand_with_its_types_and_my_messages():
     alice = log_in(site, "Nebula", "alice", "alice-pw")
     page = alice.get("/games/Nebula/play").text
     for fleet in game.state.hand(1):
-        assert re.search(rf'value="{fleet.id}">\s*<span class="col-dot {fleet.kind.label}">', page)
+        assert re.search(rf'value="{fleet.id}">\s*<span class="kind-dot kb-{fleet.kind.label}"', page)
     assert "Welcome to Thousand Parsec!" in page
     assert "Merchant Leader" in page and "Bomber" in page
     assert 'class="scoreplot"' in page
@@ -177,7 +177,7 @@ def test_placing_an_order_probes_it_first_and_shows_the_refusal():
     alice = log_in(site, "Nebula", "alice", "alice-pw")
     token = alice.csrf("/games/Nebula/play")
     settler = first_colonist(game, 1)
-    _, target = free_habitable_system(game)
+    cell, target = free_habitable_system(game)
     ok = alice.post_form(
         "/games/Nebula/play/probe", {"csrf": token, "fleet": settler.id, "target": target}, json_answer=True
     )
@@ -186,7 +186,10 @@ def test_placing_an_order_probes_it_first_and_shows_the_refusal():
     placed = alice.post_form(
         "/games/Nebula/play/orders", {"csrf": token, "fleet": settler.id, "target": target}, json_answer=True
     )
-    assert placed.json() == {"ok": True, "message": "Order placed."}
+    assert placed.json() == {
+        "ok": True,
+        "message": f"Order placed: Colonize {game.state.board.system_name(cell)}.",
+    }
     (queued,) = game.snapshot.queue(settler.id)
     assert (queued.order.type, queued.order.target) == (OrderType.COLONIZE, target)
     again = alice.post_form(
@@ -199,7 +202,7 @@ def test_placing_an_order_probes_it_first_and_shows_the_refusal():
         "message": "That fleet already has its order for this turn.",
     }
     page = alice.get("/games/Nebula/play").text
-    assert "Colonize</b>" in page and 'class="mine"' in page
+    assert "Colonize</b>" in page and 'class="order" data-order="1"' in page
 
 
 def test_an_order_by_system_name_and_without_javascript_redirects_with_a_notice():
@@ -214,7 +217,7 @@ def test_an_order_by_system_name_and_without_javascript_redirects_with_a_notice(
     assert game.snapshot.queue(settler.id)[0].order.target == game.state.board.system_id(
         game.state.board.cell_at(3, 9)
     )
-    assert "Order placed." in alice.get("/games/Nebula/play").text
+    assert "Order placed: Colonize 3, 9." in alice.get("/games/Nebula/play").text
     bad = alice.post_form(
         "/games/Nebula/play/orders", {"csrf": token, "fleet": settler.id, "system": "99, 99"}
     )
@@ -308,7 +311,7 @@ def test_a_combat_turn_offers_reinforcements_to_the_combatants():
     name = game.state.player(owner).name
     client = log_in(site, "Nebula", name, name + "-pw")
     page = client.get("/games/Nebula/play").text
-    assert "Combat turn:" in page
+    assert "You fight this combat turn" in page
     eligible = [f for f in game.state.hand(owner) if f.kind is conflict.reinforcement_kind]
     if eligible:
         assert f"Reinforce with colonist {eligible[0].id}" in page
@@ -335,7 +338,7 @@ def test_static_files_and_the_map_stylesheet():
     client = Client(site)
     assert "EventSource" in client.get("/static/live.js").text
     css = client.get("/static/map.css")
-    assert css.header("content-type").startswith("text/css") and ".col.merchant" in css.text
+    assert css.header("content-type").startswith("text/css") and ".k-merchant{fill:" in css.text
     svg = client.get("/games/Nebula/map.svg")
     assert svg.header("content-type").startswith("image/svg+xml") and "<style>" in svg.text
 
@@ -404,7 +407,12 @@ def test_a_turn_without_a_deadline_says_no_deadline_and_a_paused_one_paused():
     g = {"turn": 3, "phase": "normal", "over": False, "resolving": False, "started": True, "paused": False}
     text = " ".join(status.render(g={**g, "seconds_left": -1}).split())
     assert text.endswith("a <b>normal</b> turn · no deadline </p>") and "left" not in text
-    assert "2 min 05 s</span> left" in status.render(g={**g, "seconds_left": 125})
+    running = status.render(g={**g, "seconds_left": 125, "deadline": "2024-05-14T18:20:00+00:00"})
+    assert (
+        'ends <time class="deadline" datetime="2024-05-14T18:20:00+00:00" data-seconds="125">'
+        '<span class="when">Tue 14 May 2024, 18:20 UTC</span> (<span class="countdown">in 2 min 5 s</span>)'
+        "</time>"
+    ) in running
     paused = " ".join(status.render(g={**g, "paused": True, "seconds_left": -1}).split())
     assert "<b>paused</b> by the operator" in paused and "deadline" not in paused
     alice = log_in(site, "Nebula", "alice", "alice-pw")

@@ -139,6 +139,7 @@ def site_for(snapshot, archive, passwords):
 
 PUBLIC_PATHS = (
     "/",
+    "/rules",
     "/games/G",
     "/games/G/history",
     "/games/G/map.svg",

@@ -17,9 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from ruleset import Kind, OrderType, Phase, Role, allowed_order_types, visible_to
+from ruleset import messages as subjects
 from ruleset.kinds import SCORE_KEYS, SCORE_TITLES
-from ruleset.orders import ORDER_NAMES
+from ruleset.orders import ORDER_NAMES, ORDERS_PER_TURN
 from server.model.snapshot import GameSnapshot
+from server.views.deadline import deadline_fields
 from server.views.own_seat import own_seat_note
 from server.views.standing import state_standing_document
 from server.views.web.galaxy import LEADER_NAMES, Galaxy, galaxy
@@ -51,9 +53,12 @@ def public_game(snapshot: GameSnapshot) -> dict[str, Any]:
 
 
 def with_time(document: dict[str, Any], snapshot: GameSnapshot, now: float) -> dict[str, Any]:
+    """The document with the turn's time: `seconds_left` (-1: no deadline), `deadline` (ISO 8601
+    with its UTC offset, or None; `server.views.deadline`), `paused`."""
+    deadline = snapshot.deadline if snapshot.started else None
     return {
         **document,
-        "seconds_left": snapshot.seconds_left(now) if snapshot.started else -1,
+        **deadline_fields(deadline, now),
         "paused": snapshot.paused,  # an operator stopped the turn clock (no deadline runs)
     }
 
@@ -253,7 +258,12 @@ def order_type_for(snapshot: GameSnapshot, fleet_id: int) -> int:
 
 
 def my_orders(snapshot: GameSnapshot, player: int) -> list[dict[str, Any]]:
-    board = snapshot.state.board
+    """The player's orders for the open turn, in the order they were given: `number` (1 first,
+    as the map's order marks count them), the fleet (`fleet`, `fleet_name`, `fleet_role`,
+    `fleet_kind`: only the player's own fleets, whose kinds they know), the order's type and its
+    target (`target`: the system's id, `target_name` and `x`, `y`: its coordinates)."""
+    state = snapshot.state
+    board = state.board
     rows: list[dict[str, Any]] = []
     for object_id in sorted(snapshot.queues):
         for slot, queued in enumerate(snapshot.queue(object_id)):
@@ -262,22 +272,72 @@ def my_orders(snapshot: GameSnapshot, player: int) -> list[dict[str, Any]]:
             entry = queued.entry
             cell = board.cell_of_object(entry.target)
             order_type = OrderType(entry.type) if entry.type in ORDER_NAMES else None
+            fleet = state.fleets.get(object_id)
+            takes_target = order_type is None or order_type.takes_target
+            at = board.coords[cell] if cell is not None and takes_target else None
             rows.append(
                 {
                     "fleet": object_id,
                     "fleet_name": _fleet_name(snapshot, object_id),
+                    "fleet_role": fleet.role.name.lower() if fleet is not None else None,
+                    "fleet_kind": fleet.kind.label if fleet is not None and fleet.kind is not None else None,
                     "slot": slot,
                     "type": entry.type,
                     "type_name": ORDER_NAMES.get(order_type, str(entry.type))
                     if order_type
                     else str(entry.type),
-                    "target": entry.target if order_type is None or order_type.takes_target else None,
+                    "target": entry.target if takes_target else None,
                     "target_name": board.system_name(cell) if cell is not None else None,
+                    "x": at[0] if at is not None else None,
+                    "y": at[1] if at is not None else None,
                     "seq": entry.seq,
                 }
             )
     rows.sort(key=lambda row: row["seq"])
+    for number, row in enumerate(rows, 1):
+        row["number"] = number
     return rows
+
+
+ORDER_DONE = (subjects.COLONIZE_DONE, subjects.MOVE_DONE, subjects.ATTACK_DONE)
+ORDER_FAILED = (subjects.COLONIZE_FAILED, subjects.MOVE_FAILED, subjects.ATTACK_FAILED)
+COMBAT_NEWS = (subjects.COMBAT, subjects.COMBAT_COMPLETE)
+
+
+def my_last_turn(snapshot: GameSnapshot, player: int, history: HistoryBook | None) -> dict[str, Any] | None:
+    """What the turn that just ended did for the player, from their own messages of it (the
+    results of their orders, combats, who goes first next, the game's end) and their score
+    history (what each score gained). None before the first turn has ended."""
+    turn = snapshot.turn
+    if turn == 0:
+        return None
+    news = []
+    for item in snapshot.board(player):
+        message = item.message
+        if message.turn != turn:  # a message arrives in the turn that follows the one it reports
+            continue
+        if message.subject in ORDER_DONE:
+            kind = "done"
+        elif message.subject in ORDER_FAILED:
+            kind = "failed"
+        elif message.subject in COMBAT_NEWS:
+            kind = "combat"
+        elif message.subject == subjects.GAME_OVER:
+            kind = "over"
+        elif message.subject == subjects.TURN_ORDER:
+            kind = "info"
+        else:
+            continue  # "Turn complete" is told as the score changes below
+        news.append({"kind": kind, "subject": message.subject, "text": message.body})
+    points = history.scores_of(player) if history is not None else []
+    after = dict(points).get(turn - 1)
+    before = dict(points).get(turn - 2, (0,) * len(SCORE_KEYS))
+    gained = []
+    if after is not None:
+        for key, title, old, new in zip(SCORE_KEYS, SCORE_TITLES, before, after, strict=True):
+            if new != old:
+                gained.append({"score": key, "title": title, "change": new - old, "now": new})
+    return {"turn": turn - 1, "news": news, "scores": gained}
 
 
 def _fleet_name(snapshot: GameSnapshot, object_id: int) -> str:
@@ -324,6 +384,8 @@ def my_view(snapshot: GameSnapshot, player: int, history: HistoryBook | None) ->
             "can_reinforce_with": [f["fleet"] for f in hand if "Reinforce" in f["order_types"]],
         }
     points = history.scores_of(player) if history is not None else []
+    orders = my_orders(snapshot, player)
+    normal = snapshot.phase is Phase.NORMAL
     return {
         "game": snapshot.name,
         "player": {"id": player, "name": me.name, "colour": owner_colour(player)},
@@ -341,7 +403,11 @@ def my_view(snapshot: GameSnapshot, player: int, history: HistoryBook | None) ->
         "leaders": leaders,
         "bombers": bombers,
         "combat": combat,
-        "orders": my_orders(snapshot, player),
+        "orders": orders,
+        # a normal turn takes at most ORDERS_PER_TURN orders (R11); a combat turn's Reinforce has no limit
+        "orders_left": max(0, ORDERS_PER_TURN - len(orders)) if normal else None,
+        "last_turn": my_last_turn(snapshot, player, history),
+        "first_turn": not points,  # no turn has ended since the player joined
         "messages": [
             {
                 "index": item.index,

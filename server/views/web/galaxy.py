@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ruleset import Board, Kind, PlayerView, Role
+from ruleset import Board, Kind, Phase, PlayerView, Role
 from ruleset.board import ARTIFACT, UNINHABITABLE
 from ruleset.regions import region_of_each_member
 
@@ -48,16 +48,28 @@ class SystemView(NamedTuple):
         return f"{self.x}, {self.y}"
 
 
+class CombatMark(NamedTuple):
+    """The combat of a combat turn: the cells of the attacking and the defending leader, and
+    the place they fight over (an external conflict's unification system; None for an
+    internal one, fought inside one region)."""
+
+    attacker: int | None
+    defender: int | None
+    place: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class Galaxy:
     """The board as a viewer sees it: `width`×`height` cells, systems in cell order, and for
-    every region its id and the unit edges of its outline as (x1, y1, x2, y2) in cell units."""
+    every region its id and the unit edges of its outline as (x1, y1, x2, y2) in cell units;
+    in a combat turn, where its fight is (`combat`)."""
 
     width: int
     height: int
     systems: tuple[SystemView, ...]
     outlines: tuple[tuple[int, tuple[tuple[int, int, int, int], ...]], ...]
     names: dict[int, str]
+    combat: CombatMark | None = None
 
 
 def galaxy(board: Board, view: PlayerView) -> Galaxy:
@@ -89,7 +101,22 @@ def galaxy(board: Board, view: PlayerView) -> Galaxy:
             )
         )
     width = max((len(row) for row in board.rows), default=0)
-    return Galaxy(width, len(board.rows), tuple(systems), _outlines(board, labels), dict(view.players))
+    return Galaxy(
+        width, len(board.rows), tuple(systems), _outlines(board, labels), dict(view.players), _combat(view)
+    )
+
+
+def _combat(view: PlayerView) -> CombatMark | None:
+    """The running conflict of a combat turn (the first queued one), as cells."""
+    if view.phase is not Phase.COMBAT or not view.conflicts:
+        return None
+    conflict = view.conflicts[0]
+    attacker, defender = view.fleets.get(conflict.attacker), view.fleets.get(conflict.defender)
+    return CombatMark(
+        attacker.at if attacker is not None else None,
+        defender.at if defender is not None else None,
+        conflict.unification,
+    )
 
 
 def _outlines(board: Board, labels: dict[int, int]) -> tuple:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from ruleset.kinds import SCORE_TITLES
+from server.views.web.palette import ARTIFACT_SCORE, KIND_FILLS, PAGE
 
 WIDTH, HEIGHT = 320, 170
 LEFT, RIGHT, TOP, BOTTOM = 28, 8, 8, 42
-COLOURS = ("#2fbf5b", "#e04848", "#4c8df0", "#c9a24a", "#ffd700")
+#: Money, Technology, People, Raw materials in their kinds' colours (as on the map), then artifacts.
+COLOURS = (*KIND_FILLS, ARTIFACT_SCORE)
+BG, LINE, INK = PAGE["input"], PAGE["line"], PAGE["quiet"]
 
 
 def score_plot(points: list[tuple[int, tuple[int, ...]]]) -> str:
@@ -26,11 +29,11 @@ def score_plot(points: list[tuple[int, tuple[int, ...]]]) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="scoreplot" viewBox="0 0 {WIDTH} {HEIGHT}" '
         'role="img" aria-label="My scores over the turns">',
-        f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#111827" stroke="#445"/>',
-        f'<text x="{LEFT - 4}" y="{TOP + 8}" font-size="9" fill="#ccd" text-anchor="end">{top_value}</text>',
-        f'<text x="{LEFT - 4}" y="{TOP + plot_h}" font-size="9" fill="#ccd" text-anchor="end">0</text>',
-        f'<text x="{LEFT}" y="{TOP + plot_h + 11}" font-size="9" fill="#ccd">turn {first_turn}</text>',
-        f'<text x="{LEFT + plot_w}" y="{TOP + plot_h + 11}" font-size="9" fill="#ccd" '
+        f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="{BG}" stroke="{LINE}"/>',
+        f'<text x="{LEFT - 4}" y="{TOP + 8}" font-size="9" fill="{INK}" text-anchor="end">{top_value}</text>',
+        f'<text x="{LEFT - 4}" y="{TOP + plot_h}" font-size="9" fill="{INK}" text-anchor="end">0</text>',
+        f'<text x="{LEFT}" y="{TOP + plot_h + 11}" font-size="9" fill="{INK}">turn {first_turn}</text>',
+        f'<text x="{LEFT + plot_w}" y="{TOP + plot_h + 11}" font-size="9" fill="{INK}" '
         f'text-anchor="end">turn {last_turn}</text>',
     ]
     for index, title in enumerate(SCORE_TITLES):
@@ -44,6 +47,6 @@ def score_plot(points: list[tuple[int, tuple[int, ...]]]) -> str:
         lx = LEFT + (index % 3) * 100
         ly = TOP + plot_h + 24 + (index // 3) * 11
         out.append(f'<rect x="{lx}" y="{ly - 7}" width="8" height="8" fill="{colour}"/>')
-        out.append(f'<text x="{lx + 11}" y="{ly}" font-size="9" fill="#ccd">{title}</text>')
+        out.append(f'<text x="{lx + 11}" y="{ly}" font-size="9" fill="{INK}">{title}</text>')
     out.append("</svg>")
     return "".join(out)
