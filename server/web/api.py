@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 
 from ruleset import Problem, ProblemCode
-from server.model.refusals import BAD_LOGIN, RATE_LIMITED, REMOVED, RESIGNED, Refused
+from server.model.refusals import BAD_LOGIN, RATE_LIMITED, REMOVED, REMOVED_LOGIN, RESIGNED, Refused
 from server.model.snapshot import GameSnapshot
 from server.model.store import StoreUnavailable
 from server.views.web.documents import (
@@ -197,6 +197,9 @@ class Api:
         logins = self.web.logins
         player = logins.remembered(snapshot.name, header, snapshot.credential_marks)
         if player is not None:
+            # the answer the password would get now (the game's own login refuses the same)
+            if player in snapshot.removed_players:
+                raise refusal(REMOVED_LOGIN)
             self._still_playing(snapshot, player)
             return player
         player = await logins.check(

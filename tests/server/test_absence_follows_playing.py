@@ -262,6 +262,7 @@ def test_every_page_api_read_and_event_stream_leaves_the_seat_with_the_stand_in(
         "/rules",
         "/rules/examples/",
         "/rules/diagrams/board.svg",
+        f"/games/{NAME}/notifications/confirm/not-a-token",  # an e-mail confirmation link's page
     ]
     api = [
         "/api/games",
