@@ -281,3 +281,23 @@ def test_no_import_circles(package):
 def test_the_circle_check_sees_circles():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def package_graph(graph: dict[str, set[str]], depth: int = 2) -> dict[str, set[str]]:
+    """The module graph seen from the packages: `server.web.api` is `server.web` at depth 2."""
+
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:depth])
+
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        packages.setdefault(package(module), set()).update(
+            package(target) for target in targets if package(target) != package(module)
+        )
+    return packages
+
+
+def test_no_circles_between_the_server_packages():
+    """server/'s packages form layers (model at the bottom, app at the top): no package imports
+    one that imports it back, through any module."""
+    assert circles(package_graph(module_graph("server"))) == []

@@ -63,8 +63,8 @@ from server.config.cluster import ClusterSettings, ClusterSettingsError
 from server.config.discovery import DiscoverySettings
 from server.config.errors import ConfigError, describe_validation_error
 from server.config.limits import Limits, LimitsTable, apply_limits
+from server.config.networks import parse_networks
 from server.config.notifications import NotificationSettings, NotificationSettingsError
-from server.guards.proxies import TrustedProxies
 from server.model.attendance import DEFAULT_ABSENT_AFTER, DEFAULT_VACATION_DAYS_MAX
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings, TimerSettingsError
@@ -309,7 +309,7 @@ def validate(config: ServerConfig) -> ServerConfig:
     if not config.listen:
         raise ConfigError("listen: at least one endpoint is needed")
     try:
-        TrustedProxies(config.trusted_proxies)
+        parse_networks(config.trusted_proxies)
     except ValueError as error:
         raise ConfigError(f"trusted_proxies: {error}") from None
     game = config.game

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import msgspec
 
+from server.config.networks import parse_hosts_and_networks
+
 
 class NotificationSettingsError(ValueError):
     """A setting out of range; the message names it (prefixed `notifications.` by the caller)."""
@@ -74,10 +76,8 @@ class NotificationSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
             raise NotificationSettingsError("request_timeout must be above 0")
         if not 0 <= self.max_channels <= 100:
             raise NotificationSettingsError("max_channels is 0 to 100")
-        from server.notifications.targets import WebhookTargets
-
         try:
-            WebhookTargets(self.webhook_allow)
+            parse_hosts_and_networks(self.webhook_allow)
         except ValueError as error:
             raise NotificationSettingsError(f"webhook_allow: {error}") from None
         if self.public_url and not self.public_url.startswith(("http://", "https://")):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Sequence
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+from server.config.networks import Network, parse_networks
 
 #: X-Forwarded-For entries looked at (a longer header is a client's invention).
 MAX_HOPS = 16
@@ -42,13 +42,7 @@ class TrustedProxies:
     """The operator's `trusted_proxies`; an empty list trusts no one (headers are ignored)."""
 
     def __init__(self, entries: Iterable[str] = ()):
-        networks: list[Network] = []
-        for entry in entries:
-            try:
-                networks.append(ipaddress.ip_network(str(entry).strip(), strict=False))
-            except ValueError:
-                raise ValueError(f"{entry!r} is not an address or a network (like 10.0.0.0/8)") from None
-        self.networks: tuple[Network, ...] = tuple(networks)
+        self.networks: tuple[Network, ...] = parse_networks(entries)
 
     def __bool__(self) -> bool:
         return bool(self.networks)

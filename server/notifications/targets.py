@@ -29,6 +29,8 @@ from twisted.web.client import BrowserLikePolicyForHTTPS
 from twisted.web.iweb import IAgentEndpointFactory
 from zope.interface import implementer
 
+from server.config.networks import parse_hosts_and_networks
+
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 NOT_ALLOWED = (
@@ -55,18 +57,7 @@ class WebhookTargets:
     """The rule for webhook addresses, with the operator's `allow` list (host names or networks)."""
 
     def __init__(self, allow: Iterable[str] = ()):
-        names: set[str] = set()
-        networks = []
-        for entry in allow:
-            entry = str(entry).strip()
-            try:
-                networks.append(ipaddress.ip_network(entry, strict=False))
-            except ValueError:
-                if not entry or "/" in entry or " " in entry:
-                    raise ValueError(f"{entry!r} is neither a host name nor a network") from None
-                names.add(entry.lower().rstrip("."))
-        self.names = frozenset(names)
-        self.networks = tuple(networks)
+        self.names, self.networks = parse_hosts_and_networks(allow)
 
     def allows_name(self, host: str) -> bool:
         return host.lower().rstrip(".") in self.names
