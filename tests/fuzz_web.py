@@ -588,7 +588,7 @@ def start(workdir: Path) -> Running:
         [
             sys.executable,
             "-m",
-            "server.operating.cli",
+            "server.cli",
             "serve",
             "--listen",
             f"tcp:{tp_port}:interface=127.0.0.1",

@@ -165,7 +165,7 @@ CLOCK_READS = {
     "time": {"time", "monotonic", "perf_counter", "time_ns"},
     "datetime": {"now", "utcnow", "today"},
 }
-CLOCK_EDGE = {"server/operating/cli/options.py", "server/operating/runner.py"}
+CLOCK_EDGE = {"server/cli/options.py", "server/cli/runner.py"}
 
 
 def clock_reads(path: Path) -> list[str]:

@@ -12,7 +12,7 @@ tpadmin-cpp speaks it, on its own port, for admin accounts kept apart from every
     listener.py    `build_factory(...)` and the checks of the settings
 
 Its configuration section is `server.config.admin`; `tae-server admin-user NAME`, which makes an
-account line for it, is `server.operating.admin_user`. A server serves its admin ports (bound
+account line for it, is `server.cli.admin_user`. A server serves its admin ports (bound
 and opened with its other listeners, `server.services.listeners`) with
 `server.services.admin.AdminService`, which makes the factory::
 

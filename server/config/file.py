@@ -205,7 +205,7 @@ class ServerConfig:
     admin: AdminSettings = field(default_factory=AdminSettings)
     discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
     # The game flags `serve` was given (flag key → value): the runner says which of them an
-    # existing open game did not take (server.operating.serve_flags).
+    # existing open game did not take (server.cli.serve_flags).
     serve_game_flags: tuple[tuple[str, Any], ...] = ()
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
 

@@ -9,7 +9,7 @@ it, and the action that carries it out on a live game (`server.operating.game_ac
 
 The channels are made from the table or dispatch through it:
 
-* the command line (`server.operating.cli`) makes a click command of each, with these
+* the command line (`server.cli`) makes a click command of each, with these
   arguments and their words of refusal;
 * the admin protocol (`server.admin.commands`) offers a CommandDesc of each command with an
   admin id, and reads the parameters with the same types;

@@ -21,15 +21,7 @@ from ruleset.orders import ORDER_NAMES
 from server.model.refusals import BAD_LOGIN, RATE_LIMITED, Refused
 from server.views.deadline import in_words, local_time_words
 from server.views.web.documents import my_view, public_game, summary_document, with_time
-from server.views.web.mapsvg import (
-    STYLE,
-    map_head,
-    map_key,
-    order_marks,
-    own_marks,
-    owner_colour,
-    render_map,
-)
+from server.views.web.mapsvg import STYLE, map_head, map_key, order_marks, own_marks, owner_colour, render_map
 from server.views.web.palette import player_class
 from server.views.web.scoreplot import score_plot
 from server.web import actions

@@ -16,10 +16,10 @@ import sys
 from twisted.internet import defer
 
 from server.app import start_server
+from server.cli.logs import begin_logging
 from server.config.admin import AdminSettings
 from server.config.file import GameConfig, ServerConfig
 from server.model.timer_settings import TimerSettings
-from server.operating.logs import begin_logging
 
 
 async def _start(reactor, url: str, endpoint: str):

@@ -9,10 +9,10 @@ from click.testing import CliRunner
 from twisted.internet.task import Clock
 
 from server.admin.listener import build_factory
+from server.cli.admin_user import admin_user
 from server.config.admin import AdminSettings, parse_admin_settings
 from server.config.errors import ConfigError
 from server.game.passwords import InlineHasher, verify_password
-from server.operating.admin_user import admin_user
 
 HASH = "scrypt$16384$8$1$00ff$aabb"
 
@@ -70,14 +70,14 @@ def test_admin_user_prints_a_line_that_parses_and_verifies():
 
 
 def test_admin_user_asks_twice_for_the_password(monkeypatch):
-    monkeypatch.setattr("server.operating.password_prompt.terminal_available", lambda: True)
+    monkeypatch.setattr("server.cli.password_prompt.terminal_available", lambda: True)
     result = CliRunner().invoke(admin_user, ["tpadm"], input="secret7\nsecret7\n")
     assert result.exit_code == 0, result.output
     assert 'tpadm = "scrypt$' in result.stdout
 
 
 def test_admin_user_without_a_terminal_asks_for_password_in_one_line(monkeypatch):
-    monkeypatch.setattr("server.operating.password_prompt.terminal_available", lambda: False)
+    monkeypatch.setattr("server.cli.password_prompt.terminal_available", lambda: False)
     result = CliRunner().invoke(admin_user, ["tpadm"], input="secret7\nsecret7\n")
     assert result.exit_code == 2
     assert "give --password (or run on a terminal)" in result.output

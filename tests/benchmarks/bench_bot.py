@@ -290,7 +290,7 @@ def start_server(directory: Path, port: int, map_path: Path | None = None, seed:
     command = [
         sys.executable,
         "-m",
-        "server.operating.cli",
+        "server.cli",
         "serve",
         "--listen",
         f"tcp:{port}:interface=127.0.0.1",

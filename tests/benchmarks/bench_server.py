@@ -111,7 +111,7 @@ def main() -> None:
             [
                 sys.executable,
                 "-m",
-                "server.operating.cli",
+                "server.cli",
                 "serve",
                 "--listen",
                 f"tcp:{port}:interface=127.0.0.1",

@@ -20,8 +20,8 @@ import pytest
 from clients.cli import cli as client_cli
 from clients.cli_settings import resolve_settings
 from clients.turn_file import parse_turn_text
+from server.cli import cli as server_cli
 from server.config.file import load_config
-from server.operating.cli import cli as server_cli
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FENCE = re.compile(
@@ -85,7 +85,7 @@ def test_the_readme_shows_commands():
 @pytest.mark.parametrize("line", command_lines())
 def test_every_command_line_parses(line, monkeypatch):
     # a password the command would ask for is typed in, on a terminal
-    monkeypatch.setattr("server.operating.password_prompt.terminal_available", lambda: True)
+    monkeypatch.setattr("server.cli.password_prompt.terminal_available", lambda: True)
     monkeypatch.setattr(click.termui, "hidden_prompt_func", lambda prompt: "typed-password")
     monkeypatch.setattr(click.termui, "visible_prompt_func", lambda prompt: "typed-password")
     try:

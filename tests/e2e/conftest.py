@@ -1,6 +1,6 @@
 """A real ``tae-server`` in a subprocess, for end-to-end tests over TCP.
 
-``tae_server`` starts ``python -m server.operating.cli serve`` on a free loopback port with a fresh SQLite
+``tae_server`` starts ``python -m server.cli serve`` on a free loopback port with a fresh SQLite
 database in the test's temporary directory, waits until the port accepts connections, and
 returns ``(host, port)``. The server is stopped (terminate, then kill) when the test ends,
 whatever happens. Extra ``serve`` arguments come from indirect parametrization::
@@ -89,7 +89,7 @@ def running_tae_server(
         command = [
             sys.executable,
             "-m",
-            "server.operating.cli",
+            "server.cli",
             "serve",
             "--listen",
             f"tcp:{port}:interface={HOST}",

@@ -49,8 +49,8 @@ from ruleset import EndReason, final_standing, new_game, parse_map
 from ruleset.final_scoring import final_result
 from ruleset.state import Phase as GamePhase
 from ruleset.state import Player
+from server.cli import cli as tae_server
 from server.game.passwords import hash_password
-from server.operating.cli import cli as tae_server
 from tests.admin.admin_client import AdminClient
 from tests.integration.server_process import ServerProcess
 from tests.support.servers import free_port, wait_for_port

@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def tae_server(*args: str, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
-    """Run `python -m server.operating.cli ARGS` to the end."""
+    """Run `python -m server.cli ARGS` to the end."""
     return subprocess.run(
-        [sys.executable, "-m", "server.operating.cli", *args],
+        [sys.executable, "-m", "server.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -47,7 +47,7 @@ class ServerProcess:
         return [
             sys.executable,
             "-m",
-            "server.operating.cli",
+            "server.cli",
             "serve",
             "--listen",
             "tcp:0:interface=127.0.0.1",

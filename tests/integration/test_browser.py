@@ -108,7 +108,7 @@ class RealServer(WebWorld):
             [
                 sys.executable,
                 "-m",
-                "server.operating.cli",
+                "server.cli",
                 "serve",
                 "--listen",
                 f"tcp:{self.tp_port}:interface=127.0.0.1",

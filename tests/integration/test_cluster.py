@@ -41,7 +41,7 @@ class NodeProcess(ServerProcess):
         return [
             sys.executable,
             "-m",
-            "server.operating.cli",
+            "server.cli",
             "serve",
             "--listen",
             f"tcp:{self.port}:interface=127.0.0.1",
@@ -59,7 +59,7 @@ class NodeProcess(ServerProcess):
 
 def tae_server(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "server.operating.cli", *args],
+        [sys.executable, "-m", "server.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

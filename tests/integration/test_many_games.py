@@ -12,10 +12,10 @@ import protocol as tp
 from protocol import GameParamId
 from ruleset import game_rng
 from ruleset.simulator import RandomPlayer
+from server.cli import main
 from server.database import SyncDatabase
 from server.game.game import Game
 from server.game.replay import check_replay
-from server.operating.cli import main
 
 from .server_process import ServerProcess
 from .tp_client import TPClient

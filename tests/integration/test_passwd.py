@@ -66,7 +66,7 @@ def test_no_web_listener_is_a_connection_error(running):
 
 
 def test_without_a_game_name_the_servers_default_game_is_meant(running, tmp_path):
-    from server.operating.cli import cli as server_cli
+    from server.cli import cli as server_cli
 
     tp_port, web_port = running
     made = CliRunner().invoke(

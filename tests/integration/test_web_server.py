@@ -177,7 +177,7 @@ def test_an_unusable_web_endpoint_is_a_one_line_error(tmp_path):
         [
             sys.executable,
             "-m",
-            "server.operating.cli",
+            "server.cli",
             "serve",
             "--listen",
             f"tcp:{tp_port}",

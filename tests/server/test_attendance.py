@@ -416,9 +416,9 @@ def test_the_settings_come_from_the_config_file_and_are_checked(tmp_path):
 
 
 def test_create_game_flags_and_status_show_the_settings_and_seats(tmp_path, capsys):
+    from server.cli import main
     from server.database import SyncDatabase
     from server.database import games as q
-    from server.operating.cli import main
 
     url = f"sqlite:///{tmp_path / 'tae.db'}"
 

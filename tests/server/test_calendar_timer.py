@@ -236,8 +236,8 @@ def test_extend_without_a_deadline_says_so_and_a_paused_clock_waits_across_turns
 
 
 def test_serve_says_which_game_flags_an_existing_game_did_not_take():
+    from server.cli.serve_flags import unapplied_flags
     from server.model.store import GameSetup
-    from server.operating.serve_flags import unapplied_flags
 
     game = GameSetup("tae", seed=99, timer=TimerSettings(turn_length=300))
     wanted = GameSetup("tae", map_text="..M\n", seed=5, timer=TimerSettings("basic", turn_length=300))

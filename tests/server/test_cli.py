@@ -1,6 +1,6 @@
 """`tae-server` subcommands: their output and exit status, and one-line errors for every kind of
 mistake (exit 2 for usage and configuration, 1 for operations that fail). In process through
-`server.operating.cli.main`, except where the reactor runs (`serve`), which runs as a subprocess.
+`server.cli.main`, except where the reactor runs (`serve`), which runs as a subprocess.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import time
 
 import pytest
 
+from server.cli import main
 from server.database import SyncDatabase, head_revision, upgrade
-from server.operating.cli import main
 from tests.integration.server_process import ROOT, ServerProcess, tae_server
 
 pytestmark = pytest.mark.timeout(60)
@@ -160,7 +160,7 @@ def test_players_and_turns_offline(capsys, url):
 
 @pytest.mark.parametrize("command", ["add-player", "set-password"])
 def test_without_a_terminal_a_password_must_be_given(capsys, url, monkeypatch, command):
-    monkeypatch.setattr("server.operating.password_prompt.terminal_available", lambda: False)
+    monkeypatch.setattr("server.cli.password_prompt.terminal_available", lambda: False)
     run(capsys, "create-game", "g", "--database", url, "--seed", "1")
     run(capsys, "add-player", "g", "ann", "--password", "ann-pass", "--database", url)
     code, out, err = run(capsys, command, "g", "ann", "--database", url)
@@ -341,7 +341,7 @@ def test_serve_text_logs_say_where_to_connect_first(tmp_path):
     command = [
         sys.executable,
         "-m",
-        "server.operating.cli",
+        "server.cli",
         "serve",
         "--listen",
         "tcp:0:interface=127.0.0.1",
@@ -371,7 +371,7 @@ def test_serve_text_logs_say_where_to_connect_first(tmp_path):
 def test_turn_lengths_are_durations(tmp_path):
     from click.testing import CliRunner
 
-    from server.operating.cli import cli
+    from server.cli import cli
 
     url = f"sqlite:///{tmp_path / 'd.db'}"
     made = CliRunner().invoke(cli, ["create-game", "weekly", "--turn-length", "1d", "--database", url])

@@ -37,13 +37,13 @@ from protocol import Version
 from protocol.admin import Command, CommandResult
 from server.admin.commands import BY_ID
 from server.admin.live import LiveBackend
+from server.cli import main
 from server.config.file import GameConfig, ServerConfig
 from server.database import SyncDatabase, upgrade
 from server.game.passwords import InlineHasher, PasswordPolicy
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
 from server.operating import on_database
-from server.operating.cli import main
 from server.operating.commands import BY_NAME
 from server.services.games import load_games
 

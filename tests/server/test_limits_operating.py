@@ -13,6 +13,9 @@ import sqlite3
 import pytest
 from twisted.logger import Logger, LogLevel
 
+from server.cli import main
+from server.cli.logs import FlatJSONObserver, flat_event, observer_for
+from server.cli.runner import Runner
 from server.config.errors import ConfigError
 from server.config.file import load_config
 from server.config.limits import Limits, apply_limits, limit_names, parse_limit_flag
@@ -20,10 +23,7 @@ from server.database import SyncDatabase, upgrade
 from server.database.engine import is_read_only_sqlite, readable_url
 from server.model.store import GameSetup, OrderEntry
 from server.operating.backup import backup
-from server.operating.cli import main
 from server.operating.game_actions import OperationError
-from server.operating.logs import FlatJSONObserver, flat_event, observer_for
-from server.operating.runner import Runner
 from tests.server.test_cli import one_line_error, run
 
 # -- [limits] ---------------------------------------------------------------------------------

@@ -195,7 +195,7 @@ def test_a_game_whose_clock_has_not_started_says_no_deadline_yet():
 
 
 def test_status_without_a_server_says_no_deadline_for_a_timer_that_sets_none(tmp_path, capsys):
-    from server.operating.cli import main
+    from server.cli import main
 
     database = f"sqlite:///{tmp_path / 'tae.db'}"
     main(["create-game", "g", "--seed", "1", "--turn-length", "0", "--database", database])

@@ -174,7 +174,7 @@ def test_bad_durations_are_one_line(text):
 
 
 def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
-    from server.operating.cli import main
+    from server.cli import main
 
     with pytest.raises(SystemExit) as done:
         main(["extend", "g", "soon", "--database", "sqlite://"])
@@ -198,7 +198,7 @@ def test_the_command_line_refuses_a_bad_duration_as_a_usage_error(capsys):
     ],
 )
 def test_a_negative_value_gets_its_own_message_not_no_such_option(capsys, tmp_path, args, code, message):
-    from server.operating.cli import main
+    from server.cli import main
 
     database = f"sqlite:///{tmp_path / 'tae.db'}"
     main(["create-game", "g", "--seed", "1", "--database", database])

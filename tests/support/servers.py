@@ -40,10 +40,10 @@ def wait_for_port(port: int, process: subprocess.Popen | None = None, timeout: f
 def serve_process(
     cwd: Path, args: Sequence[str], port: int, timeout: float = 30
 ) -> Iterator[subprocess.Popen]:
-    """`python -m server.operating.cli serve ARGS` in `cwd`, once `port` listens; terminated afterwards."""
+    """`python -m server.cli serve ARGS` in `cwd`, once `port` listens; terminated afterwards."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.operating.cli", "serve", *args],
+        [sys.executable, "-m", "server.cli", "serve", *args],
         cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,

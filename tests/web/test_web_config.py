@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from server.cli.options import configured
 from server.config.errors import ConfigError
 from server.config.file import load_config
-from server.operating.cli.options import configured
 from server.web.secret import SecretError, load_secret
 
 

@@ -24,9 +24,7 @@ from typing import Any
 
 import click
 
-from server.config.file import load_config
-from server.operating.arguments import YesNo
-from server.operating.cli.options import (
+from server.cli.options import (
     ArgumentParam,
     TakesNegativeValues,
     configured,
@@ -36,6 +34,9 @@ from server.operating.cli.options import (
     wait_option,
     wallclock,
 )
+from server.cli.password_prompt import asked_password
+from server.config.file import load_config
+from server.operating.arguments import YesNo
 from server.operating.commands import (
     COMMANDS,
     CREATE_GAME,
@@ -46,7 +47,6 @@ from server.operating.commands import (
     OperatorCommand,
     WithoutServer,
 )
-from server.operating.password_prompt import asked_password
 
 
 def _help(command: OperatorCommand) -> str:

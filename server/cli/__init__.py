@@ -4,7 +4,7 @@
                      [--seed N] [--turn-length DURATION] [--timer KIND] [--log-format text|json]
                      [--limit NAME=VALUE]... [--node NAME --advertise HOST:PORT]
     tae-server list-games | status GAME | create-game NAME | add-player GAME NAME | ...
-                     (the operator command table: server.operating.cli.games)
+                     (the operator command table: server.cli.games)
     tae-server nodes [--json] | upgrade-db | backup FILE [--force] | admin-user NAME
 
 Every command takes `--config FILE` (TOML; see server.config.file) and `--database URL`; flags
@@ -16,10 +16,15 @@ Mistakes on the command line or in the configuration, and values the command tab
 are one line on stderr and exit status 2; an operation that fails is one line and status 1.
 Never a traceback.
 
-    cli/options.py   what every command shares (configuration, database, the table's types)
-    cli/games.py     the commands made from the operator command table
-    cli/serving.py   serve
-    cli/upkeep.py    nodes, upgrade-db, backup
+    options.py        what every command shares (configuration, database, the table's types)
+    games.py          the commands made from the operator command table (server.operating)
+    serving.py        serve, which runs the server (runner.py) until SIGINT/SIGTERM
+    upkeep.py         nodes, upgrade-db, backup
+    admin_user.py     admin-user: an account line for the [admin.users] configuration
+    runner.py, logs.py, serve_flags.py, password_prompt.py   what serve and the others need
+
+The command line stands above everything it starts (`server.app`); the command table, the
+actions and the desk it runs are in `server.operating`, below the services.
 """
 
 from __future__ import annotations
@@ -28,12 +33,12 @@ import sys
 
 import click
 
+from server.cli.admin_user import admin_user
+from server.cli.games import operator_commands
+from server.cli.options import EXIT_FAILURE, EXIT_USAGE
+from server.cli.serving import serve
+from server.cli.upkeep import backup, nodes, upgrade_db
 from server.config.errors import ConfigError
-from server.operating.admin_user import admin_user
-from server.operating.cli.games import operator_commands
-from server.operating.cli.options import EXIT_FAILURE, EXIT_USAGE
-from server.operating.cli.serving import serve
-from server.operating.cli.upkeep import backup, nodes, upgrade_db
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)

@@ -4,7 +4,7 @@ It asks for the password twice on a terminal (or takes `--password`, which it ne
 terminal), checks that tpadmin-cpp could send it (the client lower-cases everything typed), and
 prints the TOML line with the scrypt hash to add to the configuration; nothing is written
 anywhere, so the command needs no access to the server's files. Register it with
-`cli.add_command(admin_user)` in `server.operating.cli`.
+`cli.add_command(admin_user)` in `server.cli`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import json
 
 import click
 
+from server.cli.password_prompt import password_option
 from server.config.admin import password_problem, user_name_problem
 from server.game.passwords import hash_password
-from server.operating.password_prompt import password_option
 
 
 def _check_password(ctx, param, value: str) -> str:

@@ -1,5 +1,5 @@
 """The `tae-server` commands that look after the database and the cluster rather than a game:
-`upgrade-db`, `backup`, `nodes` (and `admin-user`, in `server.operating.admin_user`)."""
+`upgrade-db`, `backup`, `nodes` (and `admin-user`, in `server.cli.admin_user`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import click
 
-from server.operating.cli.options import database_options, database_url, open_database
+from server.cli.options import database_options, database_url, open_database
 
 
 @click.command()

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import click
 
-from server.operating.cli.options import ArgumentParam, configured
+from server.cli.options import ArgumentParam, configured
 from server.operating.game_settings import BY_KEY
 
 
@@ -114,6 +114,6 @@ def serve(
         # The open game made on a first start gets a random seed unless one was asked for
         # (the configuration's [game] seed, or --seed).
         config = replace(config, game=replace(config.game, seed=secrets.randbelow(2**31)))
-    from server.operating.runner import run
+    from server.cli.runner import run
 
     sys.exit(run(config))

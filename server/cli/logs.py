@@ -2,7 +2,7 @@
 
 `--log-format json` writes, for every `twisted.logger` event, one line such as
 
-    {"time": "2025-03-01T12:00:00.123456+00:00", "level": "info", "logger": "server.operating.runner",
+    {"time": "2025-03-01T12:00:00.123456+00:00", "level": "info", "logger": "server.cli.runner",
      "message": "listening on 127.0.0.1:6923", "host": "127.0.0.1", "port": 6923}
 
 `time` is ISO-8601 in UTC, `level` the level's name, `logger` the event's namespace (the module
@@ -88,7 +88,7 @@ class FlatJSONObserver:
             line = json.dumps(flat_event(event), ensure_ascii=False, default=str)
         except Exception as error:  # never let a strange event break logging
             line = json.dumps(
-                {"level": "error", "logger": "server.operating.logs", "message": f"unloggable event: {error}"}
+                {"level": "error", "logger": "server.cli.logs", "message": f"unloggable event: {error}"}
             )
         self.stream.write(line + "\n")
         self.stream.flush()

@@ -18,9 +18,9 @@ from twisted.internet import defer
 from twisted.logger import Logger
 
 from server.app import Server, start_server
+from server.cli.logs import begin_logging
 from server.config.errors import ConfigError
 from server.config.file import ServerConfig
-from server.operating.logs import begin_logging
 
 log = Logger()
 
@@ -104,7 +104,7 @@ class Runner:
         requested = dict(self.config.serve_game_flags)
         if not requested or self.config.node is not None:
             return
-        from server.operating.serve_flags import unapplied_flags
+        from server.cli.serve_flags import unapplied_flags
 
         name = self.config.game.name
         game = server.directory.games.get(name)
