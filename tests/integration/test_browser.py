@@ -263,9 +263,19 @@ def free_settler_target(world: WebWorld, user: str):
 
 
 def box(page, selector: str) -> dict:
-    found = page.locator(selector).first.bounding_box()
-    assert found is not None, selector
-    return found
+    return settled_box(page.locator(selector).first, selector)
+
+
+def settled_box(locator, what: str = "") -> dict:
+    """The element's box once it is on the page: the page refreshes its live part after an
+    order or a turn (the element is replaced), so a box asked for during the swap is None; ask
+    again, for at most 5 s."""
+    for _ in range(50):
+        found = locator.bounding_box()
+        if found is not None:
+            return found
+        locator.page.wait_for_timeout(100)
+    raise AssertionError(f"no box for {what or locator}")
 
 
 def centre(b: dict) -> tuple[float, float]:
@@ -403,7 +413,7 @@ def test_the_map_has_coordinates_player_badges_my_own_marks_and_labelled_orders(
     for leader in mine:
         cell = box(page, f'g.sys[data-id="{leader["at"]}"] rect.cell')
         assert any(
-            inside(centre(page.locator("svg.galaxy path.own").nth(i).bounding_box()), cell)
+            inside(centre(settled_box(page.locator("svg.galaxy path.own").nth(i))), cell)
             for i in range(len(mine))
         )
     # a pending order, labelled on the map and in the list
@@ -414,7 +424,7 @@ def test_the_map_has_coordinates_player_badges_my_own_marks_and_labelled_orders(
     page.click(f'g.sys[data-id="{target["id"]}"]')
     page.locator('svg.galaxy .order[data-order="1"]').wait_for()
     mark = page.locator('svg.galaxy .order[data-order="1"]')
-    assert inside(centre(mark.bounding_box()), box(page, f'g.sys[data-id="{target["id"]}"] rect.cell'))
+    assert inside(centre(settled_box(mark)), box(page, f'g.sys[data-id="{target["id"]}"] rect.cell'))
     letter = {"merchant": "M", "scientist": "S", "settler": "P", "mining": "R"}[colonist["kind"]]
     assert mark.locator(".ghost-l").text_content() == letter and mark.locator(".tag-n").text_content() == "1"
     listed = page.locator('ol.orders li[data-order="1"]').inner_text()
@@ -440,7 +450,7 @@ def test_a_combat_turn_marks_the_fighting_leaders_on_the_map(combat_world, brows
     assert tags == ["A", "D"]
     for i, side in enumerate((conflict["attacker"], conflict["defender"])):
         cell = box(page, f'g.sys[data-id="{side["at"]}"] rect.cell')
-        assert inside(centre(rings.nth(i).bounding_box()), cell)
+        assert inside(centre(settled_box(rings.nth(i))), cell)
     assert page.locator("svg.galaxy .clash").count() == (0 if conflict["unification"] is None else 1)
     page.locator("svg.galaxy").screenshot(path=str(shots / "combat.png"))
     # the fighter sees what to do at the top of the page

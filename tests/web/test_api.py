@@ -88,7 +88,8 @@ def test_a_removed_player_is_refused():
     assert (
         answer.status == 409 and answer.json()["error"]["message"] == "You have been removed from this game."
     )
-    assert client.get("/api/games/Nebula/me", headers=basic("bob", "bob-pw")).status == 409
+    # the password itself: the login refusal a removed account gets (as over TP)
+    assert client.get("/api/games/Nebula/me", headers=basic("bob", "bob-pw")).status == 403
 
 
 def test_insert_probe_remove_and_finish():
