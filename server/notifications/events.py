@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from ruleset import FinalStanding, Phase
-from server.database.notification_outbox import OutboxEntry
+from server.model.outbox_entry import OutboxEntry
 from server.model.snapshot import GameSnapshot
 from server.notifications.channels import EVENT_KINDS
 from server.views.standing import categories_words, place_words, standing_document, standing_of

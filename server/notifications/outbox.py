@@ -18,7 +18,7 @@ from twisted.internet import defer
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
-from server.database.notification_outbox import OutboxEntry
+from server.model.outbox_entry import OutboxEntry
 
 log = Logger()
 

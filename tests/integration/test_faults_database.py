@@ -31,8 +31,9 @@ from ruleset.simulator import RandomPlayer
 from server.database import SyncDatabase, create_engine
 from server.game.directory import GameDirectory
 from server.game.game import COMMIT_RETRY_S, Game
+from server.model.memory_store import MemoryStore
 from server.model.refusals import TURN_NOT_STORED
-from server.model.store import GameSetup, MemoryStore, StoreUnavailable
+from server.model.store import GameSetup, StoreUnavailable
 from server.model.timer_settings import TimerSettings
 from server.tp.errors import STORE_UNAVAILABLE_TEXT
 from tests.server.test_session import colonist_of
