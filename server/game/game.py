@@ -58,6 +58,7 @@ from server.model.store import (
     StoreUnavailable,
     TurnRecord,
 )
+from server.model.timer_settings import ALL_FINISHED, END_OF_TURN_STARTED
 from server.model.writes import (
     StoreDeadline,
     StoreFinished,
@@ -70,6 +71,9 @@ from server.views.board import absence_notices
 from server.views.tp.modtimes import ModTimes, all_fingerprints, object_fingerprint, queue_fingerprint
 
 log = Logger()
+
+#: The timer's announcements that the turn ends now.
+TURN_ENDS = (ALL_FINISHED, END_OF_TURN_STARTED)
 
 
 class Game(PlayerAccounts, Seats, TurnClockControls, ChangeRecords):
@@ -778,7 +782,8 @@ class Game(PlayerAccounts, Seats, TurnClockControls, ChangeRecords):
         """The timer's news (TP TimeRemaining): a snapshot that carries it; a deadline it moved
         is stored (`server.game.records`)."""
         self._publish(touched=(), announcement=Announcement(seconds, reason))
-        self._follow_deadline()
+        if reason not in TURN_ENDS:  # the end of the turn stores the next turn's deadline
+            self._follow_deadline()
 
     def modtime(self, key: Hashable) -> int:
         """The current modtime of a TP cache item (tests and benchmarks)."""
