@@ -40,7 +40,6 @@ from server.database import lease, ownership
 from server.database.ownership import ClaimLost, NodeConflict, NodeInfo, Placement
 from server.game.directory import GameDirectory
 from server.game.game import Game
-from server.model.snapshot import GameSnapshot
 from server.model.store import ConflictError, GameSetup
 from server.operating.desk import restore_game
 from server.operating.game_actions import OperationError
@@ -112,6 +111,7 @@ class ClusterNode:
         self._quiet: dict[int, list[defer.Deferred]] = {}
         self._departure_watchers: list[Callable[[int], None]] = []
         self._news: dict[int, list[Callable[[dict], None]]] = {}
+        self.latest_change: dict[int, int] = {}  # game id → the newest change record heard of
         self._rejoining = False
         self._rebalancing = False
 
@@ -232,8 +232,9 @@ class ClusterNode:
         )
 
     def subscribe_news(self, game_id: int, listener: Callable[[dict], None]) -> Callable[[], None]:
-        """`listener(message)` for every turn and timer announcement of the game, whichever node
-        runs it (LISTEN/NOTIFY; see `server.cluster.notify`). The web listener's hook."""
+        """`listener(message)` for every change record of the game, whichever node runs it
+        (LISTEN/NOTIFY, `server.cluster.notify`): the message names the record's sequence
+        (`"q"`); what changed is read with `changes_since`."""
         self._news.setdefault(game_id, []).append(listener)
 
         def unsubscribe() -> None:
@@ -242,6 +243,10 @@ class ClusterNode:
                 listeners.remove(listener)
 
         return unsubscribe
+
+    def changes_since(self, game_id: int, after: int) -> defer.Deferred:
+        """The game's change records numbered above `after` (a node catching up after news)."""
+        return self.store.changes_after(game_id, after)
 
     # -- requests in progress (the sessions tell) ------------------------------------------
 
@@ -400,7 +405,6 @@ class ClusterNode:
             game = restore_game(
                 record, self.store, self.reactor, self.directory, self.desk, hasher=self.hasher
             )
-            game.subscribe(self._announcer(game.id))
             log.info(
                 "cluster node {node}: game {game} (id {id}) claimed at turn {turn}",
                 node=self.name,
@@ -487,31 +491,13 @@ class ClusterNode:
             if placement is not None and isinstance(message.get("t"), int):
                 updated = _with_turn(placement, message["t"])
                 self.by_id[game_id] = self.placements[placement.name] = updated
-        if isinstance(game_id, int) and kind in ("turn", "announce"):
+        if isinstance(game_id, int) and isinstance(message.get("q"), int):
+            self.latest_change[game_id] = max(self.latest_change.get(game_id, 0), message["q"])
             for listener in list(self._news.get(game_id, [])):
                 try:
                     listener(message)
                 except Exception:
                     log.failure("a cluster news listener failed")
-
-    def _announcer(self, game_id: int) -> Callable[[GameSnapshot], None]:
-        def announce(snapshot: GameSnapshot) -> None:
-            news = snapshot.announcement
-            if news is None or self.store.claims.get(game_id) is None:
-                return
-            message = {
-                "k": "announce",
-                "g": game_id,
-                "s": news.seconds,
-                "r": news.reason,
-                "t": snapshot.state.turn,
-                "w": list(snapshot.waiting_for()),
-            }
-            if self.claims is not None and not self.claims.broken:
-                # On the claim connection's thread, not the store's: news never delays a write.
-                self.claims.run(ownership.thd_notify, self.space, message).addErrback(lambda failure: None)
-
-        return announce
 
     # -- handing over ----------------------------------------------------------------------
 
