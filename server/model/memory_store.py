@@ -77,6 +77,9 @@ class MemoryStore:
     def changes_after(self, game_id: int, after: int = 0) -> list[ChangeRecord]:
         return [r for r in self.changes.get(game_id, ()) if r.sequence > after]
 
+    def close(self) -> None:
+        """Nothing to let go: the games live as long as the process."""
+
     # -- games and their rows ----------------------------------------------------------------
 
     def create_game(self, setup: GameSetup) -> int:

@@ -145,6 +145,10 @@ class GameStore(Protocol):
         (`server.model.changes.ChangeRecord`)."""
         ...
 
+    def close(self) -> Any:
+        """Let go of what the store holds (connections, its thread); a value or a Deferred."""
+        ...
+
 
 class TurnArchive(Protocol):
     """Where resolved turns are read back (a `GameStore`, for readers): a `TurnRecord` (state after the turn,
