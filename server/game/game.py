@@ -543,12 +543,18 @@ class Game(PlayerAccounts, Seats, TurnClockControls, ChangeRecords):
     def resume(self, deadline: tuple[int, float] | None = None) -> None:
         """Start a restored game: its timer, the stored deadline of the current turn (a restart
         does not make a turn longer; a deadline already passed ends the turn now), and the
-        players who had finished it (when that was everyone, the turn is resolved now)."""
-        self.start()
-        if not self._started or self._state.phase is Phase.OVER:
-            self.restore_clock(None)
-            return
-        self.restore_clock(deadline)
+        players who had finished it (when that was everyone, the turn is resolved now). The
+        deadline the clock then has is stored once, if it is not the stored one."""
+        self._deadline_held = True  # the clock is being put back: not each step is stored
+        try:
+            self.start()
+            if not self._started or self._state.phase is Phase.OVER:
+                self.restore_clock(None)
+                return
+            self.restore_clock(deadline)
+        finally:
+            self._deadline_held = False
+            self._follow_deadline()
         for attendance in self._attendance.values():
             self._schedule_vacation_end(attendance)
         if self._finished and not self.busy:

@@ -48,6 +48,7 @@ class ChangeRecords(GameWriteSide):
     _outbox_rule: OutboxRule | None
     _stored_deadline: tuple[int, float | None] | None
     _clock_started: bool
+    _deadline_held: bool
     last_change: int
 
     def _init_records(self, stored_deadline: tuple[int, float | None] | None) -> None:
@@ -55,6 +56,7 @@ class ChangeRecords(GameWriteSide):
         self._outbox_rule = None
         self._stored_deadline = stored_deadline
         self._clock_started = False
+        self._deadline_held = False  # a restored game's clock is being put back
         self.last_change = 0  # the sequence of the last record this process wrote
 
     # -- readers -----------------------------------------------------------------------------
@@ -137,16 +139,23 @@ class ChangeRecords(GameWriteSide):
         if self.busy:
             return None
         key = self._deadline_key()
-        if key == self._stored_deadline:
+        if self._is_stored(key):
             return None
         return StoreDeadline(*key)
+
+    def _is_stored(self, key: tuple[int, float | None]) -> bool:
+        """`key` is the deadline stored (none is stored without a turn: None)."""
+        stored = self._stored_deadline
+        if key[1] is None:
+            return stored is None or stored[1] is None
+        return key == stored
 
     def _follow_deadline(self) -> None:
         """The timer moved the deadline (or started a turn's clock): store it, as a write of its
         own once the writes under way are done (those store it themselves)."""
-        if self._closed or self._ready_pending():
+        if self._closed or self._deadline_held or self._ready_pending():
             return
-        if self._deadline_key() == self._stored_deadline and not self._clock_started:
+        if self._is_stored(self._deadline_key()) and not self._clock_started:
             return
         d = self._lock.run(self._store_deadline)
         d.addErrback(

@@ -261,3 +261,15 @@ def test_every_kind_is_named_once():
     assert len(set(KINDS.values())) == len(KINDS)
     with pytest.raises(ValueError):
         change_from("no_such_kind", {})
+
+
+def test_a_restart_keeps_the_stored_deadline_and_writes_nothing(store):
+    game = playing(store)
+    game.clock.advance(100)
+    counted = len(records(store, game))
+    game.close()
+    (stored,) = successResultOf(defer.maybeDeferred(store.load_games, None, False))
+    again = Game.restore(stored, store, game.clock)
+    again.resume(stored.deadline)
+    assert again.snapshot.deadline == START + 600  # not a fresh 600 s from the restart
+    assert len(records(store, again)) == counted
