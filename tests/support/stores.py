@@ -21,3 +21,17 @@ def hold_turns(store: Any, answer: Callable[[], Any]) -> Callable[[], None]:
 
     store.write = held
     return lambda: setattr(store, "write", write)
+
+
+def on_writes_with(monkeypatch: Any, store: Any, step_type: type, answer: Callable[..., Any]) -> None:
+    """Make every write of the store that has a step of `step_type` (an account, a finished
+    flag …) answered by `answer(write, game_id, game_write)`, where `write` is the store's own
+    write: a test makes it fail (the database is away) or pass it on."""
+    write = store.write
+
+    def routed(game_id: int, game_write) -> Any:
+        if any(isinstance(step, step_type) for step in game_write.steps):
+            return answer(write, game_id, game_write)
+        return write(game_id, game_write)
+
+    monkeypatch.setattr(store, "write", routed)
