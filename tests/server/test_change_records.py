@@ -273,3 +273,21 @@ def test_a_restart_keeps_the_stored_deadline_and_writes_nothing(store):
     again.resume(stored.deadline)
     assert again.snapshot.deadline == START + 600  # not a fresh 600 s from the restart
     assert len(records(store, again)) == counted
+
+
+def test_the_deadline_is_written_only_through_a_write_of_the_game():
+    """One path stores the deadline: a `StoreDeadline` step of a game's write (the end of a
+    turn, an operator's control, `server.game.records` when the timer moved it); nothing looks a
+    store method up by name."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "server"
+    callers, lookups = [], []
+    for path in root.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(root).as_posix()
+        if ".set_deadline(" in text and not name.startswith(("database/", "model/memory_store")):
+            callers.append(name)
+        if "getattr(self.store" in text or "getattr(store" in text:
+            lookups.append(name)
+    assert callers == [] and lookups == []
