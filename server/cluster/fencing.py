@@ -4,8 +4,8 @@
 game: the write runs only with the claim epoch the node was given for that game, checked in the
 same transaction (`server.database.ownership.thd_check_claim`); a game the node does not hold
 fails at once with `ClaimLost`, and a write refused by the database tells the node
-(`on_lost(game_id)`), which then lets the game go. A stored turn also tells every node
-(NOTIFY, sent when the turn's transaction commits).
+(`on_lost(game_id)`), which then lets the game go. Every stored change record also tells every
+node (NOTIFY with the record's sequence, sent when its transaction commits: `change_news`).
 
 `ClaimConnection` is the node's one dedicated connection, on a thread of its own: its session
 holds the node's advisory lock (the node is alive exactly while it is open), and the claim
@@ -24,10 +24,11 @@ from twisted.internet import defer
 from twisted.logger import Logger
 
 from server.database import DatabaseStore
-from server.database import games as q
+from server.database.changes import thd_write
 from server.database.engine import create_engine
 from server.database.ownership import ClaimLost, thd_check_claim, thd_notify
 from server.database.threads import DatabaseThread
+from server.model.changes import Change, TurnEnded, kind_of
 from server.model.store import StoreUnavailable
 
 log = Logger()
@@ -36,9 +37,18 @@ log = Logger()
 def _fenced(conn, game_id: int, epoch: int, space: int, fn: Callable[..., Any], *args: Any) -> Any:
     thd_check_claim(conn, game_id, epoch)
     result = fn(conn, game_id, *args)
-    if fn is q.thd_commit_turn:
-        thd_notify(conn, space, {"k": "turn", "g": game_id, "t": args[0].turn})
+    if fn is thd_write:
+        thd_notify(conn, space, change_news(game_id, result, args[0].change))
     return result
+
+
+def change_news(game_id: int, sequence: int, change: Change) -> dict[str, Any]:
+    """The NOTIFY of a stored change record (sent when its transaction commits): the game and
+    the record's sequence, so that other nodes read the records they have not seen
+    (`server.database.changes.thd_changes_after`); a new turn says its number (`"k": "turn"`)."""
+    if isinstance(change, TurnEnded):
+        return {"k": "turn", "g": game_id, "t": change.turn, "q": sequence}
+    return {"k": "change", "g": game_id, "q": sequence, "c": kind_of(change)}
 
 
 class FencedStore(DatabaseStore):

@@ -24,7 +24,6 @@ no longer holds cannot be changed by it.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable
 from typing import Any
@@ -33,21 +32,19 @@ from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from server.cluster.fencing import ClaimConnection, ClaimConnectionLost, FencedStore
+from server.cluster.claim_rounds import ClaimRounds
+from server.cluster.fencing import ClaimConnection, FencedStore
+from server.cluster.hand_over import HandOver
 from server.cluster.notify import NotifyListener
 from server.config.cluster import ClusterSettings
 from server.database import lease, ownership
-from server.database.ownership import ClaimLost, NodeConflict, NodeInfo, Placement
+from server.database.ownership import NodeConflict, NodeInfo, Placement
 from server.game.directory import GameDirectory
 from server.game.game import Game
-from server.model.snapshot import GameSnapshot
 from server.model.store import ConflictError, GameSetup
-from server.operating.desk import restore_game
 from server.operating.game_actions import OperationError
 
 log = Logger()
-
-REBALANCE_PER_ROUND = 8
 
 
 def _register(conn, name: str, advertise: str, host: str, pid: int, now: float) -> tuple[int, int]:
@@ -70,7 +67,10 @@ def _create_if_empty(conn, setup: GameSetup) -> int | None:
     return q.thd_create_game(conn, setup)
 
 
-class ClusterNode:
+class ClusterNode(ClaimRounds, HandOver):
+    """One node of the cluster (see the module docstring); its claim rounds are
+    `server.cluster.claim_rounds`, its handing over of games `server.cluster.hand_over`."""
+
     def __init__(
         self,
         settings: ClusterSettings,
@@ -112,6 +112,7 @@ class ClusterNode:
         self._quiet: dict[int, list[defer.Deferred]] = {}
         self._departure_watchers: list[Callable[[int], None]] = []
         self._news: dict[int, list[Callable[[dict], None]]] = {}
+        self.latest_change: dict[int, int] = {}  # game id → the newest change record heard of
         self._rejoining = False
         self._rebalancing = False
 
@@ -232,8 +233,9 @@ class ClusterNode:
         )
 
     def subscribe_news(self, game_id: int, listener: Callable[[dict], None]) -> Callable[[], None]:
-        """`listener(message)` for every turn and timer announcement of the game, whichever node
-        runs it (LISTEN/NOTIFY; see `server.cluster.notify`). The web listener's hook."""
+        """`listener(message)` for every change record of the game, whichever node runs it
+        (LISTEN/NOTIFY, `server.cluster.notify`): the message names the record's sequence
+        (`"q"`); what changed is read with `changes_since`."""
         self._news.setdefault(game_id, []).append(listener)
 
         def unsubscribe() -> None:
@@ -242,6 +244,10 @@ class ClusterNode:
                 listeners.remove(listener)
 
         return unsubscribe
+
+    def changes_since(self, game_id: int, after: int) -> defer.Deferred:
+        """The game's change records numbered above `after` (a node catching up after news)."""
+        return self.store.changes_after(game_id, after)
 
     # -- requests in progress (the sessions tell) ------------------------------------------
 
@@ -268,208 +274,6 @@ class ClusterNode:
         self._quiet.setdefault(game_id, []).append(d)
         return d
 
-    # -- rounds ----------------------------------------------------------------------------
-
-    def wake(self) -> None:
-        """Run a claim round soon (NOTIFY news, a session looking for its game)."""
-        if self._wake_call is None or not self._wake_call.active():
-            self._wake_call = self.reactor.callLater(0.02, self._tick)
-
-    def refresh(self) -> defer.Deferred:
-        """Fires after a claim round that started after this call has finished."""
-        d: defer.Deferred = defer.Deferred()
-        self._after_round.append(d)
-        self._tick()
-        return d
-
-    def _tick(self) -> None:
-        if self.node_id is None or self.claims is None or (self.stopping and not self._after_round):
-            return
-        if self._round is not None:
-            self._again = True
-            return
-        waiters, self._after_round = self._after_round, []
-        self._round = defer.ensureDeferred(self._run_round())
-
-        def done(_: object) -> None:
-            self._round = None
-            for waiter in waiters:
-                waiter.callback(None)
-            if self._again or self._after_round:
-                self._again = False
-                self._tick()
-
-        self._round.addErrback(
-            lambda failure: log.failure("cluster node {node}: claim round failed", failure, node=self.name)
-        )
-        self._round.addBoth(done)
-
-    async def _run_round(self) -> None:
-        assert self.claims is not None
-        try:
-            result = await self.claims.run(
-                ownership.thd_round,
-                self.node_id,
-                self.space,
-                stale_after=self.settings.failover_timeout,
-                take=not self.stopping,
-            )
-        except ClaimConnectionLost as error:
-            await self._lost_everything(str(error))
-            return
-        for name in result.cut_off:
-            log.warn(
-                "cluster node {node}: node {other} stopped answering; cut off", node=self.name, other=name
-            )
-        self._take_round(result)
-        self._rebalance(result)
-        gains = {
-            gid: epoch
-            for gid, epoch in result.mine.items()
-            if self._local_by_id(gid) is None and gid not in self.loading and gid not in self.leaving
-        }
-        if gains:
-            await self._load(gains)
-
-    def _take_round(self, result: ownership.Round) -> None:
-        self.placements = {p.name: p for p in result.placements}
-        self.by_id = {p.game_id: p for p in result.placements}
-        self.nodes = {n.name: n for n in result.nodes}
-        self.directory.default_name = self.default_name()
-        for game in list(self.directory.games.values()):
-            if game.id in self.leaving:
-                continue
-            held = self.store.claims.get(game.id)
-            if result.mine.get(game.id) != held:
-                self._drop(game, "another node runs it now")
-
-    def _rebalance(self, result: ownership.Round) -> None:
-        """Hand games to nodes with fewer, while this node runs more than its fair share and a
-        node runs at least two fewer than this one (so two nodes never pass a game to and fro).
-        A few games a round, each handed over gracefully: players stay connected."""
-        if self.stopping or self._rebalancing:
-            return
-        running = [n for n in result.nodes if n.alive and n.state == ownership.RUNNING]
-        me = next((n for n in running if n.id == self.node_id), None)
-        if me is None or len(running) < 2:
-            return
-        share = math.ceil(len(result.placements) / len(running))
-        counts = {n.name: len(n.games) for n in running}
-        mine = sorted(
-            (g for g in self.directory.games.values() if g.id not in self.leaving), key=lambda g: -g.id
-        )
-        plan: list[tuple[Game, Any]] = []
-        while counts[self.name] > share and mine and len(plan) < REBALANCE_PER_ROUND:
-            target = min((n for n in running if n.name != self.name), key=lambda n: (counts[n.name], n.name))
-            if counts[target.name] >= counts[self.name] - 1:
-                break
-            counts[target.name] += 1
-            counts[self.name] -= 1
-            plan.append((mine.pop(0), target))
-        if plan:
-            self._rebalancing = True
-            moves = [defer.ensureDeferred(self._hand_over(game, target)) for game, target in plan]
-            done = defer.DeferredList(moves, consumeErrors=True)
-            done.addCallback(lambda _: setattr(self, "_rebalancing", False))
-            done.addCallback(lambda _: self.wake())
-            log.info(
-                "cluster node {node}: handing {count} games to less loaded nodes ({moves})",
-                node=self.name,
-                count=len(plan),
-                moves=", ".join(f"{g.setup.name}->{t.name}" for g, t in plan),
-            )
-
-    def _local_by_id(self, game_id: int) -> Game | None:
-        return next((g for g in self.directory.games.values() if g.id == game_id), None)
-
-    async def _load(self, epochs: dict[int, int]) -> None:
-        for gid, epoch in epochs.items():
-            self.loading.add(gid)
-            self.store.hold(gid, epoch)
-        try:
-            stored = await self.store.load_games(list(epochs), all_states=False)
-        except Exception:
-            for gid in epochs:
-                self.loading.discard(gid)
-                self.store.forget(gid)
-            raise
-        for record in stored:
-            self.loading.discard(record.game_id)
-            if self.store.claims.get(record.game_id) != epochs[record.game_id]:
-                continue  # lost again while loading
-            game = restore_game(
-                record, self.store, self.reactor, self.directory, self.desk, hasher=self.hasher
-            )
-            game.subscribe(self._announcer(game.id))
-            log.info(
-                "cluster node {node}: game {game} (id {id}) claimed at turn {turn}",
-                node=self.name,
-                game=game.setup.name,
-                id=game.id,
-                turn=game.state.turn,
-            )
-            for waiter in self._arrivals.pop(game.setup.name, []):
-                waiter.callback(game)
-        for gid in epochs:
-            self.loading.discard(gid)
-        self.directory.default_name = self.default_name()
-
-    def _drop(self, game: Game, reason: str) -> None:
-        """Let the game go: no more writes, no timer; its sessions move on (watchers)."""
-        self.store.forget(game.id)
-        game.close()
-        self._inflight.pop(game.id, None)
-        for waiter in self._quiet.pop(game.id, []):
-            waiter.callback(None)
-        self.directory.remove(game.setup.name)
-        self.directory.default_name = self.default_name()
-        log.info(
-            "cluster node {node}: game {game} left this node: {reason}",
-            node=self.name,
-            game=game.setup.name,
-            reason=reason,
-        )
-        for watcher in list(self._departure_watchers):
-            try:
-                watcher(game.id)
-            except Exception:
-                log.failure("a departure watcher failed")
-
-    def _claim_refused(self, game_id: int) -> None:
-        game = self._local_by_id(game_id)
-        if game is not None and game_id not in self.leaving:
-            self.reactor.callLater(0, self._drop, game, "its claim was taken by another node")
-        self.wake()
-
-    async def _lost_everything(self, why: str) -> None:
-        log.error(
-            "cluster node {node}: the claim connection broke ({why}): every game is let go",
-            node=self.name,
-            why=why,
-        )
-        for game in list(self.directory.games.values()):
-            self._drop(game, "this node lost its claims")
-        if self._rejoining or self.stopping:
-            return
-        self._rejoining = True
-        old, self.claims, self.node_id = self.claims, None, None
-        if old is not None:
-            await old.close()
-        try:
-            while not self.stopping:
-                try:
-                    await self._connect()
-                    log.info("cluster node {node}: joined again", node=self.name)
-                    break
-                except Exception as error:
-                    log.warn(
-                        "cluster node {node}: cannot join again yet ({error})", node=self.name, error=error
-                    )
-                    await _sleep(self.reactor, self.settings.poll_interval)
-        finally:
-            self._rejoining = False
-        self.wake()
-
     # -- news ------------------------------------------------------------------------------
 
     def _heard(self, message: dict) -> None:
@@ -487,111 +291,13 @@ class ClusterNode:
             if placement is not None and isinstance(message.get("t"), int):
                 updated = _with_turn(placement, message["t"])
                 self.by_id[game_id] = self.placements[placement.name] = updated
-        if isinstance(game_id, int) and kind in ("turn", "announce"):
+        if isinstance(game_id, int) and isinstance(message.get("q"), int):
+            self.latest_change[game_id] = max(self.latest_change.get(game_id, 0), message["q"])
             for listener in list(self._news.get(game_id, [])):
                 try:
                     listener(message)
                 except Exception:
                     log.failure("a cluster news listener failed")
-
-    def _announcer(self, game_id: int) -> Callable[[GameSnapshot], None]:
-        def announce(snapshot: GameSnapshot) -> None:
-            news = snapshot.announcement
-            if news is None or self.store.claims.get(game_id) is None:
-                return
-            message = {
-                "k": "announce",
-                "g": game_id,
-                "s": news.seconds,
-                "r": news.reason,
-                "t": snapshot.state.turn,
-                "w": list(snapshot.waiting_for()),
-            }
-            if self.claims is not None and not self.claims.broken:
-                # On the claim connection's thread, not the store's: news never delays a write.
-                self.claims.run(ownership.thd_notify, self.space, message).addErrback(lambda failure: None)
-
-        return announce
-
-    # -- handing over ----------------------------------------------------------------------
-
-    async def move_game(self, game: Game, node_name: str) -> str:
-        """Hand `game` to the node `node_name` (the operator request `move_game`)."""
-        await self.refresh()
-        target = self.nodes.get(node_name)
-        if target is None or not target.alive:
-            alive = ", ".join(n.name for n in self.nodes.values() if n.alive)
-            raise OperationError(f"no live node named {node_name!r} (live nodes: {alive or 'none'})")
-        if target.name == self.name:
-            return f"game {game.setup.name!r} runs on node {self.name!r} already"
-        if target.state != ownership.RUNNING:
-            raise OperationError(f"node {node_name!r} is {target.state}: it takes no games")
-        await self._hand_over(game, target)
-        return f"game {game.setup.name!r} moved from node {self.name!r} to node {target.name!r}"
-
-    async def _hand_over(self, game: Game, target: NodeInfo | None) -> None:
-        gid = game.id
-        gone: defer.Deferred = defer.Deferred()
-        self.leaving[gid] = gone
-        deadline_before = game.snapshot.deadline
-        try:
-            await self._quiesce(game)
-            epoch = self.store.claims.get(gid)
-            if epoch is None:
-                raise ClaimLost(f"game {gid} left this node meanwhile")
-            assert self.claims is not None
-            new_epoch = await self.claims.run(
-                ownership.thd_hand_over,
-                gid,
-                self.node_id,
-                epoch,
-                None if target is None else target.id,
-                self.space,
-            )
-        except ClaimLost:
-            if self._local_by_id(gid) is not None:
-                self._drop(game, "its claim was taken by another node")
-            return
-        except Exception:
-            if deadline_before is not None and not game.busy and self._local_by_id(gid) is not None:
-                game.timer.resume_deadline(deadline_before)
-            raise
-        finally:
-            self.leaving.pop(gid, None)
-            self.reactor.callLater(0, gone.callback, None)
-        old = self.by_id.get(gid)
-        if old is not None:
-            moved = Placement(
-                gid,
-                old.name,
-                None if target is None else target.id,
-                None if target is None else target.name,
-                None if target is None else target.advertise,
-                int(new_epoch),
-                old.last_turn,
-                old.account_creation,
-            )
-            self.by_id[gid] = self.placements[old.name] = moved
-        self._drop(game, f"handed over to node {target.name}" if target is not None else "released")
-
-    async def _quiesce(self, game: Game) -> None:
-        """Wait until no session request and no end of turn is in progress, then stop the timer
-        (all in one reactor turn, so nothing starts in between)."""
-        deadline = self.reactor.seconds() + self.settings.handover_timeout
-        while True:
-            await self._idle(game.id)
-            await game.ready()
-            if not game.busy and not self._inflight.get(game.id):
-                game.timer.stop()
-                return
-            if self.reactor.seconds() > deadline:
-                game.timer.stop()
-                log.warn(
-                    "cluster node {node}: game {game} did not become quiet; handing it over anyway",
-                    node=self.name,
-                    game=game.setup.name,
-                )
-                return
 
     # -- stopping --------------------------------------------------------------------------
 
@@ -638,29 +344,6 @@ class ClusterNode:
             await self.claims.close()
         log.info("cluster node {node} left the cluster", node=self.name)
 
-    async def _hand_over_all(self) -> None:
-        targets = [
-            n for n in self.nodes.values() if n.alive and n.state == ownership.RUNNING and n.name != self.name
-        ]
-        games = sorted(self.directory.games.values(), key=lambda g: g.id)
-        if not targets or not games:
-            return
-        load = {n.name: len(n.games) for n in targets}
-        plan = []
-        for game in games:
-            target = min(targets, key=lambda n: (load[n.name], n.name))
-            load[target.name] += 1
-            plan.append(self._hand_over(game, target))
-        results = await defer.DeferredList([defer.ensureDeferred(p) for p in plan], consumeErrors=True)
-        failed = sum(1 for ok, _ in results if not ok)
-        log.info(
-            "cluster node {node}: handed {count} games over to {targets} ({failed} failed)",
-            node=self.name,
-            count=len(plan) - failed,
-            targets=", ".join(sorted(n.name for n in targets)),
-            failed=failed,
-        )
-
 
 def _with_turn(placement: Placement, turn: int) -> Placement:
     return Placement(
@@ -673,9 +356,3 @@ def _with_turn(placement: Placement, turn: int) -> Placement:
         max(placement.last_turn, turn),
         placement.account_creation,
     )
-
-
-def _sleep(reactor, seconds: float) -> defer.Deferred:
-    d: defer.Deferred = defer.Deferred()
-    reactor.callLater(seconds, d.callback, None)
-    return d

@@ -3,9 +3,11 @@
 Nodes and the command line NOTIFY the database's cluster channel
 (`server.database.ownership.channel`); every node hears every message, as a dict:
 
-* `{"k": "turn", "g": game_id, "t": turn}`: a turn was stored (sent in its transaction);
-* `{"k": "announce", "g": game_id, "s": seconds, "r": reason, "t": turn, "w": [...]}`: the
-  game's timer announced something (TimeRemaining: started, warning, end of turn);
+* `{"k": "turn", "g": game_id, "t": turn, "q": sequence}`: a turn was stored, with its change
+  record numbered `sequence` (sent in its transaction: `server.cluster.fencing.change_news`);
+* `{"k": "change", "g": game_id, "q": sequence, "c": kind}`: any other write of the game was
+  stored with its change record (`server.model.changes`); a node that wants to know what changed
+  reads the records it has not seen (`ClusterNode.changes_since`);
 * `{"k": "claims"}`: games changed owner (claimed, handed over, released);
 * `{"k": "request", "g": game_id}`: an operator request was queued;
 * `{"k": "node"}`: a node joined or is leaving.

@@ -42,6 +42,9 @@ from server.model.timer_settings import TimerSettings
 
 INT64 = range(-(2**63), 2**63)
 
+#: What `thd_commit_turn` gives back for a turn that was stored already with the same content.
+ALREADY_STORED = object()
+
 
 # -- games ---------------------------------------------------------------------------------
 
@@ -215,12 +218,13 @@ def thd_remove_message(conn: Connection, game_id: int, player: int, index: int) 
 # -- turns ---------------------------------------------------------------------------------
 
 
-def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> None:
+def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> object:
     """Store a resolved turn: the turn row and the game's last turn and modtime serial.
 
     Turns are stored in sequence: `record.turn` must follow the last stored turn. Storing the
-    same turn again with the same content succeeds (a retried commit whose first attempt did
-    commit, the answer having been lost); with other content it is a ConflictError.
+    same turn again with the same content succeeds and stores nothing (a retried commit whose
+    first attempt did commit, the answer having been lost): that gives back ALREADY_STORED.
+    With other content it is a ConflictError.
     """
     if record.state.turn != record.turn:
         raise ValueError(f"turn record {record.turn} holds the state after turn {record.state.turn}")
@@ -235,7 +239,7 @@ def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> None:
             )
         ).first()
         if stored is not None and (stored.state, stored.messages, stored.events) == (state, messages, events):
-            return
+            return ALREADY_STORED
         raise ConflictError(f"game {game_id} already has a different turn {record.turn}")
     if record.turn != game.last_turn + 1:
         raise ConflictError(f"game {game_id}: turn {record.turn} cannot follow turn {game.last_turn}")
@@ -255,6 +259,7 @@ def thd_commit_turn(conn: Connection, game_id: int, record: TurnRecord) -> None:
         .values(last_turn=record.turn, last_modtime_serial=record.modtime_serial)
     )
     thd_record_attendance(conn, game_id, record.attendance, record.notices)
+    return None
 
 
 # -- who plays each seat (revision 0004a) ------------------------------------------------------

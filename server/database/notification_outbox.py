@@ -29,6 +29,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from server.database.schema import NOW, metadata
+from server.model.outbox_entry import OutboxEntry
 
 WEBHOOK, EMAIL = "webhook", "email"
 CHANNEL_KINDS = (WEBHOOK, EMAIL)
@@ -82,17 +83,6 @@ class ChannelRow:
     kind: str
     target: str
     format: str
-
-
-@dataclass(frozen=True, slots=True)
-class OutboxEntry:
-    """An event for one player, to be written for each of their channels."""
-
-    game_id: int
-    player_id: int
-    key: str
-    event: str
-    payload: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

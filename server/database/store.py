@@ -16,6 +16,7 @@ from sqlalchemy.engine import URL, Engine
 from twisted.internet import defer
 
 from ruleset import Message
+from server.database import changes as changes_q
 from server.database import games as q
 from server.database import lease, migrate, ownership
 from server.database import notification_outbox as outbox_q
@@ -24,10 +25,11 @@ from server.database import web_sessions as sessions_q
 from server.database.engine import create_engine
 from server.database.threads import DatabaseThread
 from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
+from server.model.writes import GameWrite
 
 # The cluster's tables (revision 0003c) and the notifications' (0004n) are part of the schema:
 # defined with their queries.
-SCHEMA_MODULES = (ownership, outbox_q)
+SCHEMA_MODULES = (ownership, outbox_q, changes_q)
 
 
 def in_transaction(engine: Engine, fn: Callable[..., Any], *args: Any) -> Any:
@@ -90,6 +92,17 @@ class _Games:
     def turn_events(self, game_id: int, after: int = 0):
         """[(turn, events)] of the stored turns after `after`."""
         return self._run(q.thd_turn_events, game_id, after)
+
+    # -- one write of a game and its change record (revision 0006c) ------------------------
+
+    def write(self, game_id: int, write: GameWrite):
+        """Store a `GameWrite` (its rows, change record and notifications) in one transaction;
+        the record's sequence number."""
+        return self._write(changes_q.thd_write, game_id, write)
+
+    def changes_after(self, game_id: int, after: int = 0):
+        """[ChangeRecord] of the game numbered above `after`, oldest first."""
+        return self._run(changes_q.thd_changes_after, game_id, after)
 
     # -- a player's turn and the deadline (revision 0002) --------------------------------
 

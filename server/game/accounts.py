@@ -15,6 +15,8 @@ import ruleset
 from ruleset import Phase, Problem, join_rng
 from server.game.write_side import GameWriteSide
 from server.model.attendance import Presence, attendance_of
+from server.model.changes import JOINED, REINSTATED, PasswordChanged, SeatChanged
+from server.model.changes import REMOVED as REMOVED_SEAT
 from server.model.names import BadName, looks_taken, prepare_username, username_key
 from server.model.refusals import (
     ACCOUNT_EXISTS,
@@ -32,6 +34,7 @@ from server.model.refusals import (
     refuse,
 )
 from server.model.store import Account
+from server.model.writes import MarkReinstated, MarkRemoved, StoreAccount, StoreNotices, StorePasswordHash
 from server.views.board import operator_notices
 
 log = Logger()
@@ -123,15 +126,14 @@ class PlayerAccounts(GameWriteSide):
             return refuse(NO_SUCH_PLAYER)
         if expected is not None and account.password_hash != expected.password_hash:
             return defer.succeed(account.player_id)
-        store = getattr(self.store, "set_password_hash", None)
-        d = defer.maybeDeferred(store, self.id, account.player_id, digest) if store else defer.succeed(None)
 
-        def stored(_: object) -> int:
+        def stored() -> int:
             self._accounts[username] = replace(account, password_hash=digest)
             self._publish(touched=())  # a new credential mark: the player's API tokens are revoked
             return account.player_id
 
-        return d.addCallback(stored)
+        step = StorePasswordHash(account.player_id, digest)
+        return self._write(PasswordChanged(account.player_id), (step,), stored)
 
     def create_account(
         self,
@@ -169,9 +171,8 @@ class PlayerAccounts(GameWriteSide):
         player_id = len(self._state.players) + 1
         state, messages = ruleset.add_player(self._state, username, join_rng(self.setup.seed, player_id))
         account = Account(username, password_hash, player_id, email, comment)
-        d = defer.maybeDeferred(self.store.add_account, self.id, account, messages)
 
-        def stored(_: object) -> int:
+        def stored() -> int:
             self._state = state
             self._accounts[username] = account
             for message in messages:
@@ -180,7 +181,9 @@ class PlayerAccounts(GameWriteSide):
             self._start_if_ready()
             return player_id
 
-        return d.addCallback(stored)
+        change = SeatChanged(JOINED, player_id, self._state.turn)
+        after = self._preview(state=state)
+        return self._write(change, (StoreAccount(account, messages),), stored, after)
 
     def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
         if creation_setting_applies and not self.setup.account_creation:
@@ -212,15 +215,12 @@ class PlayerAccounts(GameWriteSide):
             return refuse(NO_SUCH_PLAYER)
         if player_id in self._removed:
             return defer.succeed(player_id)
-        remove = getattr(self.store, "remove_player", None)
-        d = defer.maybeDeferred(remove, self.id, player_id) if remove else defer.succeed(None)
+        # everyone is told, the removed player too (they read it if taken back)
+        name = self.snapshot.usernames.get(player_id, username)
+        notices = self._notices_for_everyone(operator_notices.removed(name))
 
-        def stored(_: object) -> defer.Deferred:
-            # everyone is told, the removed player too (they read it if taken back)
-            name = self.snapshot.usernames.get(player_id, username)
-            return self._tell_everyone(operator_notices.removed(name))
-
-        def removed(_: object) -> int:
+        def removed() -> int:
+            self._post_notices(notices)
             self._removed.add(player_id)
             self._finished.discard(player_id)
             self._publish()  # the player's Player frame says "Removed" from now on
@@ -234,7 +234,12 @@ class PlayerAccounts(GameWriteSide):
                 self._check_turn_end()  # the others may all have finished already
             return player_id
 
-        return d.addCallback(stored).addCallback(removed)
+        change = SeatChanged(REMOVED_SEAT, player_id, self._state.turn)
+        after = self._preview(
+            removed_players=frozenset(self._removed | {player_id}),
+            finished=frozenset(self._finished - {player_id}),
+        )
+        return self._write(change, (MarkRemoved(player_id), StoreNotices(notices)), removed, after)
 
     def reinstate_player(self, username: str) -> defer.Deferred:
         """An operator takes back a removal: the player can log in and give orders again and
@@ -248,11 +253,13 @@ class PlayerAccounts(GameWriteSide):
             return refuse(NO_SUCH_PLAYER)
         if player_id not in self._removed:
             return defer.succeed((player_id, False))
-        store = getattr(self.store, "reinstate_player", None)
-        d = defer.maybeDeferred(store, self.id, player_id) if store else defer.succeed(None)
+        name = self.snapshot.usernames.get(player_id, username)
+        # told after the removal is taken back: the reinstated player reads it too
+        notices = self._notices_for_everyone(operator_notices.reinstated(name), self._removed - {player_id})
 
-        def stored(_: object) -> defer.Deferred:
+        def stored() -> tuple[int, bool]:
             self._removed.discard(player_id)
+            self._post_notices(notices)
             self._publish()  # the Player frame is "Human" again
             log.info(
                 "game {game}: player {player} ({user}) reinstated",
@@ -260,9 +267,8 @@ class PlayerAccounts(GameWriteSide):
                 player=player_id,
                 user=username,
             )
-            name = self.snapshot.usernames.get(player_id, username)
-            return self._tell_everyone(operator_notices.reinstated(name)).addCallback(
-                lambda _: (player_id, True)
-            )
+            return (player_id, True)
 
-        return d.addCallback(stored)
+        change = SeatChanged(REINSTATED, player_id, self._state.turn)
+        after = self._preview(removed_players=frozenset(self._removed - {player_id}))
+        return self._write(change, (MarkReinstated(player_id), StoreNotices(notices)), stored, after)

@@ -13,9 +13,12 @@ from twisted.internet import defer
 from twisted.logger import Logger
 
 from ruleset import Message, Phase
+from server.game.timer import TurnTimer
 from server.game.write_side import GameWriteSide
+from server.model.changes import EXTENDED, PAUSED, RESUMED, SETTINGS_CHANGED, ClockControlled
 from server.model.store import GameSetup
 from server.model.timer_settings import DeadlineTooFar, NoDeadline
+from server.model.writes import StoreDeadline, StoreNotices, StorePause, StoreSetup
 from server.views.board import operator_notices
 
 log = Logger()
@@ -38,17 +41,18 @@ class TurnClockControls(GameWriteSide):
             return defer.succeed(False)
         deadline = self.timer.deadline
         left = None if deadline is None else max(0.0, deadline - self.clock.seconds())
-        d = self._store_optional("set_pause", True, left)
+        notices = self._notices_for_everyone(operator_notices.paused(self._state.turn, left))
+        change = ClockControlled(PAUSED, self._state.turn)
+        steps = (StorePause(True, left), StoreDeadline(self._state.turn + 1, None), StoreNotices(notices))
 
-        def stored(_: object) -> defer.Deferred:
+        def stored() -> bool:
             self.timer.pause()
+            self._post_notices(notices)
             self._publish(touched=())
             log.info("game {game}: paused by an operator", game=self.setup.name)
-            return self._tell_everyone(operator_notices.paused(self._state.turn, left)).addCallback(
-                lambda _: True
-            )
+            return True
 
-        return d.addCallback(stored)
+        return self._write(change, steps, stored, self._preview(paused=True, deadline=None))
 
     def resume_clock(self) -> defer.Deferred:
         """Start a paused clock again with the time that was left; every player is told (and a
@@ -58,21 +62,30 @@ class TurnClockControls(GameWriteSide):
     def _resume_clock(self) -> defer.Deferred:
         if not self.timer.paused:
             return defer.succeed(False)
-        d = self._store_optional("set_pause", False, None)
+        left = self.timer.paused_left
+        deadline = None if left is None else self.clock.seconds() + left
+        notices = self._notices_for_everyone(operator_notices.resumed(self._state.turn, left))
+        change = ClockControlled(RESUMED, self._state.turn)
+        steps = (
+            StorePause(False, None),
+            StoreDeadline(self._state.turn + 1, deadline),
+            StoreNotices(notices),
+        )
 
-        def stored(_: object) -> defer.Deferred:
-            self.timer.resume()
+        def stored() -> bool:
+            self.timer.resume(at=deadline)
+            self._post_notices(notices)
             self._publish(touched=())
             log.info("game {game}: resumed by an operator", game=self.setup.name)
-            told = self._tell_everyone(operator_notices.resumed(self._state.turn, self._seconds_left()))
-            return told.addCallback(lambda _: self._store_deadline()).addCallback(lambda _: True)
+            return True
 
         def check(result: bool) -> bool:
             if result and self._started and self._finished and not self.busy:
                 self.clock.callLater(0, self._check_turn_end)  # outside the lock it holds now
             return result
 
-        return d.addCallback(stored).addCallback(check)
+        after = self._preview(paused=False, paused_left=None, deadline=deadline)
+        return self._write(change, steps, stored, after).addCallback(check)
 
     def extend(self, seconds: float) -> defer.Deferred:
         """Move the open turn's deadline `seconds` later; every player is told. Fails with
@@ -88,15 +101,20 @@ class TurnClockControls(GameWriteSide):
             self.timer.extend(seconds)
         except (NoDeadline, DeadlineTooFar) as error:
             return defer.fail(error)
-        d = self._store_optional("set_pause", True, self.timer.paused_left) if self.timer.paused else None
-        d = d or self._store_deadline()
+        paused = self.timer.paused
+        left = self.timer.paused_left if paused else self._seconds_left()
+        notices = self._notices_for_everyone(
+            operator_notices.extended(self._state.turn, seconds, left, paused)
+        )
+        steps: tuple = (StoreNotices(notices),)
+        if paused:
+            steps = (StorePause(True, self.timer.paused_left), *steps)
+        change = ClockControlled(EXTENDED, self._state.turn, seconds)
 
-        def stored(_: object) -> defer.Deferred:
+        def stored() -> None:
+            self._post_notices(notices)
             self._publish(touched=())
             log.info("game {game}: turn extended by {seconds} s", game=self.setup.name, seconds=seconds)
-            paused = self.timer.paused
-            left = self.timer.paused_left if paused else self._seconds_left()
-            return self._tell_everyone(operator_notices.extended(self._state.turn, seconds, left, paused))
 
         def not_stored(failure):
             if self.timer.paused:  # put the clock back as the store still has it
@@ -105,7 +123,7 @@ class TurnClockControls(GameWriteSide):
                 self.timer.extend(before[0] - (self.timer.deadline or before[0]))
             return failure
 
-        return d.addCallbacks(stored, not_stored)
+        return self._write(change, steps, stored).addErrback(not_stored)
 
     def change_setup(self, setup: GameSetup, what: str) -> defer.Deferred:
         """An operator changed settings of the running game (its timer, size, accounts; never
@@ -120,37 +138,36 @@ class TurnClockControls(GameWriteSide):
     def _change_setup(self, setup: GameSetup, what: str) -> defer.Deferred:
         old = self.setup
         setup = replace(setup, name=old.name, map_text=old.map_text, seed=old.seed, ctime=old.ctime)
-        d = self._store_optional("update_setup", setup)
+        timer_changed = setup.timer.moves_the_clock_from(old.timer)
+        running = self._turn_clock_runs()
+        restarts = timer_changed and running
+        left = self._seconds_left()
+        if restarts and not self.timer.paused:  # the open turn's clock starts again under them
+            preview = TurnTimer(self.clock, setup.timer, lambda reason: None, lambda seconds, reason: None)
+            left = preview.next_turn_deadline()
+            left = None if left is None else max(0.0, left - self.clock.seconds())
+        text = operator_notices.setting_changed(self._state.turn, what, left, restarts, self.timer.paused)
+        notices = self._notices_for_everyone(text)
+        change = ClockControlled(SETTINGS_CHANGED, self._state.turn, what=what)
 
-        def stored(_: object) -> defer.Deferred:
+        def stored() -> None:
             self.setup = setup
-            timer_changed = setup.timer.moves_the_clock_from(old.timer)
-            running = self._turn_clock_runs()
-            if timer_changed and running:
+            if restarts:
                 self.timer.change_settings(setup.timer)
             elif setup.timer != old.timer:
                 # the first turn starts under them (or, a calendar setting under another
                 # timer, they wait for the calendar timer)
                 self.timer.settings = setup.timer.validate()
+            self._post_notices(notices)
             self._publish(touched=())
             log.info("game {game}: setting changed: {what}", game=self.setup.name, what=what)
-            text = operator_notices.setting_changed(
-                self._state.turn,
-                what,
-                self._seconds_left(),
-                timer_changed and running,
-                self.timer.paused,
-            )
-            told = self._tell_everyone(text)
-            if timer_changed:
-                told.addCallback(lambda _: self._store_deadline())
-            return told
 
         def started(result: object) -> object:
             self.clock.callLater(0, self._start_if_ready)  # fewer players may be needed now
             return result
 
-        return d.addCallback(stored).addCallback(started)
+        steps = (StoreSetup(setup), StoreNotices(notices))
+        return self._write(change, steps, stored).addCallback(started)
 
     def _turn_clock_runs(self) -> bool:
         """The open turn has a clock: the game started (restored for a change made without a
@@ -163,38 +180,17 @@ class TurnClockControls(GameWriteSide):
         deadline = self.timer.deadline
         return None if deadline is None else max(0.0, deadline - self.clock.seconds())
 
-    def _store_optional(self, method: str, *args: object) -> defer.Deferred:
-        """Call a store method the game service uses when the store has it."""
-        call = getattr(self.store, method, None)
-        return defer.maybeDeferred(call, self.id, *args) if call else defer.succeed(None)
-
-    def _store_deadline(self) -> defer.Deferred:
-        """Store the open turn's deadline as the clock now has it (a running server's desk
-        records it too; without a server nobody else would); none clears the stored one, so
-        that `tae-server status` does not count down to a deadline the players no longer have."""
-        if self.timer.deadline is None:
-            return self._store_optional("set_deadline", self._state.turn + 1, None)
-        return self._store_optional("set_deadline", self._state.turn + 1, self.timer.deadline)
-
-    def _tell_everyone(self, body: str) -> defer.Deferred:
-        """Post one board message to every player who is not removed (stored first)."""
-        messages = tuple(
+    def _notices_for_everyone(self, body: str, removed: set[int] | None = None) -> tuple[Message, ...]:
+        """One board message to every player who is not removed (`removed`: the removed
+        players as the change leaves them), to be stored with the change."""
+        gone = self._removed if removed is None else removed
+        return tuple(
             Message(account.player_id, self._state.turn, operator_notices.SUBJECT, body)
             for account in sorted(self._accounts.values(), key=lambda a: a.player_id)
-            if account.player_id not in self._removed
+            if account.player_id not in gone
         )
-        d = self._store_optional("add_notices", messages)
 
-        def stored(_: object) -> None:
-            for message in messages:
-                self._post(message)
-            self._publish()
-
-        def not_stored(failure) -> None:
-            log.warn(
-                "game {game}: storing the players' notice failed: {error}",
-                game=self.setup.name,
-                error=failure.getErrorMessage(),
-            )
-
-        return d.addCallbacks(stored, not_stored)
+    def _post_notices(self, messages: tuple[Message, ...]) -> None:
+        """Put stored notices on the players' boards (the caller publishes)."""
+        for message in messages:
+            self._post(message)

@@ -32,10 +32,12 @@ from ruleset.orders import NO_SUCH_QUEUE, owns_queue
 from server.game.accounts import PlayerAccounts
 from server.game.clock import TurnClockControls
 from server.game.passwords import InlineHasher, PasswordHasher, credential_mark
+from server.game.records import ChangeRecords
 from server.game.seats import Seats
 from server.game.timer import TurnTimer
 from server.game.write_side import COMMIT_RETRY_S
 from server.model.attendance import Attendance, Presence, after_turn, attendance_of
+from server.model.changes import MessageRemoved, OrderGiven, OrderRemoved, TurnEnded, TurnFinished
 from server.model.names import lookup_key
 from server.model.refusals import (
     BAD_SLOT,
@@ -56,13 +58,25 @@ from server.model.store import (
     StoreUnavailable,
     TurnRecord,
 )
+from server.model.timer_settings import ALL_FINISHED, END_OF_TURN_STARTED
+from server.model.writes import (
+    StoreDeadline,
+    StoreFinished,
+    StoreOrder,
+    StoreTurn,
+    TakeBackOrder,
+    TakeDownMessage,
+)
 from server.views.board import absence_notices
 from server.views.tp.modtimes import ModTimes, all_fingerprints, object_fingerprint, queue_fingerprint
 
 log = Logger()
 
+#: The timer's announcements that the turn ends now.
+TURN_ENDS = (ALL_FINISHED, END_OF_TURN_STARTED)
 
-class Game(PlayerAccounts, Seats, TurnClockControls):
+
+class Game(PlayerAccounts, Seats, TurnClockControls, ChangeRecords):
     """A live game: construct it for a new game, or rebuild one with `Game.restore`."""
 
     def __init__(
@@ -107,6 +121,7 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         self._closed = False
         self._retry: IDelayedCall | None = None
         self._stored_pause: tuple[bool, float | None] = (False, None)
+        self._init_records(None)
         self.timer = TurnTimer(clock, setup.timer, self._timer_ended_turn, self._announce)
         self.snapshot: GameSnapshot = self._draft()
         self._publish()
@@ -176,6 +191,7 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
             last = stored.turns[-1]
             game._last_turn = (tuple(last.messages), tuple(last.events))
         game._stored_pause = stored.paused
+        game._stored_deadline = stored.deadline
         game._publish()
         return game
 
@@ -386,15 +402,15 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         entry = OrderEntry(
             self.order_serial, self._state.turn + 1, player, object_id, position, order_type, target
         )
-        d = defer.maybeDeferred(self.store.record_order, self.id, entry)
+        change = OrderGiven(entry.turn, player, object_id, position, order_type, target, entry.seq)
 
-        def stored(_: object) -> int:
+        def stored() -> int:
             current = self._queues.get(object_id, ())
             self._queues[object_id] = current[:position] + (QueuedOrder(entry, order),) + current[position:]
             self._publish(touched=(object_id,))
             return position
 
-        return d.addCallback(stored)
+        return self._write(change, (StoreOrder(entry),), stored)
 
     def remove_order(self, player: int, object_id: int, slot: int) -> defer.Deferred:
         """Take back one order of the coming turn; fails with Refused when there is none."""
@@ -407,9 +423,9 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         if not 0 <= slot < len(queue):
             return refuse(BAD_SLOT)
         queued = queue[slot]
-        d = defer.maybeDeferred(self.store.remove_order, self.id, queued.entry.seq)
+        change = OrderRemoved(queued.entry.turn, player, object_id, queued.entry.seq)
 
-        def stored(_: object) -> None:
+        def stored() -> None:
             remaining = tuple(q for q in self._queues.get(object_id, ()) if q is not queued)
             if remaining:
                 self._queues[object_id] = remaining
@@ -417,7 +433,7 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
                 self._queues.pop(object_id, None)
             self._publish(touched=(object_id,))
 
-        return d.addCallback(stored)
+        return self._write(change, (TakeBackOrder(queued.entry.seq),), stored)
 
     # -- boards --------------------------------------------------------------------------
 
@@ -435,13 +451,13 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         if not 0 <= slot < len(board):
             return refuse(NO_SUCH_MESSAGE)
         item = board[slot]
-        d = defer.maybeDeferred(self.store.remove_message, self.id, player, item.index)
 
-        def stored(_: object) -> None:
+        def stored() -> None:
             self._boards[player] = tuple(m for m in self._boards.get(player, ()) if m is not item)
             self._publish()
 
-        return d.addCallback(stored)
+        change = MessageRemoved(player, item.index)
+        return self._write(change, (TakeDownMessage(player, item.index),), stored)
 
     # -- turns ---------------------------------------------------------------------------
 
@@ -463,16 +479,9 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         turn = self._state.turn + 1
 
         def stored(_: object) -> defer.Deferred:
-            if (
-                self._state.turn + 1 == turn
-                and not self.busy
-                and player not in self._removed | self._finished
-            ):
-                self._finished.add(player)
-                self._publish(touched=())  # finished flags are in no TP cache item
-                self._check_turn_end()
             # The flag is stored, so the finish is durable (a restart ends the turn again): the
             # answer need not wait for a turn whose storing fails.
+            self._check_turn_end()
             return self.ready_or_refused().addErrback(lambda _: None)
 
         return self._store_finished(player, turn).addCallback(stored)
@@ -505,12 +514,20 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
             self.timer.force_end()
 
     def _store_finished(self, player: int, turn: int) -> defer.Deferred:
-        """Remember durably that the player finished, so that a turn whose end a crash cut short
-        ends again at restart (a store without finished flags keeps nothing)."""
-        record = getattr(self.store, "record_finished", None)
-        if record is None:
-            return defer.succeed(None)
-        d = defer.maybeDeferred(record, self.id, turn, player)
+        """Remember durably that the player finished (under the lock), so that a turn whose end
+        a crash cut short ends again at restart; then the flag is applied."""
+        return self._lock.run(self._record_finished, player, turn)
+
+    def _record_finished(self, player: int, turn: int) -> defer.Deferred:
+        if self._state.turn + 1 != turn or self.busy or player in self._removed | self._finished:
+            return defer.succeed(None)  # the turn ended meanwhile, or the flag is there
+
+        def stored() -> None:
+            self._finished.add(player)
+            self._publish(touched=())  # finished flags are in no TP cache item
+
+        after = self._preview(finished=frozenset(self._finished | {player}))
+        d = self._write(TurnFinished(turn, player), (StoreFinished(turn, player),), stored, after)
 
         def not_stored(failure):
             log.warn(
@@ -526,12 +543,18 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
     def resume(self, deadline: tuple[int, float] | None = None) -> None:
         """Start a restored game: its timer, the stored deadline of the current turn (a restart
         does not make a turn longer; a deadline already passed ends the turn now), and the
-        players who had finished it (when that was everyone, the turn is resolved now)."""
-        self.start()
-        if not self._started or self._state.phase is Phase.OVER:
-            self.restore_clock(None)
-            return
-        self.restore_clock(deadline)
+        players who had finished it (when that was everyone, the turn is resolved now). The
+        deadline the clock then has is stored once, if it is not the stored one."""
+        self._deadline_held = True  # the clock is being put back: not each step is stored
+        try:
+            self.start()
+            if not self._started or self._state.phase is Phase.OVER:
+                self.restore_clock(None)
+                return
+            self.restore_clock(deadline)
+        finally:
+            self._deadline_held = False
+            self._follow_deadline()
         for attendance in self._attendance.values():
             self._schedule_vacation_end(attendance)
         if self._finished and not self.busy:
@@ -550,14 +573,18 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
             self._publish(touched=())
 
     def start(self) -> None:
-        """Start the first turn's timer once the game has enough players."""
-        self._start_if_ready()
+        """Start the turn timer of a game restored or created (when it has enough players)."""
+        self._start_if_ready(restoring=True)
 
-    def _start_if_ready(self) -> None:
+    def _start_if_ready(self, restoring: bool = False) -> None:
+        """Start the first turn's clock once the game has enough players; its deadline is then
+        stored with a `DeadlineChanged` record that says the turn began (not again for a game
+        restored: that was stored before)."""
         if self._started or self._state.phase is Phase.OVER:
             return
         if len(self._state.players) >= max(1, self.setup.timer.turn_players_min):
             self._started = True
+            self._clock_started = not restoring
             self.timer.start_turn(len(self._state.players))
 
     def end_turn(self) -> defer.Deferred:
@@ -621,14 +648,38 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         self._commit(record, outcome)
 
     def _commit(self, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
+        """Store the turn with its `TurnEnded` record and the next turn's deadline (worked out
+        now, so that the players are told it in the same transaction), then apply it."""
         self._retry = None
         if self._closed:
             return
-        d = defer.maybeDeferred(self.store.commit_turn, self.id, record)
-        d.addCallback(lambda _: self._apply(outcome, record))
+        state = outcome.state
+        deadline = None if state.phase is Phase.OVER else self.timer.next_turn_deadline()
+        change = TurnEnded(
+            state.turn,
+            state.phase.value,
+            deadline,
+            tuple((e.kind, e.player, e.fleet, e.cell, e.detail) for e in outcome.events),
+            tuple(row.player for row in record.attendance if row.presence is Presence.ABSENT),
+        )
+        attendance = dict(self._attendance)
+        attendance.update((row.player, row) for row in record.attendance)
+        after = self._preview(
+            state=state,
+            queues=MappingProxyType({}),
+            finished=frozenset(),
+            attendance=MappingProxyType(attendance),
+            deadline=deadline,
+            resolving=False,
+            started=True,
+            last_turn_messages=tuple(outcome.messages),
+            last_turn_events=tuple(outcome.events),
+        )
+        steps = (StoreTurn(record), StoreDeadline(state.turn + 1, deadline))
+        d = self._write(change, steps, lambda: self._apply(outcome, record, deadline), after)
         d.addErrback(self._commit_failed, record, outcome)
 
-    def _apply(self, outcome: ruleset.TurnOutcome, record: TurnRecord) -> None:
+    def _apply(self, outcome: ruleset.TurnOutcome, record: TurnRecord, deadline: float | None) -> None:
         self._state = outcome.state
         self._queues.clear()
         self._finished.clear()
@@ -676,7 +727,7 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
         else:
             self._publish()
             self._release()
-            self.timer.start_turn(len(self._state.players))
+            self.timer.start_turn(len(self._state.players), at=deadline)
             self._end_if_only_stand_ins_act()
 
     def _commit_failed(self, failure, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
@@ -734,8 +785,11 @@ class Game(PlayerAccounts, Seats, TurnClockControls):
             waiter.callback(None)
 
     def _announce(self, seconds: int, reason: int) -> None:
-        """The timer's news (TP TimeRemaining): a snapshot that carries it."""
+        """The timer's news (TP TimeRemaining): a snapshot that carries it; a deadline it moved
+        is stored (`server.game.records`)."""
         self._publish(touched=(), announcement=Announcement(seconds, reason))
+        if reason not in TURN_ENDS:  # the end of the turn stores the next turn's deadline
+            self._follow_deadline()
 
     def modtime(self, key: Hashable) -> int:
         """The current modtime of a TP cache item (tests and benchmarks)."""

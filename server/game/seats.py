@@ -7,6 +7,8 @@ turn, each checked, stored and queued like any player's.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from twisted.internet import defer
 from twisted.logger import Logger
 
@@ -15,6 +17,8 @@ from ruleset import Message, Order, Phase, Problem
 from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
 from server.game.write_side import COMMIT_RETRY_S, GameWriteSide
 from server.model.attendance import DAY_S, Attendance, Presence, attendance_of, back
+from server.model.changes import BACK, VACATION, VACATION_ENDED, SeatChanged
+from server.model.changes import RESIGNED as RESIGNED_SEAT
 from server.model.refusals import (
     GAME_ENDED,
     NO_SUCH_PLAYER,
@@ -26,6 +30,7 @@ from server.model.refusals import (
     refuse,
     vacation_days,
 )
+from server.model.writes import StoreAttendance
 from server.views.board import absence_notices
 
 log = Logger()
@@ -63,7 +68,7 @@ class Seats(GameWriteSide):
         before = attendance_of(self._attendance, player)
         if before.presence is not Presence.ABSENT or not self._state.has_player(player):
             return defer.succeed(before)
-        return self._change_seat(back(before), absence_notices.back_again(self._state, player))
+        return self._change_seat(BACK, back(before), absence_notices.back_again(self._state, player))
 
     def _back_quietly(self, player: int) -> defer.Deferred:
         """`_take_seat_back` under the lock already held, after an order that was stored; a store
@@ -105,7 +110,7 @@ class Seats(GameWriteSide):
             if before.presence is Presence.VACATION
             else absence_notices.vacation_started(self._state, player)
         )
-        return self._change_seat(after, told)
+        return self._change_seat(VACATION, after, told)
 
     def end_vacation(self, player: int) -> defer.Deferred:
         """The player cancels their vacation and plays their own seat again; fires with the
@@ -119,7 +124,9 @@ class Seats(GameWriteSide):
         if only_when_due and before.until is not None and before.until > self.clock.seconds():
             self._schedule_vacation_end(before)  # the clock fired early
             return defer.succeed(before)
-        return self._change_seat(back(before), absence_notices.vacation_ended(self._state, player))
+        return self._change_seat(
+            VACATION_ENDED, back(before), absence_notices.vacation_ended(self._state, player)
+        )
 
     def resign(self, player: int) -> defer.Deferred:
         """The player leaves the game for good: the stand-in plays their seat to the end, and
@@ -134,7 +141,9 @@ class Seats(GameWriteSide):
         if problem is not None:
             return refuse(problem)
         return self._change_seat(
-            Attendance(player, Presence.RESIGNED), absence_notices.resigned(self._state, player)
+            RESIGNED_SEAT,
+            Attendance(player, Presence.RESIGNED),
+            absence_notices.resigned(self._state, player),
         )
 
     def _seat_problem(self, player: int) -> Problem | None:
@@ -148,12 +157,11 @@ class Seats(GameWriteSide):
             return GAME_ENDED
         return None
 
-    def _change_seat(self, after: Attendance, told: tuple[Message, ...]) -> defer.Deferred:
-        """Store a seat's new attendance and the notices about it, then apply them (under the lock)."""
-        record = getattr(self.store, "record_attendance", None)
-        d = defer.maybeDeferred(record, self.id, (after,), told) if record else defer.succeed(None)
+    def _change_seat(self, action: str, after: Attendance, told: tuple[Message, ...]) -> defer.Deferred:
+        """Store a seat's new attendance and the notices about it with a `SeatChanged` record,
+        then apply them (under the lock)."""
 
-        def stored(_: object) -> Attendance:
+        def stored() -> Attendance:
             before = attendance_of(self._attendance, after.player)
             self._attendance[after.player] = after
             for message in told:
@@ -173,7 +181,11 @@ class Seats(GameWriteSide):
                 self._end_if_only_stand_ins_act()
             return after
 
-        return d.addCallback(stored)
+        attendance = dict(self._attendance)
+        attendance[after.player] = after
+        preview = self._preview(attendance=MappingProxyType(attendance))
+        change = SeatChanged(action, after.player, self._state.turn)
+        return self._write(change, (StoreAttendance((after,), told),), stored, preview)
 
     def _schedule_vacation_end(self, attendance: Attendance) -> None:
         """Run the end of a vacation at its end date (at once for one that ended meanwhile)."""

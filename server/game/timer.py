@@ -111,9 +111,18 @@ class TurnTimer:
         self._arm(seconds)
         self._announce(self.seconds_left(), TIMER_STARTED)
 
-    def start_turn(self, players: int) -> None:
-        """A new turn began (also the first one): arm the deadline and announce it (a paused
-        clock keeps the new turn's time for `resume`)."""
+    def next_turn_deadline(self) -> float | None:
+        """The deadline a turn starting now gets (None: none, or the clock is paused): what the
+        end of a turn stores with the turn, before the turn starts (`start_turn(at=...)`)."""
+        seconds = self._turn_seconds()
+        if self._paused or seconds is None:
+            return None
+        return self.clock.seconds() + bounded(seconds)
+
+    def start_turn(self, players: int, at: float | None = None) -> None:
+        """A new turn began (also the first one): arm the deadline (at `at`, when the turn's
+        deadline was worked out and stored before it began: `next_turn_deadline`) and announce
+        it (a paused clock keeps the new turn's time for `resume`)."""
         self._cancel()
         self._over_threshold = False
         seconds = self._turn_seconds()
@@ -121,6 +130,8 @@ class TurnTimer:
             self._paused_left = None if seconds is None else bounded(seconds)
             self._announce(-1, TIMER_STARTED)
             return
+        if at is not None:
+            seconds = at - self.clock.seconds()
         if seconds is not None:
             self._arm(seconds)
         self._announce(self.seconds_left(), TIMER_STARTED)
@@ -192,13 +203,14 @@ class TurnTimer:
         self._cancel()
         self._paused, self._paused_left = True, None if left is None else bounded(left)
 
-    def resume(self) -> None:
-        """Start a paused clock again with the time that was left when it stopped."""
+    def resume(self, at: float | None = None) -> None:
+        """Start a paused clock again with the time that was left when it stopped (ending at
+        `at` when that was worked out and stored before)."""
         if not self._paused:
             return
         left, self._paused, self._paused_left = self._paused_left, False, None
         if left is not None:
-            self._arm(left)
+            self._arm(left if at is None else at - self.clock.seconds())
         self._announce(self.seconds_left(), TIMER_STARTED)
 
     def extend(self, seconds: float) -> None:

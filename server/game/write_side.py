@@ -14,6 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from twisted.internet import defer
     from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
@@ -21,8 +24,10 @@ if TYPE_CHECKING:
     from server.game.passwords import PasswordHasher
     from server.game.timer import TurnTimer
     from server.model.attendance import Attendance
+    from server.model.changes import Change
     from server.model.snapshot import Announcement, GameSnapshot
     from server.model.store import Account, GameSetup, GameStore
+    from server.model.writes import Step
 
 #: Seconds before a write the store could not take is tried again.
 COMMIT_RETRY_S = 5
@@ -49,6 +54,7 @@ class GameWriteSide:
         _lock: defer.DeferredLock
         _started: bool
         _closed: bool
+        _ready: defer.Deferred | None
 
         @property
         def busy(self) -> bool: ...
@@ -73,6 +79,20 @@ class GameWriteSide:
             self, player: int, object_id: int, slot: int, order_type: int, target: int
         ) -> defer.Deferred: ...
 
-        def _tell_everyone(self, body: str) -> defer.Deferred: ...
+        def _write(
+            self,
+            change: Change,
+            steps: tuple[Step, ...],
+            applied: Callable[[], Any],
+            after: GameSnapshot | None = None,
+        ) -> defer.Deferred: ...
 
-        def _store_optional(self, method: str, *args: object) -> defer.Deferred: ...
+        def _preview(self, **fields: Any) -> GameSnapshot: ...
+
+        def _notices_for_everyone(
+            self, body: str, removed: set[int] | None = None
+        ) -> tuple[Message, ...]: ...
+
+        def _post_notices(self, messages: tuple[Message, ...]) -> None: ...
+
+        def _follow_deadline(self) -> None: ...

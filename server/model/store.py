@@ -8,7 +8,7 @@ stored as one unit. `MemoryStore` keeps everything in this process; the database
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import ruleset
@@ -135,12 +135,19 @@ class GameStore(Protocol):
     def turn_record(self, game_id: int, turn: int) -> Any: ...
     def turn_events(self, game_id: int, after: int = 0) -> Any: ...
 
-    # Optional (the game service calls them when the store has them):
-    # record_finished(game_id, turn, player), remove_player(game_id, player_id),
-    # set_deadline(game_id, turn, deadline), set_password_hash(game_id, player_id, hash),
-    # record_attendance(game_id, attendance, notices).
-    # reinstate_player(game_id, player_id), set_pause(game_id, paused, seconds_left),
-    # update_setup(game_id, setup), add_notices(game_id, messages).
+    def write(self, game_id: int, write: Any) -> Any:
+        """Store one write of a game (`server.model.writes.GameWrite`: its rows, its change
+        record and its notifications) in one transaction; the record's sequence number."""
+        ...
+
+    def changes_after(self, game_id: int, after: int = 0) -> Any:
+        """The change records of the game numbered above `after`, oldest first
+        (`server.model.changes.ChangeRecord`)."""
+        ...
+
+    def close(self) -> Any:
+        """Let go of what the store holds (connections, its thread); a value or a Deferred."""
+        ...
 
 
 class TurnArchive(Protocol):
@@ -148,84 +155,3 @@ class TurnArchive(Protocol):
     its messages and events) or None for a turn never played; a plain value or a Deferred."""
 
     def turn_record(self, game_id: int, turn: int) -> Any: ...
-
-
-class MemoryStore:
-    """A store that keeps games for the life of the process (tests, throw-away servers)."""
-
-    def __init__(self) -> None:
-        self.games: dict[int, StoredGame] = {}
-
-    def create_game(self, setup: GameSetup) -> int:
-        game_id = len(self.games) + 1
-        self.games[game_id] = StoredGame(game_id, setup)
-        return game_id
-
-    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> None:
-        stored = self.games[game_id]
-        stored.accounts.append(account)
-        stored.join_messages.extend(messages)
-        stored.join_turns[account.player_id] = stored.turns[-1].turn if stored.turns else 0
-
-    def record_order(self, game_id: int, entry: OrderEntry) -> None:
-        self.games[game_id].orders.append(entry)
-
-    def remove_order(self, game_id: int, seq: int) -> None:
-        self.games[game_id].removed_orders.add(seq)
-
-    def remove_message(self, game_id: int, player: int, index: int) -> None:
-        self.games[game_id].removed_messages.add((player, index))
-
-    def commit_turn(self, game_id: int, record: TurnRecord) -> None:
-        stored = self.games[game_id]
-        stored.turns.append(record)
-        self.record_attendance(game_id, record.attendance, record.notices)
-
-    def record_attendance(
-        self, game_id: int, attendance: tuple[Attendance, ...], notices: tuple[Message, ...]
-    ) -> None:
-        stored = self.games[game_id]
-        for row in attendance:
-            stored.attendance[row.player] = row
-        stored.join_messages.extend(notices)
-
-    def record_finished(self, game_id: int, turn: int, player: int) -> None:
-        self.games[game_id].finished.add((turn, player))
-
-    def remove_player(self, game_id: int, player_id: int) -> None:
-        self.games[game_id].removed_players.add(player_id)
-
-    def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
-        self.games[game_id].deadline = None if deadline is None else (turn, deadline)
-
-    def reinstate_player(self, game_id: int, player_id: int) -> None:
-        self.games[game_id].removed_players.discard(player_id)
-
-    def set_pause(self, game_id: int, paused: bool, left: float | None) -> None:
-        self.games[game_id].paused = (paused, left if paused else None)
-
-    def update_setup(self, game_id: int, setup: GameSetup) -> None:
-        self.games[game_id].setup = setup
-
-    def add_notices(self, game_id: int, messages: tuple[Message, ...]) -> None:
-        stored = self.games[game_id]
-        stored.notices.extend((len(stored.join_messages), m) for m in messages)
-
-    def set_password_hash(self, game_id: int, player_id: int, password_hash: str) -> None:
-        accounts = self.games[game_id].accounts
-        accounts[:] = [
-            replace(a, password_hash=password_hash) if a.player_id == player_id else a for a in accounts
-        ]
-
-    def turn_record(self, game_id: int, turn: int) -> TurnRecord | None:
-        for record in self.games[game_id].turns:
-            if record.turn == turn:
-                return record
-        return None
-
-    def turn_events(self, game_id: int, after: int = 0) -> list[tuple[int, tuple[Event, ...]]]:
-        return [(r.turn, tuple(r.events)) for r in self.games[game_id].turns if r.turn > after]
-
-    def load_games(self, game_ids=None, all_states: bool = True) -> list[StoredGame]:
-        """Every game (or those of `game_ids`); this store always has every state at hand."""
-        return [g for g in self.games.values() if game_ids is None or g.game_id in game_ids]

@@ -18,7 +18,7 @@ import hmac
 import json
 from dataclasses import dataclass
 
-from server.database.notification_outbox import OutboxEntry
+from server.model.outbox_entry import OutboxEntry
 
 UNCONFIRMED = "unconfirmed"
 CONFIRM = "confirm_email"

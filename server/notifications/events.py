@@ -21,9 +21,10 @@ import time
 from typing import Any
 
 from ruleset import FinalStanding, Phase
-from server.database.notification_outbox import OutboxEntry
+from server.model.outbox_entry import OutboxEntry
 from server.model.snapshot import GameSnapshot
 from server.notifications.channels import EVENT_KINDS
+from server.views.conflicts import conflicts_of
 from server.views.standing import categories_words, place_words, standing_document, standing_of
 from server.views.web.documents import standing_fields
 
@@ -159,33 +160,9 @@ def conflict_signature(snapshot: GameSnapshot, player: int) -> tuple:
     return tuple(signature)
 
 
-def _conflict_documents(snapshot: GameSnapshot, player: int) -> list[dict[str, Any]]:
-    state = snapshot.state
-    documents = []
-    for index, conflict in enumerate(state.conflicts):
-        attacker = state.fleets[conflict.attacker]
-        defender = state.fleets[conflict.defender]
-        if player not in (attacker.owner, defender.owner):
-            continue
-        mine, theirs = (attacker, defender) if attacker.owner == player else (defender, attacker)
-        documents.append(
-            {
-                "type": "revolt" if conflict.internal else "war",
-                "leader_kind": conflict.kind.label,
-                "role": "attacker" if mine is attacker else "defender",
-                "opponent": state.player(theirs.owner).name if state.has_player(theirs.owner) else "",
-                "running": index == 0 and state.phase is Phase.COMBAT,
-                "unification_system": None
-                if conflict.unification is None
-                else state.board.system_id(conflict.unification),
-            }
-        )
-    return documents
-
-
 def conflict(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry | None:
     """The player's conflicts in the coming turn; None when they are in none."""
-    documents = _conflict_documents(snapshot, player)
+    documents = conflicts_of(snapshot, player)
     if not documents:
         return None
     turn = open_turn(snapshot)

@@ -1,13 +1,13 @@
-"""Handing events to the durable outbox without holding anything up.
+"""Handing the reminders to the durable outbox without holding anything up.
 
-`Outbox.add(entries)` only appends to a list (the game's snapshot listener calls it, inside the
-end of a turn, so it must cost next to nothing); the list is written `batch_delay` seconds
-later (50 ms: the turns of many games that end together share one write), on the database
-thread, in one transaction (`thd_enqueue`: one row per entry and channel, a row
-already there is left alone). A write that fails (the database is away) is tried again every
-`retry` seconds with everything that came meanwhile; what a crash loses before it is written is
-derived again at the next start (`server.notifications.follower`), and the idempotency keys
-make sure that nothing is queued twice.
+The notifications a change causes are stored with the change, in its transaction
+(`server.notifications.rules`, `server.game.records`). What is not a change of a game goes
+through this `Outbox`: a turn's reminder, when its time comes (`server.notifications.follower`).
+`Outbox.add(entries)` only appends to a list; the list is written `batch_delay` seconds later
+(50 ms: the reminders of many games that come due together share one write), on the database
+thread, in one transaction (`thd_enqueue`: one row per entry and channel, a row already there is
+left alone). A write that fails (the database is away) is tried again every `retry` seconds with
+everything that came meanwhile; the idempotency keys make sure that nothing is queued twice.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from twisted.internet import defer
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
-from server.database.notification_outbox import OutboxEntry
+from server.model.outbox_entry import OutboxEntry
 
 log = Logger()
 

@@ -19,7 +19,8 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
 from server.config.notifications import NotificationSettings
-from server.database.notification_outbox import EMAIL, WEBHOOK, ChannelRow, OutboxEntry
+from server.database.notification_outbox import EMAIL, WEBHOOK, ChannelRow
+from server.model.outbox_entry import OutboxEntry
 from server.model.snapshot import GameSnapshot
 from server.notifications import events
 from server.notifications.channels import (
@@ -101,7 +102,7 @@ class Notifications:
         self.outbox = Outbox(store, self.clock, on_stored=self.worker.wake)
         if batch_delay is not None:
             self.outbox.batch_delay = batch_delay
-        self.follower = GameFollower(self.outbox, self.clock, settings.reminder_lead)
+        self.follower = GameFollower(self.outbox, self.clock, settings.reminder_lead, wake=self.worker.wake)
         self.started = False
 
     # -- games -----------------------------------------------------------------------------

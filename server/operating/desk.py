@@ -1,11 +1,11 @@
-"""A running server's side of operations: the lease, the operator request queue, turn deadlines.
+"""A running server's side of operations: the lease and the operator request queue.
 
 The desk takes the server lease of the database at start (`server.database.lease`), polls the
 operator request queue every second on the database thread (`server.database.operator_requests`),
 carries out each request through the operator command of its kind (`server.operating.commands`,
 which checks the stored values again and runs the action on the game), writes back the
-result, keeps its heartbeat fresh and records each turn's deadline as the game's snapshots show
-it, so that a restart does not make a turn longer. The command-line side is `server.operating.on_database`.
+result and keeps its heartbeat fresh. (Each game stores its own turn deadline, with its change
+records: `server.game.records`.) The command-line side is `server.operating.on_database`.
 
 On a cluster node (`server.cluster`) the node's registration replaces the lease: the desk is
 made with `cluster=` the node, asks only for the requests of the games the node runs, and writes
@@ -26,7 +26,6 @@ from twisted.logger import Logger
 
 from server.game.directory import GameDirectory
 from server.game.game import Game
-from server.model.snapshot import GameSnapshot
 from server.operating.commands import BY_REQUEST
 from server.operating.game_actions import OperationError
 
@@ -70,7 +69,6 @@ class OperatorDesk:
         self._loop: LoopingCall | None = None
         self._polling: defer.Deferred | None = None
         self._last_beat = 0.0
-        self._deadlines: dict[int, tuple[int, float]] = {}
         self._stopped = False
         self._unreachable = False  # the last poll could not reach the database
         self.cluster = cluster  # server.cluster.node.ClusterNode: no lease, only its games' requests
@@ -90,28 +88,11 @@ class OperatorDesk:
     # -- games --------------------------------------------------------------------------
 
     def watch(self, game: Game) -> None:
-        """Record the deadline of each of the game's turns as its snapshots show it, and hand
-        the game to the notifications (every game this process runs comes through here)."""
-        game.subscribe(self._record_deadline)
-        self._record_deadline(game.snapshot)
+        """Hand the game to the notifications (every game this process runs comes through
+        here). The game stores its own deadline, with its change records
+        (`server.game.records`)."""
         if self.notifications is not None:
             self.notifications.follow(game)
-
-    def _record_deadline(self, snapshot: GameSnapshot) -> None:
-        deadline = snapshot.deadline
-        if deadline is None or self._stopped:
-            return  # the end of a turn clears the timer: keep the deadline until the next one
-        key = (snapshot.state.turn + 1, deadline)
-        if self._deadlines.get(snapshot.game_id) == key:
-            return
-        self._deadlines[snapshot.game_id] = key
-        turn, when = key
-        d = defer.maybeDeferred(self.store.set_deadline, snapshot.game_id, turn, when)
-        d.addErrback(
-            lambda failure: log.failure(
-                "game {game}: storing the turn deadline failed", failure, game=snapshot.name
-            )
-        )
 
     # -- polling ------------------------------------------------------------------------
 

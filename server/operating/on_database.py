@@ -29,8 +29,9 @@ from twisted.internet.task import Clock
 from server.database.opening import DatabaseProblem, one_line, shown_url
 from server.game.game import Game
 from server.game.passwords import PasswordHasher
+from server.model.memory_store import MemoryStore
 from server.model.snapshot import GameSnapshot
-from server.model.store import GameSetup, MemoryStore
+from server.model.store import GameSetup
 from server.operating.arguments import DEFAULT_GAME
 from server.operating.command_declaration import OperatorCommand, WithoutServer
 from server.operating.commands import MOVE_GAME, no_such_game, thd_queue_command

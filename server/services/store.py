@@ -79,9 +79,8 @@ class StoreService(AsyncService):
 
     async def stop(self) -> None:
         store, self.store = self.store, None
-        close = getattr(store, "close", None)
-        if close is not None:
-            await defer.maybeDeferred(close)
+        if store is not None:
+            await defer.maybeDeferred(store.close)
         if getattr(self.parent, "undoing_start", False):
             remove_created(self.created)
 

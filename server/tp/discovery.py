@@ -33,7 +33,9 @@ from twisted.logger import Logger
 
 if TYPE_CHECKING:
     from server.game.directory import GameDirectory
-    from server.model.snapshot import GameSnapshot
+
+from server.model.changes import ChangeRecord, ClockControlled, DeadlineChanged, SeatChanged, TurnEnded
+from server.model.snapshot import GameSnapshot
 
 log = Logger()
 
@@ -105,26 +107,27 @@ def facts_of(snapshot: GameSnapshot) -> GameFacts:
 class DirectoryGames:
     """The `GameFacts` of every game in a directory, read from their snapshots when called.
 
-    `on_change` is called when a game publishes a snapshot whose facts differ from those last
-    read (a turn ended, a player joined or was removed, the deadline moved); games added to the
-    directory later are watched from the first read on.
+    `on_change` is called when a game stores a change of what the record says (`ANNOUNCED`: a
+    turn ended, a player joined or was removed, the deadline moved or the clock was changed);
+    games added to the directory later are followed from the first read on.
     """
+
+    #: The change records that change a game's facts.
+    ANNOUNCED = (TurnEnded, SeatChanged, DeadlineChanged, ClockControlled)
 
     def __init__(self, directory: GameDirectory):
         self.directory = directory
         self.on_change: Callable[[], object] | None = None
         self._unsubscribe: dict[int, Callable[[], None]] = {}
-        self._read: dict[str, GameFacts] = {}
 
-    def _published(self, snapshot: GameSnapshot) -> None:
-        known = self._read.get(snapshot.name)
-        if self.on_change is not None and known is not None and facts_of(snapshot) != known:
+    def _changed(self, record: ChangeRecord, snapshot: GameSnapshot) -> None:
+        if self.on_change is not None and isinstance(record.change, self.ANNOUNCED):
             self.on_change()
 
     def watch(self) -> None:
         for game in self.directory.games.values():
             if id(game) not in self._unsubscribe:
-                self._unsubscribe[id(game)] = game.subscribe(self._published)
+                self._unsubscribe[id(game)] = game.follow_changes(self._changed)
 
     def unwatch(self) -> None:
         for unsubscribe in self._unsubscribe.values():
@@ -133,9 +136,7 @@ class DirectoryGames:
 
     def __call__(self) -> list[GameFacts]:
         self.watch()
-        facts = [facts_of(game.snapshot) for game in self.directory.ordered()]
-        self._read = {f.name: f for f in facts}
-        return facts
+        return [facts_of(game.snapshot) for game in self.directory.ordered()]
 
 
 def txt_record(facts: GameFacts, *, admin_email: str = "", comment: str = "") -> dict[str, str]:

@@ -43,8 +43,9 @@ from ruleset.simulator import RandomPlayer
 from server.game import passwords as accounts
 from server.game.directory import GameDirectory
 from server.game.game import Game
+from server.model.memory_store import MemoryStore
 from server.model.refusals import Refused
-from server.model.store import GameSetup, MemoryStore
+from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
 from server.tp.network import TPConnection
 from tests.support.deferreds import successResultOf

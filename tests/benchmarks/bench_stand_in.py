@@ -28,7 +28,8 @@ from ruleset import DEFAULT_BOARD, Phase
 from ruleset.simulator import GameDidNotEnd, RandomPlayer, play_game
 from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
 from server.game.game import Game
-from server.model.store import GameSetup, MemoryStore
+from server.model.memory_store import MemoryStore
+from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
 
 

@@ -8,6 +8,12 @@
   the default map. Median and 95th percentile, on SQLite (a temporary file, WAL,
   synchronous=FULL) and on PostgreSQL when TAE_TEST_DATABASE_URL (or the local default below)
   connects; PostgreSQL runs in a schema of its own that is dropped afterwards.
+* Change records and the outbox in the turn's transaction: every turn of the same games is
+  committed three ways, one after the other, each into a game of its own: the turn alone
+  (`commit_turn`, as before revision 0006c), the turn with its `TurnEnded` change record and the
+  next deadline (`write`), and that with the turn's notifications too (one "turn_started" for
+  each of the 4 players, each with 2 channels: 8 outbox rows). The medians' differences are
+  what the record and the outbox rows add to an end of turn.
 * Start-up: 100 stored games (4 accounts and their join messages, every turn and order of a
   complete game) loaded with `load_games` and rebuilt with `Game.restore`.
 """
@@ -33,7 +39,10 @@ from server.database import DatabaseStore, SyncDatabase, create_engine
 from server.database import games as q
 from server.database.state_codec import dumps, encode_state
 from server.game.game import Game
+from server.model.changes import TurnEnded
+from server.model.outbox_entry import OutboxEntry
 from server.model.store import Account, GameSetup, OrderEntry, TurnRecord
+from server.model.writes import GameWrite, StoreDeadline, StoreTurn
 
 TURN_GAMES = 6  # complete games whose every turn is timed (about 160 turns)
 LOAD_GAMES = 100
@@ -118,6 +127,87 @@ def time_turns(url) -> tuple[list[float], list[float]]:
     return durations, resolving
 
 
+CHANNELS_PER_PLAYER = 2
+
+
+def turn_started_entries(game_id: int, state, now: float) -> tuple[OutboxEntry, ...]:
+    """What the notifications store with a turn: one "turn_started" per player (the payload of
+    `server.notifications.events`, in size and shape)."""
+    entries = []
+    for player in state.players:
+        key = f"{game_id}:{state.turn}:turn_started:{player.id}"
+        payload = {
+            "key": key,
+            "event": "turn_started",
+            "game": f"game {game_id}",
+            "turn": state.turn,
+            "phase": state.phase.value,
+            "player": player.name,
+            "title": f"game {game_id}: turn {state.turn} has started",
+            "text": f"Turn {state.turn} of game {game_id} has started (your orders are awaited). "
+            "It ends at 2026-12-04 20:00 UTC (in 1 d) or when everyone has finished.",
+            "deadline": now + 86400,
+            "deadline_utc": "2026-12-05 20:00 UTC",
+            "seconds_left": 86400,
+        }
+        entries.append(OutboxEntry(game_id, player.id, key, "turn_started", payload))
+    return tuple(entries)
+
+
+def time_records_and_outbox(url) -> dict[str, list[float]]:
+    """Seconds per commit of the same turns: the turn alone, with its change record, and with
+    its change record and outbox rows (see the module docstring)."""
+    reactor = PumpedReactor()
+    store = DatabaseStore(url, reactor)
+    ways = ("turn alone", "with its record", "with record and outbox")
+    timings: dict[str, list[float]] = {way: [] for way in ways}
+    try:
+        reactor.wait(store.upgrade())
+        for seed in range(TURN_GAMES):
+            state, accounts = joined(seed)
+            ids = {}
+            for way in ways:
+                ids[way] = reactor.wait(
+                    store.create_game(GameSetup(f"{way} {seed} {secrets.token_hex(3)}", seed=seed))
+                )
+                for account, messages in accounts:
+                    reactor.wait(store.add_account(ids[way], account, messages))
+                    for channel in range(CHANNELS_PER_PLAYER):
+                        target = f"https://hooks.example/{account.player_id}/{channel}"
+                        reactor.wait(
+                            store.add_notification_channel(
+                                ids[way], account.player_id, "webhook", target, "json", 5
+                            )
+                        )
+            serial = 0
+            while state.phase.value != "over" and state.turn < 300:
+                outcome = resolve_turn(state, orders_for(state, seed), game_rng(seed, state.turn + 1))
+                serial += 1
+                record = TurnRecord(
+                    outcome.state.turn, outcome.state, outcome.messages, outcome.events, serial
+                )
+                now = time.time()
+                change = TurnEnded(outcome.state.turn, outcome.state.phase.value, now + 86400)
+                steps = (StoreTurn(record), StoreDeadline(outcome.state.turn + 1, now + 86400))
+                order = ways[serial % 3 :] + ways[: serial % 3]  # no way always goes first
+                for way in order:
+                    game_id = ids[way]
+                    if way == "turn alone":
+                        call = store.commit_turn(game_id, record)
+                    elif way == "with its record":
+                        call = store.write(game_id, GameWrite(change, steps, now))
+                    else:
+                        entries = turn_started_entries(game_id, outcome.state, now)
+                        call = store.write(game_id, GameWrite(change, steps, now, entries))
+                    start = time.perf_counter()
+                    reactor.wait(call)
+                    timings[way].append(time.perf_counter() - start)
+                state = outcome.state
+    finally:
+        reactor.wait(store.close())
+    return timings
+
+
 def populate(db: SyncDatabase, games: int) -> int:
     """Store `games` complete games (one transaction each); the number of turns stored."""
     stored_turns = 0
@@ -177,6 +267,17 @@ def report(label: str, databases) -> None:
         f"{label}: end of turn (resolve_turn + commit_turn), {len(ms)} turns of {TURN_GAMES} "
         f"4-player games: median {statistics.median(ms):.2f} ms, p95 {p95:.2f} ms, max {ms[-1]:.2f} ms "
         f"(resolve_turn alone: median {statistics.median(resolving) * 1000:.2f} ms)",
+        flush=True,
+    )
+    with databases() as url:
+        timings = time_records_and_outbox(url)
+    medians = {way: statistics.median(t) * 1000 for way, t in timings.items()}
+    alone, record, outbox = medians.values()
+    print(
+        f"{label}: commit of an end of turn ({len(timings['turn alone'])} turns, median): turn alone "
+        f"{alone:.2f} ms; with its change record and deadline {record:.2f} ms (+{record - alone:.2f} ms); "
+        f"with record, deadline and {PLAYERS * CHANNELS_PER_PLAYER} outbox rows {outbox:.2f} ms "
+        f"(outbox in the transaction: +{outbox - record:.2f} ms; all: +{outbox - alone:.2f} ms)",
         flush=True,
     )
     with databases() as url:

@@ -3,7 +3,9 @@
 import pytest
 
 from clients import RequestFailed
+from server.model.writes import StoreAccount, StoreFinished
 from tests.benchmarks.bench_bot import loopback_client, make_game
+from tests.support.stores import on_writes_with
 
 
 def test_a_refused_creation_is_the_error_not_bad_username_or_password():
@@ -31,16 +33,15 @@ def test_a_temporary_refusal_is_tried_again(monkeypatch):
     from server.model.store import StoreUnavailable
 
     directory, game = make_game(seed=1)
-    real = game.store.add_account
     calls: list[int] = []
 
-    def away_once(*args):
+    def away_once(write, *args):
         calls.append(1)
         if len(calls) == 1:
             return defer.fail(StoreUnavailable("the database is away"))
-        return real(*args)
+        return write(*args)
 
-    monkeypatch.setattr(game.store, "add_account", away_once)
+    on_writes_with(monkeypatch, game.store, StoreAccount, away_once)
     monkeypatch.setattr("clients.blocking.time.sleep", lambda seconds: None)
     loopback_client(directory).login("ann", "secret-pw", create=True)
     assert len(calls) == 2 and game.player_id("ann") is not None
@@ -53,7 +54,7 @@ def test_a_lasting_temporary_refusal_is_raised_after_the_retries(monkeypatch):
     from server.model.store import StoreUnavailable
 
     directory, game = make_game(seed=1)
-    monkeypatch.setattr(game.store, "add_account", lambda *a: defer.fail(StoreUnavailable("away")))
+    on_writes_with(monkeypatch, game.store, StoreAccount, lambda *a: defer.fail(StoreUnavailable("away")))
     waited: list[float] = []
     monkeypatch.setattr("clients.blocking.time.sleep", waited.append)
     with pytest.raises(RequestFailed) as refused:
@@ -74,22 +75,23 @@ def test_a_request_refused_with_try_again_shortly_is_sent_again(monkeypatch):
         game.create_account(name, "secret-pw")
     client = loopback_client(directory)
     client.login("ann", "secret-pw")
-    real = game.store.record_finished
     calls: list[int] = []
 
-    def away_twice(*args):
+    def away_twice(write, *args):
         calls.append(1)
         if len(calls) <= 2:
             return defer.fail(StoreUnavailable("connection to server at 10.0.0.5 failed"))
-        return real(*args)
+        return write(*args)
 
-    monkeypatch.setattr(game.store, "record_finished", away_twice)
+    store_write = game.store.write
+    on_writes_with(monkeypatch, game.store, StoreFinished, away_twice)
     waited: list[float] = []
     monkeypatch.setattr("clients.blocking.time.sleep", waited.append)
     assert isinstance(client.request(tp.FinishedTurn()), tp.Okay)
     assert len(calls) == 3 and waited == list(SHORTLY_RETRY_DELAYS[:2])
     # a lasting outage is raised after the retries, with the server's words
-    monkeypatch.setattr(game.store, "record_finished", lambda *a: defer.fail(StoreUnavailable("away")))
+    monkeypatch.setattr(game.store, "write", store_write)
+    on_writes_with(monkeypatch, game.store, StoreFinished, lambda *a: defer.fail(StoreUnavailable("away")))
     waited.clear()
     bob = loopback_client(directory)
     bob.login("bob", "secret-pw")

@@ -31,13 +31,15 @@ from ruleset.simulator import RandomPlayer
 from server.database import SyncDatabase, create_engine
 from server.game.directory import GameDirectory
 from server.game.game import COMMIT_RETRY_S, Game
+from server.model.memory_store import MemoryStore
 from server.model.refusals import TURN_NOT_STORED
-from server.model.store import GameSetup, MemoryStore, StoreUnavailable
+from server.model.store import GameSetup, StoreUnavailable
 from server.model.timer_settings import TimerSettings
 from server.tp.errors import STORE_UNAVAILABLE_TEXT
 from tests.server.test_session import colonist_of
 from tests.server.wire import Wire
 from tests.support.servers import free_port
+from tests.support.stores import hold_turns
 
 from .server_process import ServerProcess
 from .tp_client import TPClient
@@ -179,7 +181,7 @@ def test_a_turn_that_cannot_be_stored_answers_everyone_at_once_and_is_stored_whe
 def test_requests_already_waiting_for_the_turn_are_answered_when_storing_it_fails():
     store, game, clock, ann, bob = flaky_game()
     commit = defer.Deferred()
-    store.commit_turn = lambda game_id, record: commit
+    put_back = hold_turns(store, lambda: commit)
     assert isinstance(ann.one(tp.FinishedTurn()), tp.Okay)
     bob.send(tp.FinishedTurn())  # ends the turn: the commit is under way
     ann.read()  # the announcement that the turn ends
@@ -188,7 +190,7 @@ def test_requests_already_waiting_for_the_turn_are_answered_when_storing_it_fail
     answer = ann.read()
     assert [(type(m), m.code, m.message) for m in answer] == [(tp.Fail, 3, TURN_NOT_STORED.message)]
     assert [type(m) for m in bob.read() if not isinstance(m, tp.TimeRemaining)] == [tp.Okay]
-    store.commit_turn = MemoryStore.commit_turn.__get__(store)
+    put_back()
     clock.advance(COMMIT_RETRY_S)
     assert game.state.turn == 1
 

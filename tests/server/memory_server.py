@@ -10,7 +10,7 @@ from twisted.internet.address import IPv4Address
 from twisted.internet.error import CannotListenError
 from twisted.internet.testing import MemoryReactorClock
 
-from server.model.store import MemoryStore
+from server.model.memory_store import MemoryStore
 
 
 class JournalPort:

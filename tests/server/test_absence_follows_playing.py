@@ -27,8 +27,8 @@ from protocol import Version
 from server.game.directory import GameDirectory
 from server.game.game import Game
 from server.model.attendance import Presence
+from server.model.memory_store import MemoryStore
 from server.model.refusals import NOT_AWAY
-from server.model.store import MemoryStore
 from server.model.timer_settings import TimerSettings
 from server.tp.session import COMMANDS
 from server.views.board import absence_notices

@@ -13,6 +13,7 @@ from twisted.internet.task import Clock
 from ruleset import Order, Phase, check_order
 from server.game.game import Game
 from server.model.attendance import DAY_S, Attendance, Presence, after_turn
+from server.model.memory_store import MemoryStore
 from server.model.refusals import (
     GAME_ENDED,
     NO_VACATIONS,
@@ -22,7 +23,6 @@ from server.model.refusals import (
     RESIGNED,
     Refused,
 )
-from server.model.store import MemoryStore
 from server.model.timer_settings import TimerSettings
 from server.views.board import absence_notices
 from tests.support.deferreds import failureResultOf, successResultOf

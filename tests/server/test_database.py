@@ -36,7 +36,8 @@ from server.database import (
 from server.database.migrate import alembic_config
 from server.database.schema import metadata
 from server.game.game import Game
-from server.model.store import Account, GameSetup, MemoryStore, OrderEntry, TurnRecord
+from server.model.memory_store import MemoryStore
+from server.model.store import Account, GameSetup, OrderEntry, TurnRecord
 from server.model.timer_settings import TimerSettings
 from tests.support.deferreds import failureResultOf, successResultOf
 

@@ -19,10 +19,10 @@ from server.config.notifications import NotificationSettings, NotificationSettin
 from server.database import DatabaseStore, SynchronousDatabaseThread, upgrade
 from server.database import notification_outbox as outbox_q
 from server.game.game import Game
-from server.model.snapshot import GameSnapshot
+from server.model.changes import TurnEnded
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
-from server.notifications import events
+from server.notifications import events, rules
 from server.notifications.channels import ChannelError, check_address, check_webhook, webhook_body
 from server.notifications.confirmation import Confirmation, confirmation_entry
 from server.notifications.delivery import DeliveryFailed
@@ -196,24 +196,29 @@ def test_each_event_reaches_each_channel_exactly_once_also_across_a_restart(stor
     assert [row["name"] for row in over["ranking"]] and over["winners"]
 
 
-def test_events_lost_before_they_were_written_come_back_at_the_next_start(store):
+def test_a_crash_between_the_commit_and_the_delivery_loses_no_notification(store):
+    """The outbox rows are written in the transaction of the change that causes them: a
+    process that dies right after the commit has them stored, and the next one delivers them."""
     clock = Clock()
     clock.advance(START)
-    hooks = RecordingSender()
+    hooks = RecordingSender(hang=True)  # nothing is delivered before the crash
     notifications = service(store, clock, hooks)
-    game = new_game(store, clock)
+    game = new_game(store, clock, timer=TimerSettings(turn_length=7200))
     notifications.follow(game)
     successResultOf(notifications.add_webhook(game.id, 2, "https://chat.example/bob"))
     join(game, "ann", "bob")
-    notifications.outbox._pending.clear()  # the process dies before the outbox is written
-    notifications.follower.stop()
-    game.close()
-    assert successResultOf(defer.maybeDeferred(store.notification_counts)).pending == 0
+    assert notifications.outbox.idle  # nothing waits in memory: it is in the database already
+    # the process dies: nothing of it is stopped or drained
+    assert successResultOf(defer.maybeDeferred(store.notification_counts)).pending == 1
 
-    again = service(store, clock, hooks)
-    again.follow(restored(store, clock))
-    deliver(clock, again)
-    assert hooks.delivered_keys() == [f"{game.id}:0:turn_started:2"]
+    delivered = RecordingSender()
+    clock2 = Clock()
+    clock2.advance(START + 1000)  # after the claim of the dead process expired
+    again = service(store, clock2, delivered)
+    again.follow(restored(store, clock2))
+    deliver(clock2, again)
+    assert delivered.delivered_keys() == [f"{game.id}:0:turn_started:2"]
+    assert successResultOf(defer.maybeDeferred(store.notification_counts)).pending == 0
 
 
 def test_a_turn_shorter_than_the_reminder_lead_has_no_reminder(store):
@@ -385,25 +390,6 @@ def test_two_nodes_claiming_at_once_never_get_the_same_row(pg_url):
 # -- what a payload may say ------------------------------------------------------------------
 
 
-class PublishingGame:
-    """Something to follow that publishes the snapshots a test makes."""
-
-    closed = False
-
-    def __init__(self, snapshot: GameSnapshot):
-        self.snapshot = snapshot
-        self.listeners: list = []
-
-    def subscribe(self, listener):
-        self.listeners.append(listener)
-        return lambda: self.listeners.remove(listener)
-
-    def publish(self, snapshot: GameSnapshot) -> None:
-        self.snapshot = snapshot
-        for listener in list(self.listeners):
-            listener(snapshot)
-
-
 def test_a_conflict_is_told_to_both_sides_and_nobody_else(store):
     clock = Clock()
     clock.advance(START)
@@ -426,31 +412,21 @@ def test_a_conflict_is_told_to_both_sides_and_nobody_else(store):
     ]
     assert events.conflict(snapshot, 3, clock.seconds()) is None
 
-    recorder = RecordingSender()
-    notifications = service(store, clock, recorder)
-    fake = PublishingGame(game.snapshot)
-    notifications.follow(fake)
-    for player in (1, 2, 3):
-        successResultOf(notifications.add_webhook(game.id, player, f"https://chat.example/{player}"))
-    fake.publish(snapshot)  # no announcement: no news yet
+    # a turn that queued a war: both sides are told (the rule stores it with the turn's record)
+    now = clock.seconds()
     fighting = replace(
         game.snapshot,
         serial=game.snapshot.serial + 5,
         state=replace(state, conflicts=(war,), phase=Phase.COMBAT, turn=state.turn + 1),
-        announcement=game.snapshot.announcement or events_announcement(),
     )
-    fake.publish(fighting)
-    deliver(clock, notifications)
-    conflicts = [p for _, p in recorder.sent if p["event"] == "conflict"]
+    ended = TurnEnded(state.turn + 1, Phase.COMBAT.value, None)
+    conflicts = [
+        e.payload for e in rules.entries_for(ended, game.snapshot, fighting, now) if e.event == "conflict"
+    ]
     assert sorted(p["player"] for p in conflicts) == ["ann", "bob"]
     assert all(p["conflicts"][0]["running"] for p in conflicts)
-
-
-def events_announcement():
-    from server.model.snapshot import Announcement
-    from server.model.timer_settings import TIMER_STARTED
-
-    return Announcement(600, TIMER_STARTED)
+    # the next turn, the same war: no news
+    assert not [e for e in rules.entries_for(ended, fighting, fighting, now) if e.event == "conflict"]
 
 
 def test_a_payload_shows_nothing_of_the_opponents_hands_or_scores(store):

@@ -39,6 +39,7 @@ from server.services.games import load_games
 from tests.support.deferreds import failureResultOf
 from tests.support.games import logs_in
 from tests.support.operator import operate
+from tests.support.stores import hold_turns
 
 from .memory_server import JournalStore, ServerReactor
 from .test_database import drive_game, result
@@ -300,7 +301,7 @@ def test_a_turn_interrupted_by_a_crash_is_resolved_again_at_start(url, db):
         result(game.create_account(name, "pw"))
     game.finish_turn(1)
     # the last player finishes; the turn's commit never happens (the process dies)
-    store.commit_turn = lambda *args: defer.Deferred()
+    hold_turns(store, defer.Deferred)
     game.finish_turn(2)
     assert game.busy and db.load_games()[0].turns == []
     assert db.load_games()[0].finished == {(1, 1), (1, 2)}
@@ -360,7 +361,7 @@ def test_server_stop_waits_for_a_turn_being_stored():
     for name in ("a", "b"):
         result(game.create_account(name, "pw", password_hash=hash_password("pw", n=2**4)))
     pending = defer.Deferred()
-    store.commit_turn = lambda game_id, record: pending
+    hold_turns(store, lambda: pending)
     game.finish_turn(1)
     game.finish_turn(2)
     stopping = server.stop()

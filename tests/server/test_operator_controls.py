@@ -141,8 +141,9 @@ def test_without_a_server_the_controls_change_the_database(url, db):  # noqa: F8
 
 def test_a_removed_player_hears_why_the_login_fails_and_can_be_reinstated():
     from server.game.game import Game
+    from server.model.memory_store import MemoryStore
     from server.model.refusals import REMOVED_LOGIN, Refused
-    from server.model.store import GameSetup, MemoryStore
+    from server.model.store import GameSetup
     from tests.support.deferreds import failureResultOf
 
     store = MemoryStore()

@@ -7,7 +7,8 @@ import protocol as tp
 from protocol import FailCode, Version
 from server.game.directory import GameDirectory
 from server.game.game import Game
-from server.model.store import GameSetup, MemoryStore
+from server.model.memory_store import MemoryStore
+from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
 
 from .wire import Wire, make_directory

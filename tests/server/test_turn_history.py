@@ -7,7 +7,8 @@ from twisted.internet.task import Clock
 
 from server.database import SyncDatabase
 from server.game.game import Game
-from server.model.store import GameSetup, MemoryStore
+from server.model.memory_store import MemoryStore
+from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
 from tests.support.deferreds import successResultOf
 

@@ -9,7 +9,8 @@ import protocol as tp
 from protocol import Deframer, Version
 from server.game.directory import GameDirectory
 from server.game.game import Game
-from server.model.store import GameSetup, MemoryStore
+from server.model.memory_store import MemoryStore
+from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
 from server.tp.network import TPConnection
 from server.views.tp import catalogue

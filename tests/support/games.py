@@ -5,7 +5,8 @@ from __future__ import annotations
 from twisted.internet.task import Clock
 
 from server.game.game import Game
-from server.model.store import GameSetup, MemoryStore
+from server.model.memory_store import MemoryStore
+from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
 
 

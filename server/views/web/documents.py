@@ -21,6 +21,7 @@ from ruleset import messages as subjects
 from ruleset.kinds import SCORE_KEYS, SCORE_TITLES
 from ruleset.orders import ORDER_NAMES, ORDERS_PER_TURN
 from server.model.snapshot import GameSnapshot
+from server.views.conflicts import conflict_document
 from server.views.deadline import deadline_fields
 from server.views.own_seat import own_seat_note
 from server.views.standing import state_standing_document
@@ -136,33 +137,6 @@ def system_document(system) -> dict[str, Any]:
         else {"fleet": leader.fleet, "owner": leader.owner, "kind": leader.kind.label},
         "region": system.region,
         "unification": system.unification,
-    }
-
-
-def conflict_document(snapshot: GameSnapshot, index: int) -> dict[str, Any]:
-    state = snapshot.state
-    conflict = state.conflicts[index]
-    board = state.board
-
-    def side(fleet_id: int, strength: int | None) -> dict[str, Any]:
-        fleet = state.fleets[fleet_id]
-        at = state.leader_at.get(fleet_id)
-        return {
-            "fleet": fleet_id,
-            "owner": fleet.owner,
-            "owner_name": state.player(fleet.owner).name,
-            "at": None if at is None else board.system_id(at),
-            "strength": strength,
-        }
-
-    return {
-        "internal": conflict.internal,
-        "kind": conflict.kind.label,
-        "running": index == 0 and state.phase is Phase.COMBAT,
-        "reinforcement_kind": conflict.reinforcement_kind.label,
-        "unification": None if conflict.unification is None else board.system_id(conflict.unification),
-        "attacker": side(conflict.attacker, conflict.attacker_strength),
-        "defender": side(conflict.defender, conflict.defender_strength),
     }
 
 

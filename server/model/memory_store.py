@@ -1,0 +1,159 @@
+"""`MemoryStore`: the game store that keeps everything in this process (tests, throw-away servers).
+
+It offers what the database store (`server.database`) offers the game service: the reads of
+`server.model.store.GameStore`, and `write`, which applies one `server.model.writes.GameWrite`
+(its rows, its change record, its notifications) as a unit. The change records are in
+`changes`, the notifications the writes caused in `outbox`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ruleset import Event, Message
+from server.model.attendance import Attendance
+from server.model.changes import ChangeRecord
+from server.model.outbox_entry import OutboxEntry
+from server.model.store import Account, GameSetup, OrderEntry, StoredGame, TurnRecord
+from server.model.writes import (
+    GameWrite,
+    MarkReinstated,
+    MarkRemoved,
+    StoreAccount,
+    StoreAttendance,
+    StoreDeadline,
+    StoreFinished,
+    StoreNotices,
+    StoreOrder,
+    StorePasswordHash,
+    StorePause,
+    StoreSetup,
+    StoreTurn,
+    TakeBackOrder,
+    TakeDownMessage,
+)
+
+
+class MemoryStore:
+    """A store that keeps games for the life of the process (tests, throw-away servers)."""
+
+    def __init__(self) -> None:
+        self.games: dict[int, StoredGame] = {}
+        self.changes: dict[int, list[ChangeRecord]] = {}
+        self.outbox: list[OutboxEntry] = []
+        self._steps: dict[type, Callable[[int, Any], None]] = {
+            StoreAccount: lambda g, s: self.add_account(g, s.account, s.messages),
+            StoreOrder: lambda g, s: self.record_order(g, s.entry),
+            TakeBackOrder: lambda g, s: self.remove_order(g, s.seq),
+            TakeDownMessage: lambda g, s: self.remove_message(g, s.player, s.index),
+            StoreTurn: lambda g, s: self.commit_turn(g, s.record),
+            StoreFinished: lambda g, s: self.record_finished(g, s.turn, s.player),
+            StoreAttendance: lambda g, s: self.record_attendance(g, s.rows, s.notices),
+            MarkRemoved: lambda g, s: self.remove_player(g, s.player),
+            MarkReinstated: lambda g, s: self.reinstate_player(g, s.player),
+            StoreNotices: lambda g, s: self.add_notices(g, s.messages),
+            StorePause: lambda g, s: self.set_pause(g, s.paused, s.left),
+            StoreDeadline: lambda g, s: self.set_deadline(g, s.turn, s.deadline),
+            StoreSetup: lambda g, s: self.update_setup(g, s.setup),
+            StorePasswordHash: lambda g, s: self.set_password_hash(g, s.player, s.password_hash),
+        }
+
+    # -- one write of a game -----------------------------------------------------------------
+
+    def write(self, game_id: int, write: GameWrite) -> int:
+        """Apply the write's steps, keep its change record and notifications; the sequence."""
+        if game_id not in self.games:
+            raise KeyError(game_id)
+        for step in write.steps:
+            self._steps[type(step)](game_id, step)
+        records = self.changes.setdefault(game_id, [])
+        sequence = len(records) + 1
+        records.append(ChangeRecord(game_id, sequence, write.time, write.change))
+        self.outbox.extend(write.outbox)
+        return sequence
+
+    def changes_after(self, game_id: int, after: int = 0) -> list[ChangeRecord]:
+        return [r for r in self.changes.get(game_id, ()) if r.sequence > after]
+
+    def close(self) -> None:
+        """Nothing to let go: the games live as long as the process."""
+
+    # -- games and their rows ----------------------------------------------------------------
+
+    def create_game(self, setup: GameSetup) -> int:
+        game_id = len(self.games) + 1
+        self.games[game_id] = StoredGame(game_id, setup)
+        return game_id
+
+    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> None:
+        stored = self.games[game_id]
+        stored.accounts.append(account)
+        stored.join_messages.extend(messages)
+        stored.join_turns[account.player_id] = stored.turns[-1].turn if stored.turns else 0
+
+    def record_order(self, game_id: int, entry: OrderEntry) -> None:
+        self.games[game_id].orders.append(entry)
+
+    def remove_order(self, game_id: int, seq: int) -> None:
+        self.games[game_id].removed_orders.add(seq)
+
+    def remove_message(self, game_id: int, player: int, index: int) -> None:
+        self.games[game_id].removed_messages.add((player, index))
+
+    def commit_turn(self, game_id: int, record: TurnRecord) -> None:
+        stored = self.games[game_id]
+        stored.turns.append(record)
+        self.record_attendance(game_id, record.attendance, record.notices)
+
+    def record_attendance(
+        self, game_id: int, attendance: tuple[Attendance, ...], notices: tuple[Message, ...]
+    ) -> None:
+        stored = self.games[game_id]
+        for row in attendance:
+            stored.attendance[row.player] = row
+        stored.join_messages.extend(notices)
+
+    def record_finished(self, game_id: int, turn: int, player: int) -> None:
+        self.games[game_id].finished.add((turn, player))
+
+    def remove_player(self, game_id: int, player_id: int) -> None:
+        self.games[game_id].removed_players.add(player_id)
+
+    def set_deadline(self, game_id: int, turn: int, deadline: float | None) -> None:
+        self.games[game_id].deadline = None if deadline is None else (turn, deadline)
+
+    def reinstate_player(self, game_id: int, player_id: int) -> None:
+        self.games[game_id].removed_players.discard(player_id)
+
+    def set_pause(self, game_id: int, paused: bool, left: float | None) -> None:
+        self.games[game_id].paused = (paused, left if paused else None)
+
+    def update_setup(self, game_id: int, setup: GameSetup) -> None:
+        self.games[game_id].setup = setup
+
+    def add_notices(self, game_id: int, messages: tuple[Message, ...]) -> None:
+        stored = self.games[game_id]
+        stored.notices.extend((len(stored.join_messages), m) for m in messages)
+
+    def set_password_hash(self, game_id: int, player_id: int, password_hash: str) -> None:
+        accounts = self.games[game_id].accounts
+        accounts[:] = [
+            replace(a, password_hash=password_hash) if a.player_id == player_id else a for a in accounts
+        ]
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def turn_record(self, game_id: int, turn: int) -> TurnRecord | None:
+        for record in self.games[game_id].turns:
+            if record.turn == turn:
+                return record
+        return None
+
+    def turn_events(self, game_id: int, after: int = 0) -> list[tuple[int, tuple[Event, ...]]]:
+        return [(r.turn, tuple(r.events)) for r in self.games[game_id].turns if r.turn > after]
+
+    def load_games(self, game_ids=None, all_states: bool = True) -> list[StoredGame]:
+        """Every game (or those of `game_ids`); this store always has every state at hand."""
+        return [g for g in self.games.values() if game_ids is None or g.game_id in game_ids]

@@ -1,0 +1,127 @@
+"""One write of a game, as the write side hands it to the store: `GameWrite`.
+
+A `GameWrite` is the rows to change (`steps`, each a value of a type below), the change record
+that says what changed (`server.model.changes`) and the notifications it causes (`outbox`).
+`GameStore.write` stores all of it in one transaction and gives back the record's sequence:
+either everything is stored or nothing is. Each store maps each step type to its own query
+(`server.database.changes.STEP_QUERIES`, `server.model.memory_store.MemoryStore`); a step type a store
+does not know is an error, never skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ruleset import Message
+from server.model.attendance import Attendance
+from server.model.changes import Change
+from server.model.outbox_entry import OutboxEntry
+from server.model.store import Account, GameSetup, OrderEntry, TurnRecord
+
+
+@dataclass(frozen=True, slots=True)
+class StoreAccount:
+    account: Account
+    messages: tuple[Message, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreOrder:
+    entry: OrderEntry
+
+
+@dataclass(frozen=True, slots=True)
+class TakeBackOrder:
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class TakeDownMessage:
+    player: int
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoreTurn:
+    record: TurnRecord
+
+
+@dataclass(frozen=True, slots=True)
+class StoreFinished:
+    turn: int
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoreAttendance:
+    rows: tuple[Attendance, ...]
+    notices: tuple[Message, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MarkRemoved:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class MarkReinstated:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoreNotices:
+    """Board messages an operator's change posted to every player."""
+
+    messages: tuple[Message, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StorePause:
+    paused: bool
+    left: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreDeadline:
+    turn: int
+    deadline: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSetup:
+    setup: GameSetup
+
+
+@dataclass(frozen=True, slots=True)
+class StorePasswordHash:
+    player: int
+    password_hash: str
+
+
+Step = (
+    StoreAccount
+    | StoreOrder
+    | TakeBackOrder
+    | TakeDownMessage
+    | StoreTurn
+    | StoreFinished
+    | StoreAttendance
+    | MarkRemoved
+    | MarkReinstated
+    | StoreNotices
+    | StorePause
+    | StoreDeadline
+    | StoreSetup
+    | StorePasswordHash
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GameWrite:
+    """The rows, the change record and the notifications of one write, stored together at
+    `time` (the game clock's seconds)."""
+
+    change: Change
+    steps: tuple[Step, ...]
+    time: float
+    outbox: tuple[OutboxEntry, ...] = ()
