@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,9 +122,9 @@ def raw(server: Server, source: str) -> socket.socket:
     return sock
 
 
-def frames_until_closed(sock: socket.socket, limit_s: float = 10) -> list[tuple[int, object]]:
+def frames_until_closed(sock: socket.socket, limit_s: float = 10) -> list[tuple[int, Any]]:
     """Every (sequence, message) the server sends until it closes the connection."""
-    deframer, got = Deframer(), []
+    deframer, got = Deframer(), list[tuple[int, Any]]()
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         try:
@@ -140,7 +141,7 @@ def frames_until_closed(sock: socket.socket, limit_s: float = 10) -> list[tuple[
 
 def last_answer(sock: socket.socket, settle_s: float = 1.0) -> object:
     """The last frame the server sends before it closes or falls silent for `settle_s`."""
-    deframer, got = Deframer(), []
+    deframer, got = Deframer(), list[Any]()
     sock.settimeout(settle_s)
     for _ in range(100):
         try:
