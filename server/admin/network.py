@@ -29,7 +29,7 @@ from twisted.internet.interfaces import IDelayedCall, IPushProducer
 from twisted.logger import Logger, globalLogPublisher
 from zope.interface import implementer
 
-from protocol.admin import AdminLogLevel, LogMessage, encode_admin
+from protocol.admin import AdminLogLevel, LogMessage, decode_admin, encode_admin
 from protocol.codec import encode
 from protocol.enums import FailCode, FrameType, Version
 from protocol.errors import ProtocolError
@@ -202,7 +202,7 @@ class AdminConnection(twisted_protocol.Protocol):
         assert self.login is not None and self.session is not None
         session = self.session
         try:
-            message = session._decode(frame)
+            message = decode_admin(frame)
         except ProtocolError:
             return session.handle(frame)  # the session's own answer to a Login it cannot read
         assert isinstance(message, Login)

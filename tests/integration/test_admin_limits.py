@@ -9,11 +9,14 @@ traceback and no critical line.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ from protocol import Connect, Deframer, Fail, FailCode, Login, Okay, Version, en
 from protocol.admin import AdminFrameType, CommandResult, decode_admin, encode_admin
 from protocol.deframer import NOT_TP_TEXT
 from server.game.passwords import hash_password
+from server.model.refusals import POOL_EXHAUSTED
 from tests.admin.admin_client import AdminClient
 from tests.fuzz_web import bad_log_lines
 from tests.support.servers import ROOT, free_port, wait_for_port
@@ -50,6 +54,7 @@ class Server:
         self.admin_port = admin_port
         self.process = process
         self.log_path = log_path
+        self.web_port = 0
         self.tp = TPClient(tp_port, timeout=USUAL_S * 3)
         self.tp.connect()
         assert isinstance(self.tp.create_account("wit", "wit-password"), tp.Okay)
@@ -59,12 +64,14 @@ class Server:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("admin-limits")
-    tp_port, admin_port = free_port(), free_port()
+    tp_port, admin_port, web_port = free_port(), free_port(), free_port()
     (workdir / "tae.toml").write_text(
+        "[game]\nmax_players = 0\n\n"  # as many as the pool can deal a hand
         f'[admin]\nlisten = "tcp:{admin_port}:interface=0.0.0.0"\n\n'
         f'[admin.users]\n{ADMIN} = "{hash_password(PASSWORD, n=2**4)}"\n'
     )
     args = ["--config", str(workdir / "tae.toml"), "--listen", f"tcp:{tp_port}:interface=127.0.0.1"]
+    args += ["--web", f"tcp:{web_port}:interface=127.0.0.1"]
     args += ["--turn-length", "0", "--database", f"sqlite:///{workdir / 'tae.db'}"]
     for limit in LIMITS:
         args += ["--limit", limit]
@@ -80,11 +87,13 @@ def server(tmp_path_factory):
     try:
         wait_for_port(tp_port, process)
         wait_for_port(admin_port, process)
+        wait_for_port(web_port, process)
         # the admin logs in once from 127.0.0.1: from then on a place the account is known at
         admin = AdminClient(admin_port, timeout=10)
         assert isinstance(admin.start(ADMIN, PASSWORD), Okay)
         admin.close()
         running = Server(tp_port, admin_port, process, log_path)
+        running.web_port = web_port
         yield running
         running.tp.close()
         assert process.poll() is None, "the server died"
@@ -301,4 +310,35 @@ def test_tp_account_creation_is_limited_per_address(server):
     client.connect()
     assert isinstance(client.create_account("elsewhere", "new-password"), tp.Okay)
     client.close()
+    witnesses_answer(server)
+
+
+def test_every_way_to_join_refuses_a_player_the_pool_cannot_deal_a_hand(server):
+    """(The last test here: it fills the game.) The operator's add-player, TP's CreateAccount and
+    the API's sign-up all answer the same clear refusal, and the game does not break."""
+    admin = AdminClient(server.admin_port, timeout=30)
+    assert isinstance(admin.start(ADMIN, PASSWORD), Okay)
+    for n in range(30):
+        result = admin.run("add-player", "tae", f"fill{n}", "fill-password")
+        if result.status == 1:
+            break
+    assert result.text == f"cannot add 'fill{n}' to game 'tae': {POOL_EXHAUSTED.message}", result
+    assert n < 25
+    client = TPClient(server.tp_port, timeout=10, source="127.0.0.11")
+    client.connect()
+    refused = client.create_account("late", "late-password")
+    client.close()
+    assert isinstance(refused, tp.Fail) and refused.message == POOL_EXHAUSTED.message
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.web_port}/api/games/tae/accounts",
+        json.dumps({"username": "later", "password": "later-password"}).encode(),
+        {"Content-Type": "application/json"},
+        method="POST",
+    )
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(request, timeout=10)
+    assert 400 <= answer.value.code < 500
+    assert json.load(answer.value)["error"]["message"] == POOL_EXHAUSTED.message
+    assert "turn 0" in admin.run("status", "tae").text
+    admin.close()
     witnesses_answer(server)
