@@ -7,7 +7,8 @@ command may wait for the store). The admin protocol uses TP04 frames only: a TP0
 so and disconnected. LogMessages are written as the log produces them, between answers. The
 connection registers itself as the transport's producer: while the transport's buffer is full
 (an admin that does not read), log lines are dropped and counted instead of piling up, and the
-admin is told how many when it catches up.
+admin is told how many when it catches up; its requests wait meanwhile (and reading stops once
+`MAX_PENDING` wait), so an admin that does not read cannot make the server buffer answers.
 
 A server's admin listener has the limits TP has (`server.config.limits`, the `admin_*` settings
 and the login ones), enforced by the same pieces: connections per address (`ConnectionLimiter`,
@@ -72,7 +73,7 @@ class AdminConnection(twisted_protocol.Protocol):
         self.pump: RequestPump | None = None
         self.session: AdminSession | None = None
         self.login: GuardedClient | None = None
-        self.log_paused = False
+        self.paused = False  # the transport's buffer is full: no log lines, no answers
         self.dropped = 0
         self._throttle: FrameThrottle | None = None
         self._deadline: IDelayedCall | None = None  # the login's, then the idle timeout
@@ -142,10 +143,10 @@ class AdminConnection(twisted_protocol.Protocol):
     # -- IPushProducer: the transport says when its buffer is full ------------------------
 
     def pauseProducing(self) -> None:
-        self.log_paused = True
+        self.paused = True
 
     def resumeProducing(self) -> None:
-        self.log_paused = False
+        self.paused = False
         if self.dropped and not self.closing:
             count, self.dropped = self.dropped, 0
             self._write_log(
@@ -155,6 +156,8 @@ class AdminConnection(twisted_protocol.Protocol):
                     f"{count} log messages were not sent: this admin connection was not reading",
                 )
             )
+        if self.pump is not None and not self.closing:
+            self.pump.answer_waiting()  # the requests that waited while the admin did not read
 
     def stopProducing(self) -> None:
         if self.pump is not None:
@@ -175,7 +178,10 @@ class AdminConnection(twisted_protocol.Protocol):
         return encode_admin(Fail(FailCode.FRAME, "Internal server error"), frame.sequence)
 
     def may_answer(self) -> bool:
-        """Take a frame's token (`FrameThrottle`); without one, the pump is called back when it is there."""
+        """Not while the admin does not read (`paused`: the requests wait, then reading stops);
+        then take a frame's token (`FrameThrottle`); without one, the pump is called back."""
+        if self.paused:
+            return False
         return self._throttle is None or self._throttle.may_answer()
 
     def answered(self) -> None:
@@ -275,7 +281,7 @@ class AdminConnection(twisted_protocol.Protocol):
     def _log(self, message: LogMessage) -> None:
         if self.closing:
             return
-        if self.log_paused:
+        if self.paused:
             self.dropped += 1
             return
         self._write_log(message)

@@ -169,3 +169,14 @@ def test_add_player_to_a_game_whose_pool_cannot_deal_a_hand_is_a_clear_failure()
     expected = f"cannot add 'late' to game 'tae': {POOL_EXHAUSTED.message}"
     assert result == CommandResult(RESULT_FAILED, expected)
     assert len(game.state.players) == 25
+
+
+def test_an_admin_that_does_not_read_gets_no_more_answers_until_it_does():
+    factory, _ = limited_factory(admin_frames_per_second=0.0)
+    wire = AdminWire(factory)
+    wire.login()
+    wire.connection.pauseProducing()  # what the transport does when its buffer is full
+    assert wire.send(*[Connect("x") for _ in range(5)]) == []
+    assert len(wire.connection.pump.pending) == 5  # they wait; none is lost
+    wire.connection.resumeProducing()
+    assert [sequence for sequence, _ in wire.read()] == [3, 4, 5, 6, 7]
