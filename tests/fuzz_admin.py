@@ -10,6 +10,12 @@ HTTP, truncated frames, invalid UTF-8) or nothing at all. The frames of one atta
 together and followed by a sentinel (a frame answered by exactly one frame): the answers come
 in order, so every answer before the sentinel's belongs to the attack.
 
+Before the run (`prepare`), the fuzzer's game `fz` is made and filled until its colonist pool
+can deal no more hands; during the run every create-game names a game that exists or a name
+that cannot be one, so the games do not grow while the memory is measured (a full game, with
+25 players, is some 25 MiB), and every add-player meets a full game, an unknown one or a bad
+argument.
+
 An answer is wrong when it is an internal error (a Fail "Internal server error", a
 CommandResult "internal error…"), a Fail without a text, or not decodable. Player commands
 never touch the witnesses' game `tae` (they go to `fz` or to games that do not exist).
@@ -47,6 +53,8 @@ NOT_TP = b"You are not running the correct protocol"
 TEXTS = ["", "fz", "tae", "nope", "ann", "x" * 300, "é" * 40, "<b>", "a b", "\u202e", "1", "-1", "zz@fz"]
 NUMBERS = [0, 1, -1, 7, 2**31 - 1, -(2**31)]
 PLAYER_GAMES = ["fz", "fz", "nope", "", "x" * 300, "é"]
+#: Names create-game is given: taken, or not a game name (too long, empty, with '@').
+CREATE_GAMES = ["fz", "tae", "", "x" * 300, "zz@fz"]
 ANY_GAMES = PLAYER_GAMES + ["tae"]
 #: Commands (admin ids) that act on a game's players or settings: never on `tae`.
 PLAYER_COMMANDS = {3, 4, 5, 10, 11}
@@ -213,7 +221,7 @@ class AdminFuzzer:
             if command in PLAYER_COMMANDS:
                 arguments: list[str | int] = [rng.choice(PLAYER_GAMES)]
             elif command in GAME_COMMANDS or command == 2:
-                arguments = [rng.choice(ANY_GAMES if command != 2 else PLAYER_GAMES)]
+                arguments = [rng.choice(ANY_GAMES if command != 2 else CREATE_GAMES)]
             else:
                 arguments = []
             for _ in range(rng.choice([0, 1, 2, 2, 3])):
@@ -221,7 +229,7 @@ class AdminFuzzer:
             if rng.random() < 0.1:
                 arguments = [rng.choice(NUMBERS + TEXTS) for _ in range(rng.randrange(6))]
             if rng.random() < 0.05 and command == 3:
-                arguments = ["fz", f"p{rng.randrange(10**6)}", "fuzz-password"]  # fills fz's pool
+                arguments = ["fz", f"p{rng.randrange(10**6)}", "fuzz-password"]  # fz's pool is empty
             try:
                 return link.frame(Command(command, tuple(arguments)))
             except EncodingError:  # a number the wire cannot carry: as raw bytes
@@ -327,6 +335,25 @@ class AdminFuzzer:
     def stop(self) -> None:
         if self.session is not None:
             self.session.close()
+
+
+def prepare(port: int) -> int:
+    """Make the game `fz` and add players until its pool can deal no more hands; how many."""
+    link = AdminLink(port, "127.0.0.1")
+    exchange = Exchange("admin")
+    try:
+        link.send(link.frame(Connect("fuzz_admin")) + link.frame(Login(ADMIN_USER, ADMIN_PASSWORD)))
+        link.send(link.frame(Command(2, ("fz",))))
+        assert link.answers(link.sequence, exchange), exchange
+        for n in range(40):
+            link.send(link.frame(Command(3, ("fz", f"p{n}", "fuzz-password"))))
+            before = len(exchange.labels)
+            assert link.answers(link.sequence, exchange), exchange
+            if exchange.labels[before:] == ["result 1"]:
+                return n
+        raise AssertionError("the pool of fz never ran out")
+    finally:
+        link.close()
 
 
 def admin_users(hash_password) -> str:

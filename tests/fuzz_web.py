@@ -52,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 import protocol as tp  # noqa: E402
 from tests.fuzz_admin import AdminFuzzer, admin_users  # noqa: E402
+from tests.fuzz_admin import prepare as prepare_admin  # noqa: E402
 from tests.fuzz_tally import Exchange, Tally  # noqa: E402
 from tests.integration.tp_client import TPClient  # noqa: E402
 from tests.support.servers import free_port, wait_for_port  # noqa: E402
@@ -632,6 +633,7 @@ def start(workdir: Path) -> Running:
         _api(running, "POST", "/api/games/tae/accounts", {"username": name, "password": f"{name}-password"})
     answer = _api(running, "POST", "/api/games/tae/token", {}, auth=("wit", "wit-password"))
     running.token = answer["token"]
+    prepare_admin(admin_port)
     return running
 
 
