@@ -4,6 +4,8 @@ with TP (a failed login waits, a refused one is a Fail 3 with a text)."""
 
 from __future__ import annotations
 
+from twisted.internet.address import IPv6Address
+from twisted.internet.testing import StringTransport
 from twisted.logger import LogPublisher
 
 from protocol import Connect, Fail, FailCode, Login, Okay
@@ -74,6 +76,16 @@ def test_an_address_beyond_its_connections_is_told_and_closed_and_others_are_not
     first.connection.connectionLost(None)  # one gone: room for one more
     assert isinstance(AdminWire(factory).one(Connect("x")), Okay)
     assert isinstance(second.one(Connect("x")), Okay)
+
+
+def test_ipv6_addresses_count_by_their_64():
+    factory, _ = limited_factory()
+    for host in ("2001:db8:0:1::1", "2001:db8:0:1::2"):
+        connection = factory.buildProtocol(IPv6Address("TCP", host, 40000))
+        connection.makeConnection(StringTransport(peerAddress=IPv6Address("TCP", host, 40000)))
+    third = factory.buildProtocol(IPv6Address("TCP", "2001:db8:0:1:ffff::9", 40000))
+    assert third.refusal is not None and "at most 2" in third.refusal
+    assert factory.buildProtocol(IPv6Address("TCP", "2001:db8:0:2::1", 40000)).refusal is None
 
 
 def test_the_listeners_other_than_tp_share_the_descriptors_left_to_them():
