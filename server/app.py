@@ -73,7 +73,9 @@ class Server(OrderedServices):
             )
         operators = None
         if admin is not None:
-            operators = AdminService(config, reactor, admin, games, store_service, hashing, desks)
+            operators = AdminService(
+                config, reactor, admin, games, store_service, hashing, desks, guard, self.descriptors
+            )
         services = [
             tp,
             web,

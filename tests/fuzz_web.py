@@ -1,27 +1,31 @@
-"""A bounded fuzz run of the web listener of a real `tae-server serve`, with witnesses.
+"""A bounded fuzz run of the web and admin listeners of a real `tae-server serve`, with witnesses.
 
-    python -m tests.fuzz_web --seconds 600 --seed 7 [--workers 6] [--json]
+    python -m tests.fuzz_web --seconds 600 --seed 7 [--workers 4] [--admin-workers 2] [--json]
 
-starts a server (TP and web on 127.0.0.1, SQLite in a temporary directory), makes a few
-accounts, then for `--seconds` sends malformed, hostile and merely odd HTTP requests from
-other loopback addresses (127.0.0.2 and up, so that the per-address limits of the fuzzers
-are not the witnesses'): random methods and paths, percent-encoded junk, broken request lines
-and headers, cookies, CSRF fields and tokens with any bytes, JSON nested deep or holding
-lone surrogates, forms with many fields, bodies larger than their route takes (by length and
-chunked), slow and truncated requests, HEAD on event streams, valid sessions and forms with
-bad fields. Meanwhile two witnesses play as usual: a logged-in TP client (GetTimeRemaining)
-and a web player (the public game and their own view, with a token), each timed.
+starts a server (TP, web and admin on 127.0.0.1, SQLite in a temporary directory), makes a few
+accounts, then for `--seconds` sends malformed, hostile and merely odd HTTP requests and admin
+frames (`tests.fuzz_admin`) from other loopback addresses (127.0.0.2 and up, so that the
+per-address limits of the fuzzers are not the witnesses'): random methods and paths,
+percent-encoded junk, broken request lines and headers, cookies, CSRF fields and tokens with any
+bytes, JSON nested deep or holding lone surrogates, forms with many fields, bodies larger than
+their route takes (by length and chunked), slow and truncated requests, HEAD on event streams,
+valid sessions and forms with bad fields; on the admin port, commands with bad arguments,
+password guesses, right logins, malformed frames and huge lengths. Meanwhile two witnesses play
+as usual: a logged-in TP client (GetTimeRemaining) and a web player (the public game and their
+own view, with a token), each timed.
 
-It fails (exit status 1) on any answer 5xx, any traceback or critical line in the server's
-log, an /api/ answer that is not JSON, a witness answer slower than its bound or missing, or
-memory that grew by more than `--memory-growth` MiB. The summary (one JSON object with
-`--json`) gives the requests sent, the answers by status, the 5xx, the tracebacks, the
-server's memory before and after, and the witnesses' p50/p99.
+It fails (exit status 1) on any answer 5xx or admin internal error (or a Fail without a
+text), any traceback or critical line in the server's log, an /api/ answer that is not JSON, a
+witness answer slower than its bound or missing, or memory that grew by more than
+`--memory-growth` MiB. The summary (one JSON object with `--json`) gives the requests sent per
+listener, the answers by listener and status, the 5xx, the tracebacks, the server's memory
+before and after, and the witnesses' p50/p99.
 
-Other listeners join through `TARGETS`: a target is a function `(server: Running, rng) ->
-bytes | None` making one attack (None: nothing to send) and a port attribute of `Running`
-it goes to; the admin listener's target is added there when the admin listener takes the
-shared limits.
+Listeners join through `TARGETS`: name -> (first address, attack), where an attack is a
+function `(running, worker) -> Exchange` (`tests.fuzz_tally`) making one attack with the
+worker's fuzzer for that listener and saying what came of it. Each listener has its own worker
+threads (`--workers` for the web, `--admin-workers` for the admin listener, whose refused
+password guesses wait seconds), each from its own loopback address.
 """
 
 from __future__ import annotations
@@ -39,7 +43,6 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +51,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import protocol as tp  # noqa: E402
+from tests.fuzz_admin import AdminFuzzer, admin_users  # noqa: E402
+from tests.fuzz_admin import prepare as prepare_admin  # noqa: E402
+from tests.fuzz_tally import Exchange, Tally  # noqa: E402
 from tests.integration.tp_client import TPClient  # noqa: E402
 from tests.support.servers import free_port, wait_for_port  # noqa: E402
 
@@ -134,9 +140,9 @@ class Running:
     process: subprocess.Popen
     tp_port: int
     web_port: int
+    admin_port: int
     log_path: Path
     token: str = ""
-    extra: dict = field(default_factory=dict)
 
 
 def _json_body(rng: random.Random) -> bytes:
@@ -377,23 +383,58 @@ class WebFuzzer:
         return data
 
 
-def web_target(running: Running, rng: random.Random, fuzzer: WebFuzzer) -> bytes | None:
-    return fuzzer.request()
-
-
-#: Listeners the fuzzer attacks: name -> (the port attribute of Running, one attack). The admin
-#: listener's target is added here (its port in `Running.extra["admin_port"]`).
-TARGETS: dict[str, tuple[str, Callable]] = {"web": ("web_port", web_target)}
-
-
 @dataclass
-class Tally:
-    requests: int = 0
-    statuses: Counter = field(default_factory=Counter)
-    server_errors: list[str] = field(default_factory=list)
-    not_json: list[str] = field(default_factory=list)
-    unanswered: Counter = field(default_factory=Counter)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+class Worker:
+    """One fuzzing thread: its random numbers, its address and its fuzzer for each listener."""
+
+    rng: random.Random
+    host: str
+    web: WebFuzzer
+    admin: AdminFuzzer
+
+
+def web_attack(running: Running, worker: Worker) -> Exchange:
+    """One HTTP request; judged by its status (5xx, a traceback, an /api/ refusal not JSON)."""
+    fuzzer = worker.web
+    exchange = Exchange("web", requests=1)
+    data = fuzzer.request()
+    first_line = data.split(b"\r\n", 1)[0][:120].decode("latin-1")
+    try:
+        answer = _send(worker.host, running.web_port, data, half_close=fuzzer.half_close)
+    except OSError:
+        answer = b""
+    status_line = answer.split(b"\r\n", 1)[0]
+    parts = status_line.split(b" ")
+    status = int(parts[1]) if len(parts) >= 2 and parts[1].isdigit() else 0
+    head, _, body = answer.partition(b"\r\n\r\n")
+    exchange.labels.append(str(status))
+    if status >= 500 and status != 503:
+        exchange.server_errors.append(f"{status} for {first_line!r}: {body[:200]!r}")
+    elif status == 503 and b"database" not in body and b"busy" not in body:
+        exchange.server_errors.append(f"503 for {first_line!r}: {body[:200]!r}")
+    if b"Traceback" in answer:
+        exchange.server_errors.append(f"a traceback in the answer to {first_line!r}")
+    method, _, rest = first_line.partition(" ")
+    path = rest.split(" ")[0]
+    valid = method.isalpha() and method.isupper() and first_line.endswith(" HTTP/1.1")
+    if status >= 400 and valid and path.startswith("/api/") and b"application/json" not in head.lower():
+        exchange.not_json.append(f"{status} for {first_line!r}")
+    if not status and not fuzzer.half_close:
+        exchange.unanswered = first_line
+    if status and worker.rng.random() < 0.1:
+        fuzzer.learn(answer)
+    return exchange
+
+
+def admin_attack(running: Running, worker: Worker) -> Exchange:
+    return worker.admin.attack()
+
+
+#: Listeners the fuzzer attacks: name -> (the last byte of its first worker's address, one attack).
+TARGETS: dict[str, tuple[int, Callable[[Running, Worker], Exchange]]] = {
+    "web": (2, web_attack),
+    "admin": (120, admin_attack),
+}
 
 
 def _send(host: str, port: int, data: bytes, timeout: float = REQUEST_TIMEOUT_S, half_close=False) -> bytes:
@@ -427,58 +468,29 @@ def _send(host: str, port: int, data: bytes, timeout: float = REQUEST_TIMEOUT_S,
         sock.close()
 
 
-def fuzz_worker(running: Running, seed: int, index: int, stop: float, tally: Tally) -> None:
-    rng = random.Random(seed * 1000 + index)
-    host = f"127.0.0.{2 + index % 200}"
-    fuzzer = WebFuzzer(running, rng)
+def fuzz_worker(running: Running, seed: int, target: str, index: int, stop: float, tally: Tally) -> None:
+    first, attack = TARGETS[target]
+    rng = random.Random(f"{seed} {target} {index}")
+    host = f"127.0.0.{first + index % 100}"
+    worker = Worker(rng, host, WebFuzzer(running, rng), AdminFuzzer(running.admin_port, host, rng))
     try:
-        fuzzer.learn(
+        worker.web.learn(
             _send(host, running.web_port, b"GET /games/tae HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         )
     except OSError:
         pass
-    while time.monotonic() < stop:
-        name = rng.choice(sorted(TARGETS))
-        port_name, make = TARGETS[name]
-        data = make(running, rng, fuzzer)
-        if data is None:
-            continue
-        port = getattr(running, port_name, None) or running.extra.get(port_name)
-        first_line = data.split(b"\r\n", 1)[0][:120].decode("latin-1")
-        try:
-            answer = _send(host, port, data, half_close=fuzzer.half_close)
-        except OSError:
-            answer = b""
-        status_line = answer.split(b"\r\n", 1)[0]
-        parts = status_line.split(b" ")
-        status = int(parts[1]) if len(parts) >= 2 and parts[1].isdigit() else 0
-        head, _, body = answer.partition(b"\r\n\r\n")
-        with tally.lock:
-            tally.requests += 1
-            tally.statuses[status] += 1
-            if status >= 500 and status != 503:
-                tally.server_errors.append(f"{status} for {first_line!r}: {body[:200]!r}")
-            elif status == 503 and b"database" not in body and b"busy" not in body:
-                tally.server_errors.append(f"503 for {first_line!r}: {body[:200]!r}")
-            if b"Traceback" in answer:
-                tally.server_errors.append(f"a traceback in the answer to {first_line!r}")
-            method, _, rest = first_line.partition(" ")
-            path = rest.split(" ")[0]
-            valid = method.isalpha() and method.isupper() and first_line.endswith(" HTTP/1.1")
-            if (
-                status >= 400
-                and valid
-                and path.startswith("/api/")
-                and b"application/json" not in head.lower()
-            ):
-                tally.not_json.append(f"{status} for {first_line!r}")
-            if not status and not fuzzer.half_close:
-                tally.unanswered[first_line] += 1
-        if status and rng.random() < 0.1:
-            fuzzer.learn(answer)
+    try:
+        while time.monotonic() < stop:
+            try:
+                tally.add(attack(running, worker))
+            except Exception as error:  # the fuzzer's own bug: said, and the thread goes on
+                print(f"fuzz_web: {target} worker {index}: {error!r}", file=sys.stderr)
+                time.sleep(0.1)
+    finally:
+        worker.admin.stop()
 
 
-def fuzz_process(running: Running, seed: int, workers: int, stop: float, results) -> None:
+def fuzz_process(running: Running, seed: int, workers: dict[str, int], stop: float, results) -> None:
     """The fuzzing threads, in a process of their own at a lower priority than the server and
     the witnesses (on a small machine the witnesses measure the server, not the fuzzer)."""
     try:
@@ -487,8 +499,9 @@ def fuzz_process(running: Running, seed: int, workers: int, stop: float, results
         pass
     tally = Tally()
     threads = [
-        threading.Thread(target=fuzz_worker, args=(running, seed, i, stop, tally), daemon=True)
-        for i in range(workers)
+        threading.Thread(target=fuzz_worker, args=(running, seed, target, i, stop, tally), daemon=True)
+        for target, count in workers.items()
+        for i in range(count)
     ]
     for thread in threads:
         thread.start()
@@ -580,7 +593,13 @@ def _rss_kib(pid: int) -> int:
 
 
 def start(workdir: Path) -> Running:
-    tp_port, web_port = free_port(), free_port()
+    from server.game.passwords import hash_password
+
+    tp_port, web_port, admin_port = free_port(), free_port(), free_port()
+    (workdir / "tae.toml").write_text(
+        f'[admin]\nlisten = "tcp:{admin_port}:interface=127.0.0.1"\n\n[admin.users]\n'
+        + admin_users(hash_password)
+    )
     log_path = workdir / "server.log"
     log = log_path.open("wb")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -590,6 +609,8 @@ def start(workdir: Path) -> Running:
             "-m",
             "server.cli",
             "serve",
+            "--config",
+            str(workdir / "tae.toml"),
             "--listen",
             f"tcp:{tp_port}:interface=127.0.0.1",
             "--web",
@@ -606,11 +627,13 @@ def start(workdir: Path) -> Running:
     )
     wait_for_port(web_port, process, timeout=60)
     wait_for_port(tp_port, process, timeout=60)
-    running = Running(process, tp_port, web_port, log_path)
+    wait_for_port(admin_port, process, timeout=60)
+    running = Running(process, tp_port, web_port, admin_port, log_path)
     for name in ("wit", "ann", "bob"):
         _api(running, "POST", "/api/games/tae/accounts", {"username": name, "password": f"{name}-password"})
     answer = _api(running, "POST", "/api/games/tae/token", {}, auth=("wit", "wit-password"))
     running.token = answer["token"]
+    prepare_admin(admin_port)
     return running
 
 
@@ -636,7 +659,9 @@ def bad_log_lines(path: Path) -> list[str]:
     ]
 
 
-def run(seconds: float, seed: int, workers: int = 4, memory_growth_mib: float = 16.0) -> dict:
+def run(
+    seconds: float, seed: int, workers: int = 4, memory_growth_mib: float = 16.0, admin_workers: int = 2
+) -> dict:
     """Fuzz for `seconds`; the summary (`ok`: nothing was wrong)."""
     with tempfile.TemporaryDirectory(prefix="fuzz-web-") as workdir:
         running = start(Path(workdir))
@@ -653,7 +678,8 @@ def run(seconds: float, seed: int, workers: int = 4, memory_growth_mib: float = 
 
             context = multiprocessing.get_context("fork")
             results = context.Queue()
-            fuzzing = context.Process(target=fuzz_process, args=(running, seed, workers, stop, results))
+            threads_of = {"web": workers, "admin": admin_workers}
+            fuzzing = context.Process(target=fuzz_process, args=(running, seed, threads_of, stop, results))
             fuzzing.start()
             for thread in threads:
                 thread.start()
@@ -683,8 +709,9 @@ def run(seconds: float, seed: int, workers: int = 4, memory_growth_mib: float = 
     summary = {
         "seconds": seconds,
         "seed": seed,
-        "requests": tally.requests,
-        "statuses": {str(k): v for k, v in sorted(tally.statuses.items())},
+        "requests": sum(tally.requests.values()),
+        "requests_by_listener": dict(sorted(tally.requests.items())),
+        "statuses": dict(sorted(tally.statuses.items())),
         "server_errors": len(tally.server_errors),
         "server_error_examples": tally.server_errors[:10],
         "unanswered_examples": [repr(k) for k, _ in tally.unanswered.most_common(8)],
@@ -719,13 +746,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=4, help="threads fuzzing the web listener")
+    parser.add_argument("--admin-workers", type=int, default=2, help="threads fuzzing the admin listener")
     parser.add_argument(
         "--memory-growth", type=float, default=16.0, help="MiB the server may grow by after its warm-up"
     )
     parser.add_argument("--json", action="store_true", help="the summary as one JSON object")
     args = parser.parse_args()
-    summary = run(args.seconds, args.seed, args.workers, args.memory_growth)
+    summary = run(args.seconds, args.seed, args.workers, args.memory_growth, args.admin_workers)
     if args.json:
         print(json.dumps(summary))
     else:

@@ -17,5 +17,10 @@ and opened with its other listeners, `server.services.listeners`) with
 `server.services.admin.AdminService`, which makes the factory::
 
     backend = LiveBackend(directory, store, reactor, config.game, desk=desk, hasher=hasher)
-    factory = server.admin.listener.build_factory(config.admin, backend, reactor, hasher)
+    factory = server.admin.listener.build_factory(
+        config.admin, backend, reactor, hasher, limits=config.limits, guard=guard, share=descriptors
+    )
+
+with the server's limits, its one login guard (shared with TP and the web) and the descriptor
+share the listeners other than TP take from (`server.guards`).
 """

@@ -34,7 +34,8 @@ def build_factory(
     settings: AdminSettings, backend: OperatorBackend, reactor, hasher: PasswordHasher, **options
 ) -> AdminFactory:
     """The admin protocol factory. ConfigError when there is no admin account to log in with.
-    `options` go to `AdminFactory` (server_version, log_publisher)."""
+    `options` go to `AdminFactory` (server_version, log_publisher; on a server: the limits, its
+    login guard and the descriptor share of the listeners other than TP)."""
     check_settings(settings)
     return AdminFactory(settings, backend, reactor, hasher, **options)
 

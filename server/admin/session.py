@@ -44,7 +44,8 @@ from server.game.passwords import PasswordHasher
 log = Logger()
 
 SERVER_NAME = "tpserver-tae"
-#: After this many bad logins on one connection the server hangs up.
+#: After this many bad logins on one connection the server hangs up (a connection of a server,
+#: which has a login guard, is closed by the guard instead: `server.admin.network`).
 MAX_LOGIN_FAILURES = 5
 
 
@@ -71,7 +72,8 @@ class AdminSession:
     `users` maps admin names to password hashes, checked by `hasher` (off the reactor thread
     on a server); `descriptions` are the CommandDescs offered (by id), `backend` carries the
     commands out; `logged_in(name)` is called after a good login; `close()` hangs up (after
-    the bytes already returned are written).
+    the bytes already returned are written) after `max_login_failures` bad logins (0: never,
+    the connection's login guard decides).
     """
 
     def __init__(
@@ -85,6 +87,7 @@ class AdminSession:
         peer: str = "?",
         logged_in: Callable[[str], None] = lambda name: None,
         close: Callable[[], None] = lambda: None,
+        max_login_failures: int = MAX_LOGIN_FAILURES,
     ):
         self.users = users
         self.descriptions = descriptions
@@ -94,6 +97,7 @@ class AdminSession:
         self.peer = peer
         self._logged_in = logged_in
         self._close = close
+        self.max_login_failures = max_login_failures
         self.state = State.NEW
         self.user: str | None = None
         self.login_failures = 0
@@ -153,15 +157,15 @@ class AdminSession:
     def _checked(self, good: bool, name: str, known: bool, sequence: int) -> bytes:
         if not (good and known):
             self.login_failures += 1
-            log.warn(
-                "admin login as {name!r} from {peer} failed ({count} of {limit})",
+            # with a login guard (no limit here), the guard logs them, summed up when many
+            (log.warn if self.max_login_failures else log.debug)(
+                "admin login as {name!r} from {peer} failed ({count} on this connection)",
                 name=name[:64],
                 peer=self.peer,
                 count=self.login_failures,
-                limit=MAX_LOGIN_FAILURES,
             )
             answer = self._fail(FailCode.FRAME, BAD_LOGIN, sequence)
-            if self.login_failures >= MAX_LOGIN_FAILURES:
+            if self.max_login_failures and self.login_failures >= self.max_login_failures:
                 self._close()
             return answer
         self.state = State.LOGGED_IN

@@ -53,6 +53,16 @@ web_requests_per_second        100       requests one client address may make pe
 web_request_burst              400       a burst of this many); beyond: 429 with Retry-After
 web_form_fields                100       fields a form may post (beyond: 413)
 notification_tests_per_hour    6         test notifications one player may ask for per hour
+admin_connections_per_address  8         open admin connections from one address (IPv6: its
+                                         /64); beyond: Fail 3 "Too many admin connections…",
+                                         closed (they count in the web's descriptor share too)
+admin_login_seconds            30        an admin connection not logged in this long after it
+                                         opened gets Fail 3 and is closed (a deadline: frames
+                                         do not extend it)
+admin_idle_seconds             3600      a logged-in admin connection that sends no frame for
+                                         this long gets Fail 3 and is closed
+admin_frames_per_second        50        an admin connection sending faster is slowed down:
+admin_frame_burst              200       its frames wait (after a burst), none is lost
 =============================  ========  ====================================================
 
 The address a limit counts by is the client's: the connection's peer, or for a connection from
@@ -62,7 +72,8 @@ address the proxy names in `X-Forwarded-For`.
 The enforcing pieces take the time as an argument (`now`), like the domain code: `TokenBucket`
 (a rate with a burst: frames per second, failed logins per address) and `address_key` (the
 source address a limit counts by). `server.tp.network` applies the connection limits and
-`server.guards.login_guard` the login ones.
+`server.guards.login_guard` the login ones (for the TP, web and admin listeners alike);
+`server.web.transport` and `server.admin.network` apply their own listener's.
 """
 
 from __future__ import annotations
@@ -108,6 +119,11 @@ class Limits:
     web_request_burst: int = 400
     web_form_fields: int = 100
     notification_tests_per_hour: int = 6
+    admin_connections_per_address: int = 8
+    admin_login_seconds: float = 30.0
+    admin_idle_seconds: float = 3600.0
+    admin_frames_per_second: float = 50.0
+    admin_frame_burst: int = 200
 
     def validated(self) -> Limits:
         """These limits, or ValueError naming the first setting that cannot work."""
@@ -140,6 +156,8 @@ class Limits:
             raise ValueError("tp_descriptor_share is a share: at least 0 and below 1")
         if self.web_requests_per_second and self.web_request_burst < 1:
             raise ValueError("web_request_burst must be at least 1 when web_requests_per_second is set")
+        if self.admin_frames_per_second and self.admin_frame_burst < 1:
+            raise ValueError("admin_frame_burst must be at least 1 when admin_frames_per_second is set")
         return self
 
 
@@ -177,6 +195,11 @@ class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     web_request_burst: int | None = None
     web_form_fields: int | None = None
     notification_tests_per_hour: int | None = None
+    admin_connections_per_address: int | None = None
+    admin_login_seconds: float | None = None
+    admin_idle_seconds: float | None = None
+    admin_frames_per_second: float | None = None
+    admin_frame_burst: int | None = None
 
 
 _KINDS: dict[str, type] = {item.name: type(getattr(Limits(), item.name)) for item in fields(Limits)}

@@ -54,6 +54,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from twisted.internet import defer, task
 from twisted.internet.interfaces import IReactorTime
@@ -80,6 +81,12 @@ KNOWN_PLACES = 8
 KNOWN_FOR_S = 30 * 24 * 3600.0
 #: Accounts whose known places are remembered.
 MAX_ACCOUNTS = 65_536
+
+
+def admin_account_key(name: str) -> str:
+    """What the per-account budget counts an admin account by: apart from every player's
+    account (`account_key`), whose names end in `@GAME`."""
+    return f"{name.casefold()[:64]} (admin)"
 
 
 def account_key(name: str, default_game: str | None = None) -> str:
@@ -164,6 +171,38 @@ class GuardedClient:
         or, `creating` an account, too many new accounts from the address; `must_close` is set
         when the connection should go)."""
         return self.guard._admit(self, name, account, creating)
+
+    def attempt(
+        self,
+        name: str,
+        request: Callable[[], Any],
+        succeeded: Callable[[Any], bool],
+        *,
+        account: str | None = None,
+        creating: bool = False,
+        counts: bool = True,
+        hurry: Callable[[], bool] = lambda: False,
+    ) -> defer.Deferred:
+        """One password check of a connection that answers with bytes (TP, admin) through the
+        guard: `request()` (its answer, or a Deferred of it) runs once `admit` lets it, and
+        `succeeded(answer)` says how it went (`counts`: a failure counts as a failed login).
+        Fires with the answer, a failure's after the delay it earns (none when `hurry()`: the
+        connection is going); fails with Refused when the check is refused untried."""
+
+        def run(ticket: Ticket) -> defer.Deferred:
+            def finished(answer: Any) -> Any:
+                delay = ticket.done(succeeded(answer), counts=counts)
+                if delay <= 0 or hurry():
+                    return answer
+                return task.deferLater(self.guard.clock, delay, lambda: answer)
+
+            def broken(failure: Any) -> Any:
+                ticket.done(True, counts=False)
+                return failure
+
+            return defer.maybeDeferred(request).addCallbacks(finished, broken)
+
+        return self.admit(name, account=account, creating=creating).addCallback(run)
 
     def lost(self) -> None:
         """The connection is gone: a login still waiting for a slot is dropped."""

@@ -1,4 +1,5 @@
-"""Counting what a client takes: the source address a limit counts by, and a token bucket.
+"""Counting what a client takes: the source address a limit counts by, a token bucket, and the
+frame rate of a TP or admin connection.
 
 Every listener (TP, web, admin) and every brake (`server.guards.login_guard`) counts with these.
 """
@@ -6,6 +7,9 @@ Every listener (TP, web, admin) and every brake (`server.guards.login_guard`) co
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
+
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 
 def address_key(host: str) -> str:
@@ -111,3 +115,47 @@ def per_window(count: int, window: float, keys: int = 65_536) -> RateTable | Non
     if not count or window <= 0:
         return None
     return RateTable(count / window, count, keys)
+
+
+class FrameThrottle:
+    """The frames one connection may have answered: `rate` a second after a burst of `burst`
+    (a `TokenBucket` on `clock`). Used by the connections of the TP and the admin listener as their
+    request pump's `may_answer`: a frame without a token waits (none is lost), and `ready()` is
+    called once the token is there; `slowed(rate)` is called the first time a frame must wait."""
+
+    def __init__(
+        self,
+        clock: IReactorTime,
+        rate: float,
+        burst: float,
+        ready: Callable[[], None],
+        slowed: Callable[[float], None] = lambda rate: None,
+    ):
+        self.clock = clock
+        self.bucket = TokenBucket(rate, burst, clock.seconds())
+        self._ready = ready
+        self._slowed: Callable[[float], None] | None = slowed
+        self._waiting: IDelayedCall | None = None
+
+    def may_answer(self) -> bool:
+        """Take a frame's token; without one, say no and call `ready()` when it is there."""
+        if self._waiting is not None:
+            return False
+        now = self.clock.seconds()
+        if self.bucket.take(now):
+            return True
+        if self._slowed is not None:
+            slowed, self._slowed = self._slowed, None
+            slowed(self.bucket.rate)
+        self._waiting = self.clock.callLater(self.bucket.wait(now), self._token_came)
+        return False
+
+    def _token_came(self) -> None:
+        self._waiting = None
+        self._ready()
+
+    def stop(self) -> None:
+        """The connection is gone: `ready` is not called any more."""
+        if self._waiting is not None and self._waiting.active():
+            self._waiting.cancel()
+        self._waiting = None

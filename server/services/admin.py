@@ -1,5 +1,6 @@
 """The admin listener served: its ports, bound after every other part has started (as the
-operator commands need the games, the store and the desk), get the admin protocol's factory.
+operator commands need the games, the store and the desk), get the admin protocol's factory,
+with the server's limits, its one login guard and the descriptor share it takes from with the web.
 
 The admin settings are checked when the service is made: a listener without an admin account
 is a configuration error before anything starts.
@@ -13,9 +14,10 @@ from twisted.application.service import Service
 
 from server.admin.listener import build_factory, check_settings, warn_if_exposed
 from server.config.file import ServerConfig
+from server.guards.connections import DescriptorShare
 from server.services.games import Games
 from server.services.listeners import Listeners
-from server.services.logins import PasswordHashing
+from server.services.logins import LoginGuarding, PasswordHashing
 from server.services.operations import DeskHolder
 from server.services.store import StoreService
 
@@ -33,6 +35,8 @@ class AdminService(Service):
         store: StoreService,
         hashing: PasswordHashing,
         desks: DeskHolder,
+        guard: LoginGuarding,
+        descriptors: DescriptorShare | None = None,
     ):
         check_settings(config.admin)
         self.setName("admin")
@@ -43,6 +47,8 @@ class AdminService(Service):
         self._store = store
         self._hashing = hashing
         self._desks = desks
+        self._guard = guard
+        self._descriptors = descriptors
 
     def startService(self) -> None:
         super().startService()
@@ -75,4 +81,13 @@ class AdminService(Service):
             )
         for description in self.listeners.descriptions:
             warn_if_exposed(description)
-        self.listeners.serve(build_factory(config.admin, backend, reactor, hasher))
+        factory = build_factory(
+            config.admin,
+            backend,
+            reactor,
+            hasher,
+            limits=config.limits,
+            guard=self._guard.guard,
+            share=self._descriptors,
+        )
+        self.listeners.serve(factory)

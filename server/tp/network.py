@@ -23,7 +23,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from twisted.internet import defer, task
+from twisted.internet import defer
 from twisted.internet import protocol as twisted_protocol
 from twisted.internet.interfaces import IDelayedCall, IPushProducer, IReactorTime
 from twisted.logger import Logger
@@ -34,7 +34,7 @@ from protocol import FailCode, ProtocolError, fit_fail
 from server.config.limits import Limits
 from server.game.directory import GameDirectory
 from server.guards.login_guard import GuardedClient, LoginGuard
-from server.guards.rates import TokenBucket, address_key
+from server.guards.rates import FrameThrottle, address_key
 from server.tp.errors import fail, fail_for, internal_error
 from server.tp.pump import RequestPump
 from server.tp.session import Session, State
@@ -97,9 +97,7 @@ class TPConnection(twisted_protocol.Protocol):
         self.session: Session | None = None
         self.address = "?"
         self.login: GuardedClient | None = None
-        self._frame_bucket: TokenBucket | None = None
-        self._throttled: IDelayedCall | None = None
-        self._warned_rate = False
+        self._throttle: FrameThrottle | None = None
         self._idle: IDelayedCall | None = None
 
     @property
@@ -122,8 +120,12 @@ class TPConnection(twisted_protocol.Protocol):
         if limits is None:
             return
         if limits.frames_per_second:
-            self._frame_bucket = TokenBucket(
-                limits.frames_per_second, limits.frame_burst, self._clock().seconds()
+            self._throttle = FrameThrottle(
+                self._clock(),
+                limits.frames_per_second,
+                limits.frame_burst,
+                self.pump.answer_waiting,
+                self._slowed,
             )
         if limits.pending_output_bytes:
             buffered = _byte_transport(self.transport)
@@ -141,9 +143,10 @@ class TPConnection(twisted_protocol.Protocol):
     def connectionLost(self, reason=None) -> None:
         if self.pump is not None:
             self.pump.connection_lost()
-        for call in (self._throttled, self._idle):
-            if call is not None and call.active():
-                call.cancel()
+        if self._throttle is not None:
+            self._throttle.stop()
+        if self._idle is not None and self._idle.active():
+            self._idle.cancel()
         if self.login is not None:
             self.login.lost()
         if self.session is not None:
@@ -202,24 +205,8 @@ class TPConnection(twisted_protocol.Protocol):
         return tp.encode(internal_error(), frame.version, frame.sequence)
 
     def may_answer(self) -> bool:
-        """Take a frame's token; without one, come back when it is there."""
-        if self._throttled is not None:
-            return False
-        bucket = self._frame_bucket
-        if bucket is None:
-            return True
-        clock = self._clock()
-        if bucket.take(clock.seconds()):
-            return True
-        if not self._warned_rate:
-            self._warned_rate = True
-            log.info(
-                "slowing down {peer}: more than {rate:g} frames a second",
-                peer=self._peer(),
-                rate=bucket.rate,
-            )
-        self._throttled = clock.callLater(bucket.wait(clock.seconds()), self._unthrottle)
-        return False
+        """Take a frame's token (`FrameThrottle`); without one, the pump is called back when it is there."""
+        return self._throttle is None or self._throttle.may_answer()
 
     def answered(self) -> None:
         if self.login is not None and self.login.must_close:
@@ -227,10 +214,8 @@ class TPConnection(twisted_protocol.Protocol):
             return
         self._arm_idle()
 
-    def _unthrottle(self) -> None:
-        self._throttled = None
-        if self.pump is not None:
-            self.pump.answer_waiting()
+    def _slowed(self, rate: float) -> None:
+        log.info("slowing down {peer}: more than {rate:g} frames a second", peer=self._peer(), rate=rate)
 
     def _clock(self) -> IReactorTime:
         if self.clock is None:
@@ -262,25 +247,16 @@ class TPConnection(twisted_protocol.Protocol):
         self, message: tp.Login | tp.CreateAccount, frame: tp.Frame, request: Callable[[], Any]
     ) -> defer.Deferred:
         """A Login or CreateAccount (`request()` runs it), run when the guard gives it a hashing
-        slot; a failed login is answered after the guard's delay."""
+        slot; a failed login is answered after the guard's delay. An account created counts
+        against its address's `accounts_per_address`."""
         assert self.login is not None and self.session is not None
-        login, session = self.login, self.session
+        session = self.session
         is_login = isinstance(message, tp.Login)
 
-        def run(ticket) -> defer.Deferred:
-            d = defer.maybeDeferred(request)
-
-            def finished(data: bytes) -> bytes | defer.Deferred:
-                delay = ticket.done(_state(session) is State.PLAYING, counts=is_login)
-                if delay <= 0 or self.closing:
-                    return data
-                return task.deferLater(self._clock(), delay, lambda: data)
-
-            def broken(failure):
-                ticket.done(True, counts=False)
-                return failure
-
-            return d.addCallbacks(finished, broken)
+        def succeeded(answer: bytes) -> bool:
+            if is_login:
+                return _state(session) is State.PLAYING
+            return _frame_type(answer) == tp.FrameType.OKAY
 
         def refused(failure):
             answer = fail_for(failure.value)
@@ -288,7 +264,15 @@ class TPConnection(twisted_protocol.Protocol):
                 return failure
             return self._fail_bytes(answer, frame)
 
-        return login.admit(message.username).addCallbacks(run, refused)
+        d = self.login.attempt(
+            message.username,
+            request,
+            succeeded,
+            creating=not is_login,
+            counts=is_login,
+            hurry=lambda: self.closing,
+        )
+        return d.addErrback(refused)
 
     # -- limits --------------------------------------------------------------------------
 
@@ -342,6 +326,13 @@ class TPConnection(twisted_protocol.Protocol):
     def _peer(self) -> str:
         peer = self.transport.getPeer() if self.transport else None
         return f"{getattr(peer, 'host', '?')}:{getattr(peer, 'port', '?')}"
+
+
+def _frame_type(answer: bytes) -> int | None:
+    """The type of the first frame of an encoded answer (TP03 and TP04 headers alike)."""
+    if not isinstance(answer, bytes) or len(answer) < tp.HEADER_SIZE:
+        return None
+    return int.from_bytes(answer[8:12], "big")
 
 
 def _state(session: Any) -> State:

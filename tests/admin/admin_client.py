@@ -21,8 +21,9 @@ from protocol.admin import (
 
 
 class AdminClient:
-    def __init__(self, port: int, *, tls: bool = False, timeout: float = 20.0):
-        sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def __init__(self, port: int, *, tls: bool = False, timeout: float = 20.0, source: str | None = None):
+        source_address = (source, 0) if source else None  # another loopback address: 127.0.0.N
+        sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=source_address)
         if tls:
             context = ssl.create_default_context()
             context.check_hostname = False

@@ -45,10 +45,11 @@ def make_factory(directory=None, game=None, backend=None, **settings):
 class AdminWire:
     """One admin client connection to an in-memory server."""
 
-    def __init__(self, factory: AdminFactory):
+    def __init__(self, factory: AdminFactory, host: str = "127.0.0.1"):
         self.factory = factory
-        self.connection = factory.buildProtocol(None)
-        self.transport = StringTransport(peerAddress=IPv4Address("TCP", "127.0.0.1", 40000))
+        peer = IPv4Address("TCP", host, 40000)
+        self.connection = factory.buildProtocol(peer)
+        self.transport = StringTransport(peerAddress=peer)
         self.connection.makeConnection(self.transport)
         self.deframer = Deframer()
         self.sequence = 0

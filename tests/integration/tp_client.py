@@ -17,10 +17,16 @@ from server.views.tp import catalogue
 
 class TPClient:
     def __init__(
-        self, port: int, version: Version = Version.TP04, timeout: float = 20.0, host: str = "127.0.0.1"
+        self,
+        port: int,
+        version: Version = Version.TP04,
+        timeout: float = 20.0,
+        host: str = "127.0.0.1",
+        source: str | None = None,
     ):
         self.version = version
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+        source_address = (source, 0) if source else None
+        self.sock = socket.create_connection((host, port), timeout=timeout, source_address=source_address)
         self.sock.settimeout(timeout)
         self.deframer = Deframer()
         self.sequence = 0
