@@ -5,6 +5,7 @@ module is where the command line reads it; everything else is given `wallclock`)
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import replace
@@ -19,6 +20,22 @@ from server.operating.arguments import ArgumentRefused, ArgumentType
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
+
+#: The version of every document `--json` prints (`"schema": "tae-server/COMMAND/1"`); the JSON
+#: Schemas are server/cli/schemas/COMMAND.1.json (docs/schemas.md).
+SCHEMA_VERSION = 1
+
+
+def print_json(command: str, data: dict[str, Any]) -> None:
+    """Print the JSON document of `tae-server COMMAND --json`: `data` after its `"schema"`."""
+    document = {"schema": f"tae-server/{command}/{SCHEMA_VERSION}", **data}
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+def print_json_error(code: str, exit_status: int, message: str) -> None:
+    """The error document of a `--json` command that failed: on stdout, beside the one line on
+    stderr, so that a script reads every answer the same way."""
+    print_json("error", {"error": {"code": code, "exit": exit_status, "message": message}})
 
 
 def wallclock() -> float:
@@ -45,7 +62,10 @@ class ArgumentParam(click.ParamType):
         try:
             return self.kind.parse(value)
         except ArgumentRefused as refusal:
-            raise Refused(str(refusal)) from None
+            # the words of the table, after the flag the operator typed (an argument is named
+            # by the words themselves)
+            flag = param.opts[0] if isinstance(param, click.Option) else None
+            raise Refused(f"{flag}: {refusal}" if flag else str(refusal)) from None
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return self.kind.metavar

@@ -222,7 +222,7 @@ def test_a_timer_change_to_no_deadline_clears_the_stored_one_and_status_agrees(u
     assert "no deadline" in text
     assert db.load_games()[0].deadline is None
     status = operations.game_status(db, "autumn", wallclock=wall)
-    assert status.deadline is None and status_document(status)["seconds_left"] is None
+    assert status.deadline is None and status_document(status)["seconds_left"] == -1
 
 
 def test_a_basic_timer_says_that_turn_length_0_means_60_s(url, db):  # noqa: F811
