@@ -147,9 +147,42 @@ def _limits(config: ServerConfig, flags: tuple[str, ...]):
 
 
 def database_url(config_path: str | None, database: str | None) -> str:
+    """The database the command uses; refused when it is one of PostgreSQL's own, unless
+    `--allow-system-database` was given (`server.config.database_url`)."""
+    from server.config.database_url import check_not_system_database
     from server.database import DEFAULT_URL
 
-    return configured(config_path, database=database).database or DEFAULT_URL
+    url = configured(config_path, database=database).database or DEFAULT_URL
+    ctx = click.get_current_context(silent=True)
+    allowed = bool(ctx is not None and ctx.meta.get(ALLOW_SYSTEM_DATABASE))
+    check_not_system_database(url, database_origin(config_path, database), allowed)
+    return url
+
+
+def database_origin(config_path: str | None, database: str | None) -> str:
+    """How a message names the database setting: the flag when it was given, else the key of
+    the configuration file."""
+    return "--database" if database else f"{config_path}: database" if config_path else "database"
+
+
+ALLOW_SYSTEM_DATABASE = "tae.allow_system_database"
+
+
+def _allow_system_database(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta[ALLOW_SYSTEM_DATABASE] = True
+    return value
+
+
+def allow_system_database_option(command):
+    return click.option(
+        "--allow-system-database",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_allow_system_database,
+        help="Use PostgreSQL's 'postgres' or a 'template…' database all the same (refused by default).",
+    )(command)
 
 
 def open_database(config_path: str | None, database: str | None, *, create: bool = False):
@@ -168,6 +201,7 @@ def password_hasher(config_path: str | None) -> InlineHasher:
 
 
 def database_options(command):
+    command = allow_system_database_option(command)
     command = click.option(
         "--database",
         metavar="URL",

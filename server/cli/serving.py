@@ -8,7 +8,13 @@ from dataclasses import replace
 
 import click
 
-from server.cli.options import ArgumentParam, configured
+from server.cli.options import (
+    ALLOW_SYSTEM_DATABASE,
+    ArgumentParam,
+    allow_system_database_option,
+    configured,
+    database_origin,
+)
 from server.operating.game_settings import BY_KEY
 
 
@@ -74,7 +80,10 @@ from server.operating.game_settings import BY_KEY
     metavar="ENDPOINT",
     help="Listen for admin clients (tpadmin-cpp) on ENDPOINT (repeatable), e.g. tcp:6925.",
 )
+@allow_system_database_option
+@click.pass_context
 def serve(
+    ctx,
     config_path,
     listen,
     web,
@@ -107,6 +116,10 @@ def serve(
         timer=timer,
         name=game_name,
     )
+    from server.config.database_url import check_not_system_database
+
+    allowed = bool(ctx.meta.get(ALLOW_SYSTEM_DATABASE))
+    check_not_system_database(config.database, database_origin(config_path, database), allowed)
     if web_secret_file or trusted_proxies:
         from server.config.file import validate
 

@@ -60,6 +60,7 @@ import msgspec
 import ruleset
 from server.config.admin import AdminSettings, AdminTable, admin_settings
 from server.config.cluster import ClusterSettings, ClusterSettingsError
+from server.config.database_url import check_driver
 from server.config.discovery import DiscoverySettings
 from server.config.errors import ConfigError, describe_validation_error
 from server.config.limits import Limits, LimitsTable, apply_limits
@@ -322,6 +323,7 @@ def validate(config: ServerConfig) -> ServerConfig:
         raise ConfigError(f"log_format: expected one of {', '.join(LOG_FORMATS)}, not {config.log_format!r}")
     if not config.listen:
         raise ConfigError("listen: at least one endpoint is needed")
+    check_driver(config.database)
     try:
         parse_networks(config.trusted_proxies)
     except ValueError as error:

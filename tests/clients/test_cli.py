@@ -561,6 +561,15 @@ def test_create_account(server, world):
     assert result.stderr == "tae-client: account carol not created: Account exists\n"
 
 
+def test_a_5000_character_name_is_not_echoed_back_whole(server):
+    name = "n" * 5000
+    invoke(server, "create-account", user=name, password="pw")
+    refused = invoke(server, "--json", "create-account", user=name, password="pw", expect=1)
+    cut = "n" * 80 + "…"
+    assert refused.stderr == f"tae-client: account {cut} not created: Account exists\n"
+    assert json_answer(refused.stdout)["error"]["message"] == f"account {cut} not created: Account exists"
+
+
 def test_wrong_password_exits_1(server):
     result = invoke(server, "status", password="nope", expect=1)
     assert result.stderr == ("tae-client: login as alice refused: Login Error - bad username or password\n")
