@@ -76,7 +76,10 @@ class Told(enum.Enum):
     EVERY_PLAYER_AND_CLIENT = (
         "every player, by a message on their board; connected clients get a TimeRemaining frame"
     )
-    BY_THE_TURN = "every player, by the turn's messages; connected clients get a TimeRemaining frame"
+    OPERATOR_AND_TURN = (
+        "every player, by a message on their board and the turn's messages; connected clients get "
+        "a TimeRemaining frame"
+    )
     NEW_PLAYERS = "nobody: players find the new game in the lobby and GetGames"
 
 
@@ -406,7 +409,7 @@ END_TURN = OperatorCommand(
     "Ends a game's open turn now.",
     (_GAME,),
     Changes.THE_GAME,
-    Told.BY_THE_TURN,
+    Told.OPERATOR_AND_TURN,
     WithoutServer.WAITS_FOR_THE_SERVER,
     admin_id=6,
     request="end_turn",

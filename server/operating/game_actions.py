@@ -17,6 +17,7 @@ from server.game.game import Game
 from server.model.refusals import Refused, clipped
 from server.model.store import GameSetup
 from server.model.timer_settings import LONGEST_WAIT_S, DeadlineTooFar, NoDeadline, TimerSettingsError
+from server.views.board import operator_notices
 from server.views.board.operator_notices import in_words
 
 
@@ -97,6 +98,10 @@ async def end_turn_of(game: Game, turn: int | None = None) -> str:
     refusal = end_turn_refusal(game.setup.name, game.state.phase is Phase.OVER, len(game.state.players))
     if refusal is not None:
         raise refusal
+    await game.ready()
+    # told like every other operator change: a board message to every player (stored first),
+    # then the turn's own messages
+    await game._tell_everyone(operator_notices.turn_ended(turn))
     await game.end_turn()
     if game.state.turn <= turn:
         raise OperationError(f"turn {turn} of game {game.setup.name!r} did not end (see the server log)")
