@@ -399,7 +399,7 @@ def show(
         render(run.console(), data)
 
 
-def say(run: Runtime, as_json: bool, data: object, text: str) -> None:
+def say(run: Runtime, as_json: bool, data: dict[str, Any], text: str) -> None:
     """Print ``data`` as JSON when asked, else the one line ``text``."""
     if run.wants_json(as_json):
         emit_json(data)

@@ -310,7 +310,8 @@ def apply_game_settings(game: GameConfig, values: dict[str, Any], prefix: str = 
         elif key in _GAME_SETUP_INTS:
             changes[key] = _expect(value, int, where)
         elif key in _GAME_DURATIONS:
-            timer = replace(timer, **{key: _duration(value, where)})
+            durations: dict[str, Any] = {key: _duration(value, where)}
+            timer = replace(timer, **durations)
         elif key in _GAME_INTS:
             timer = replace(timer, **{key: _expect(value, int, where)})
         else:
