@@ -175,7 +175,11 @@ def test_two_scripted_players_play_turns_from_files(tae_server, tmp_path):
                 assert text.startswith("ok: ") and "inserted" in text
                 queued = run_json(server, user, "orders")["orders"]
                 assert [o["order"] for o in queued] == [o["order"] for o in planned[user]]
-                assert run_json(server, user, "finish") == {"finished": True, "turn": turn}
+                assert run_json(server, user, "finish") == {
+                    "schema": "tae-client/finish/1",
+                    "finished": True,
+                    "turn": turn,
+                }
             # the turn ended when bob finished: waiting "after" it returns at once
             waited = run_json(server, "alice", "wait", "--after-turn", str(turn), "--timeout", "10")
             assert waited["turn"] == turn + 1
@@ -186,9 +190,11 @@ def test_two_scripted_players_play_turns_from_files(tae_server, tmp_path):
         scores = status["scores"]
         total = sum(scores[k] for k in ("money", "technology", "people", "raw_materials"))
         assert total == expected_points[user], (user, scores, expected_points)
-        colonized = run_json(server, user, "messages", "--subject", "Colonize fleet order complete")
+        colonized = run_json(server, user, "messages", "--subject", "Colonize fleet order complete")[
+            "messages"
+        ]
         assert len(colonized) == 4
-        moved = run_json(server, user, "messages", "--subject", "Move fleet order complete")
+        moved = run_json(server, user, "messages", "--subject", "Move fleet order complete")["messages"]
         assert len(moved) == 1 and moved[0]["turn"] == 1
 
     board = run_json(server, "alice", "board")
