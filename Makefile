@@ -24,10 +24,11 @@ lint: venv
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# The tests leave a clone as they found it: `git status` is the same after them as before
-# (anything a test writes goes to a temporary folder or is in .gitignore).
-test: lint
+# The tests (and the linters) leave a clone as they found it: `git status` is the same after
+# them as before (anything they write goes to a temporary folder or is in .gitignore).
+test: venv
 	@git status --porcelain --untracked-files=all > $(VENV)/.status-before 2>/dev/null || true
+	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -q
 	@git status --porcelain --untracked-files=all > $(VENV)/.status-after 2>/dev/null || true
 	@cmp -s $(VENV)/.status-before $(VENV)/.status-after || \
