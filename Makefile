@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 LISTEN ?= tcp:6923:interface=127.0.0.1
 WEB ?= tcp:8080:interface=127.0.0.1
 
-.PHONY: venv test lint run bench screenshots clean
+.PHONY: venv test lint run bench screenshots schemathesis clean
 
 venv: $(STAMP)
 
@@ -24,8 +24,15 @@ lint: venv
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+# The tests (and the linters) leave a clone as they found it: `git status` is the same after
+# them as before (anything they write goes to a temporary folder or is in .gitignore).
+test: venv
+	@git status --porcelain --untracked-files=all > $(VENV)/.status-before 2>/dev/null || true
+	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -q
+	@git status --porcelain --untracked-files=all > $(VENV)/.status-after 2>/dev/null || true
+	@cmp -s $(VENV)/.status-before $(VENV)/.status-after || \
+		{ echo "make test changed the clone:"; diff $(VENV)/.status-before $(VENV)/.status-after; exit 1; }
 
 run: venv
 	$(BIN)/tae-server serve --listen $(LISTEN) --web $(WEB)
@@ -37,6 +44,14 @@ bench: venv
 # plain `make test` writes them to a temporary folder and leaves docs/ untouched).
 screenshots: venv
 	TAE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q tests/integration/test_browser.py
+
+# The JSON API against its OpenAPI document (server/web/openapi.json), longer than the minute
+# `make test` gives it: SECONDS of Schemathesis and EXAMPLES per operation.
+SECONDS ?= 600
+EXAMPLES ?= 50
+schemathesis: venv
+	TAE_SCHEMATHESIS_SECONDS=$(SECONDS) TAE_SCHEMATHESIS_EXAMPLES=$(EXAMPLES) \
+		$(BIN)/python -m pytest -q -p no:cacheprovider tests/integration/test_api_schemathesis.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

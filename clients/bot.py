@@ -87,6 +87,10 @@ class TurnReport:
     finished: bool = False  # FinishedTurn was sent
 
 
+#: The five scores' names in every JSON document (the rules' and the JSON API's).
+SCORE_NAMES = ("money", "technology", "people", "raw_materials", "artifacts")
+
+
 @dataclass
 class BotResult:
     """How one bot's game went. ``error`` is set when it stopped for any reason other than
@@ -121,6 +125,8 @@ class BotResult:
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)
         data["failure"] = self.failure.value if self.failure is not None else None
+        # by name, as every other document names the scores (M, T, P, R, A)
+        data["scores"] = None if self.scores is None else dict(zip(SCORE_NAMES, self.scores, strict=True))
         data["ok"] = self.ok
         return data
 

@@ -292,7 +292,13 @@ def fleets(everyone, as_json):
     """List my fleets (or everyone's) with their names, places and orders."""
     run = runtime()
     data = output.fleets_data(run.client().game, everyone=everyone)
-    show(run, as_json, data, lambda console, shown: output.render_fleets(console, shown, everyone=everyone))
+    show(
+        run,
+        as_json,
+        data,
+        lambda console, shown: output.render_fleets(console, shown, everyone=everyone),
+        key="fleets",
+    )
 
 
 @cli.command()
@@ -308,7 +314,7 @@ def messages(subject, since_turn, last, as_json):
     data = output.messages_data(run.client().game, subject=subject, since_turn=since_turn)
     if last is not None:
         data = data[-last:]
-    show(run, as_json, data, output.render_messages)
+    show(run, as_json, data, output.render_messages, key="messages")
 
 
 @cli.command()
@@ -317,7 +323,7 @@ def orders(as_json):
     """List the orders queued on my fleets this turn."""
     run = runtime()
     data = output.orders_data(run.client().game)
-    show(run, as_json, data, output.render_orders)
+    show(run, as_json, data, output.render_orders, key="orders")
 
 
 for command in (order_group, submit, finish, wait, play, bot, discover, vacation, back, resign, notify):

@@ -52,7 +52,7 @@ def discover(seconds, interfaces, ipv6, as_json):
     except OSError as error:
         raise CliError(EXIT_CONNECTION, f"cannot listen for mDNS announcements: {error}") from None
     data = [server.to_dict() | {"connect": _connect_options(server)} for server in servers]
-    show(run, as_json, data, _render)
+    show(run, as_json, data, _render, key="servers")
 
 
 def _connect_options(server: DiscoveredServer) -> str:

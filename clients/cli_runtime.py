@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -41,6 +42,7 @@ __all__ = [
     "TaeGroup",
     "describe_failure",
     "emit_json",
+    "schema_id",
     "json_option",
     "refuse_when_over",
     "runtime",
@@ -69,7 +71,52 @@ EXIT_CODES = {
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
 
+#: The `"code"` of a JSON error document (`{"error": {"code", "exit", "message"}}`) for each exit code.
+ERROR_CODES = {
+    EXIT_REFUSED: "refused",
+    EXIT_USAGE: "usage",
+    EXIT_CONNECTION: "connection",
+    EXIT_GAME_OVER: "game-over",
+    EXIT_WAIT_TIMEOUT: "timeout",
+    EXIT_INTERNAL: "internal",
+    EXIT_INTERRUPTED: "interrupted",
+}
+
+#: The version of every document `--json` prints (`"schema": "tae-client/COMMAND/1"`); the JSON
+#: Schemas are clients/schemas/COMMAND.1.json (docs/schemas.md).
+SCHEMA_VERSION = 1
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class JsonOutput:
+    """What one run of ``tae-client`` prints on stdout in JSON mode: the command's one document,
+    held until the command ends so that a failure after it (a refused submission, the game over
+    while waiting) is told inside it (its ``"error"``), and a failure without one is the error
+    document. Either way stdout holds exactly one JSON document."""
+
+    wanted: bool = False
+    document: dict[str, Any] | None = None
+
+
+_OUTPUT: ContextVar[JsonOutput | None] = ContextVar("tae_client_json_output", default=None)
+
+
+def schema_id(command_path: str) -> str:
+    """ "tae-client order insert" → "tae-client/order-insert/1"."""
+    words = command_path.split()[1:]
+    return f"tae-client/{'-'.join(words) or 'tae-client'}/{SCHEMA_VERSION}"
+
+
+def _asks_for_json(argv: list[str]) -> bool:
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in options
+
+
+def error_document(code: int, message: str) -> dict[str, Any]:
+    """``{"error": {"code": "refused", "exit": 1, "message": "..."}}``."""
+    return {"error": {"code": ERROR_CODES.get(code, "failed"), "exit": code, "message": message}}
 
 
 class CliError(Exception):
@@ -79,6 +126,16 @@ class CliError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+#: The longest word an error line repeats whole: a 5,000-character user name is not echoed back.
+LONGEST_ECHOED_WORD = 80
+
+
+def clip_words(line: str, limit: int = LONGEST_ECHOED_WORD) -> str:
+    """`line` with every word longer than `limit` characters cut to `limit` and "…". Every
+    error line goes through here (`TaeGroup.main`), whatever input it repeats."""
+    return " ".join(word if len(word) <= limit else word[:limit] + "…" for word in line.split(" "))
 
 
 def describe_failure(error: BaseException) -> tuple[int, str]:
@@ -138,11 +195,15 @@ class TaeGroup(click.Group):
     ) -> int:
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv or os.environ.get("TAE_CLIENT_DEBUG", "") not in ("", "0")
+        held = JsonOutput(wanted=_asks_for_json(argv))
+        token = _OUTPUT.set(held)
+        message = ""
         try:
             code = super().main(argv, "tae-client", complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
         except (KeyboardInterrupt, click.Abort):
-            click.echo("tae-client: interrupted", err=True)
+            message = "interrupted"
+            click.echo(f"tae-client: {message}", err=True)
             code = EXIT_INTERRUPTED
         except BrokenPipeError:
             # `tae-client … | head`: the reader has gone; say nothing, and keep Python from
@@ -151,15 +212,35 @@ class TaeGroup(click.Group):
             code = EXIT_OK
         except Exception as error:
             code, message = describe_failure(error)
+            message = clip_words(message)
             if code == EXIT_INTERNAL and debug:
                 raise
             try:
                 click.echo(f"tae-client: {message}", err=True)
             except BrokenPipeError:
                 pass
+        finally:
+            _OUTPUT.reset(token)
+        _print_document(held, code, message)
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _print_document(held: JsonOutput, code: int, message: str) -> None:
+    """The one JSON document of a run: the command's, with ``"error"`` when it failed after
+    all; the error document when it failed before it had one (and JSON was asked for)."""
+    document = held.document
+    if code != EXIT_OK and (document is not None or held.wanted):
+        if document is None:
+            document = {"schema": f"tae-client/error/{SCHEMA_VERSION}"}
+        document.update(error_document(code, message))
+    if document is None:
+        return
+    try:
+        click.echo(output.dump_json(document))
+    except BrokenPipeError:
+        _silence_stdout()
 
 
 def _silence_stdout() -> None:
@@ -274,7 +355,11 @@ class Runtime:
         return output.make_console(self.color, stderr=stderr)
 
     def wants_json(self, flag: bool) -> bool:
-        return flag or self.json_default
+        wanted = flag or self.json_default
+        held = _OUTPUT.get()
+        if wanted and held is not None:
+            held.wanted = True
+        return wanted
 
     @property
     def colored(self) -> bool:
@@ -290,19 +375,31 @@ def runtime() -> Runtime:
     return found
 
 
-def emit_json(data: object) -> None:
-    click.echo(output.dump_json(data))
+def emit_json(data: dict[str, Any]) -> None:
+    """Print the command's JSON document: ``data`` after its ``"schema"`` (``schema_id``). Under
+    ``TaeGroup.main`` it is printed when the command ends (``JsonOutput``)."""
+    ctx = click.get_current_context(silent=True)
+    document = {"schema": schema_id(ctx.command_path if ctx is not None else "tae-client"), **data}
+    held = _OUTPUT.get()
+    if held is None:
+        click.echo(output.dump_json(document))
+        return
+    held.wanted = True
+    held.document = document
 
 
-def show(run: Runtime, as_json: bool, data: Any, render: Callable[[Any, Any], None]) -> None:
-    """Print ``data`` as JSON when asked (flag or global --json), else with ``render(console, data)``."""
+def show(
+    run: Runtime, as_json: bool, data: Any, render: Callable[[Any, Any], None], *, key: str | None = None
+) -> None:
+    """Print ``data`` as JSON when asked (flag or global --json), else with ``render(console, data)``.
+    A list is put in its document under ``key`` (every document is an object with its schema)."""
     if run.wants_json(as_json):
-        emit_json(data)
+        emit_json({key: data} if key is not None else data)
     else:
         render(run.console(), data)
 
 
-def say(run: Runtime, as_json: bool, data: object, text: str) -> None:
+def say(run: Runtime, as_json: bool, data: dict[str, Any], text: str) -> None:
     """Print ``data`` as JSON when asked, else the one line ``text``."""
     if run.wants_json(as_json):
         emit_json(data)

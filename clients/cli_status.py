@@ -82,6 +82,9 @@ def status_data(
         if remaining is not None and game.version == Version.TP04
         else None,
         "phase": turn_phase(game),
+        # whole seconds until the deadline, -1 without one (as the API and tae-server status)
+        "seconds_left": -1 if time_left is None or time_left < 0 or over else time_left,
+        # Deprecated (removed in the next release): "seconds_left", with None for -1.
         "time_left": None if time_left is None or time_left < 0 else time_left,
         "deadline": None
         if time_left is None or time_left < 0 or over

@@ -35,7 +35,7 @@ import click
 
 from server.cli.admin_user import admin_user
 from server.cli.games import operator_commands
-from server.cli.options import EXIT_FAILURE, EXIT_USAGE
+from server.cli.options import EXIT_FAILURE, EXIT_USAGE, print_json_error
 from server.cli.serving import serve
 from server.cli.upkeep import backup, nodes, upgrade_db
 from server.config.errors import ConfigError
@@ -55,9 +55,21 @@ for _command in (serve, *operator_commands(), nodes, upgrade_db, admin_user, bac
     cli.add_command(_command)
 
 
-def _fail(message: str, code: int) -> None:
-    print(f"tae-server: {' '.join(str(message).split())}", file=sys.stderr)
+def _fail(message: str, code: int, kind: str, as_json: bool) -> None:
+    """One line on stderr and exit status `code`; with `--json` also the error document
+    (`{"error": {"code": kind, "exit": code, "message": ...}}`) on stdout."""
+    from server.model.refusals import clip_words
+
+    line = clip_words(" ".join(str(message).split()))
+    print(f"tae-server: {line}", file=sys.stderr)
+    if as_json:
+        print_json_error(kind, code, line)
     sys.exit(code)
+
+
+def _asks_for_json(argv: list[str]) -> bool:
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in options
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -65,25 +77,26 @@ def main(argv: list[str] | None = None) -> None:
     from server.operating.arguments import ArgumentRefused
     from server.operating.game_actions import OperationError
 
+    as_json = _asks_for_json(list(sys.argv[1:] if argv is None else argv))
     try:
         cli.main(args=argv, prog_name="tae-server", standalone_mode=False)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.UsageError as error:
-        _fail(error.format_message(), EXIT_USAGE)
+        _fail(error.format_message(), EXIT_USAGE, "usage", as_json)
     except click.Abort:
-        _fail("aborted", EXIT_FAILURE)
+        _fail("aborted", EXIT_FAILURE, "aborted", as_json)
     except ConfigError as error:
-        _fail(str(error), EXIT_USAGE)
+        _fail(str(error), EXIT_USAGE, "configuration", as_json)
     except ArgumentRefused as error:  # a value the command table refuses: a mistake in the command
-        _fail(str(error), EXIT_USAGE)
+        _fail(str(error), EXIT_USAGE, "usage", as_json)
     except OperationError as error:
-        _fail(str(error), EXIT_FAILURE)
+        _fail(str(error), EXIT_FAILURE, "failed", as_json)
     except StoreError as error:  # the database refused or could not do the change
-        _fail(f"database: {error}", EXIT_FAILURE)
+        _fail(f"database: {error}", EXIT_FAILURE, "database", as_json)
     except KeyboardInterrupt:
-        _fail("interrupted", EXIT_FAILURE)
+        _fail("interrupted", EXIT_FAILURE, "interrupted", as_json)
     except click.ClickException as error:
-        _fail(error.format_message(), EXIT_FAILURE)
+        _fail(error.format_message(), EXIT_FAILURE, "failed", as_json)
     except Exception as error:  # a bug: still one line, never a traceback
-        _fail(f"internal error: {type(error).__name__}: {error}", EXIT_FAILURE)
+        _fail(f"internal error: {type(error).__name__}: {error}", EXIT_FAILURE, "internal", as_json)

@@ -16,7 +16,6 @@ server; `--wait` for those that ask a running server, `--json` for those that re
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Callable
 from dataclasses import asdict, replace
@@ -31,6 +30,7 @@ from server.cli.options import (
     database_options,
     open_database,
     password_hasher,
+    print_json,
     wait_option,
     wallclock,
 )
@@ -117,7 +117,7 @@ def _list_games(as_json: bool, config_path: str | None, database: str | None) ->
     finally:
         db.close()
     if as_json:
-        click.echo(json.dumps([asdict(g) for g in games], indent=2))
+        print_json("list-games", {"games": [asdict(g) for g in games]})
         return
     table = Table(title=f"{len(games)} game{'s' if len(games) != 1 else ''}", title_justify="left")
     for column in ("id", "name", "turn", "phase", "players", "timer", "map", "seed", "accounts"):
@@ -152,7 +152,7 @@ def _status(game: str, as_json: bool, config_path: str | None, database: str | N
     finally:
         db.close()
     if as_json:
-        click.echo(json.dumps(status_document(status), indent=2))
+        print_json("status", status_document(status))
     else:
         click.echo(status_text(status), nl=False)
 

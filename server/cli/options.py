@@ -5,6 +5,7 @@ module is where the command line reads it; everything else is given `wallclock`)
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import replace
@@ -19,6 +20,22 @@ from server.operating.arguments import ArgumentRefused, ArgumentType
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
+
+#: The version of every document `--json` prints (`"schema": "tae-server/COMMAND/1"`); the JSON
+#: Schemas are server/cli/schemas/COMMAND.1.json (docs/schemas.md).
+SCHEMA_VERSION = 1
+
+
+def print_json(command: str, data: dict[str, Any]) -> None:
+    """Print the JSON document of `tae-server COMMAND --json`: `data` after its `"schema"`."""
+    document = {"schema": f"tae-server/{command}/{SCHEMA_VERSION}", **data}
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+def print_json_error(code: str, exit_status: int, message: str) -> None:
+    """The error document of a `--json` command that failed: on stdout, beside the one line on
+    stderr, so that a script reads every answer the same way."""
+    print_json("error", {"error": {"code": code, "exit": exit_status, "message": message}})
 
 
 def wallclock() -> float:
@@ -45,7 +62,10 @@ class ArgumentParam(click.ParamType):
         try:
             return self.kind.parse(value)
         except ArgumentRefused as refusal:
-            raise Refused(str(refusal)) from None
+            # the words of the table, after the flag the operator typed (an argument is named
+            # by the words themselves)
+            flag = param.opts[0] if isinstance(param, click.Option) else None
+            raise Refused(f"{flag}: {refusal}" if flag else str(refusal)) from None
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return self.kind.metavar
@@ -127,9 +147,42 @@ def _limits(config: ServerConfig, flags: tuple[str, ...]):
 
 
 def database_url(config_path: str | None, database: str | None) -> str:
+    """The database the command uses; refused when it is one of PostgreSQL's own, unless
+    `--allow-system-database` was given (`server.config.database_url`)."""
+    from server.config.database_url import check_not_system_database
     from server.database import DEFAULT_URL
 
-    return configured(config_path, database=database).database or DEFAULT_URL
+    url = configured(config_path, database=database).database or DEFAULT_URL
+    ctx = click.get_current_context(silent=True)
+    allowed = bool(ctx is not None and ctx.meta.get(ALLOW_SYSTEM_DATABASE))
+    check_not_system_database(url, database_origin(config_path, database), allowed)
+    return url
+
+
+def database_origin(config_path: str | None, database: str | None) -> str:
+    """How a message names the database setting: the flag when it was given, else the key of
+    the configuration file."""
+    return "--database" if database else f"{config_path}: database" if config_path else "database"
+
+
+ALLOW_SYSTEM_DATABASE = "tae.allow_system_database"
+
+
+def _allow_system_database(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta[ALLOW_SYSTEM_DATABASE] = True
+    return value
+
+
+def allow_system_database_option(command):
+    return click.option(
+        "--allow-system-database",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_allow_system_database,
+        help="Use PostgreSQL's 'postgres' or a 'template…' database all the same (refused by default).",
+    )(command)
 
 
 def open_database(config_path: str | None, database: str | None, *, create: bool = False):
@@ -148,6 +201,7 @@ def password_hasher(config_path: str | None) -> InlineHasher:
 
 
 def database_options(command):
+    command = allow_system_database_option(command)
     command = click.option(
         "--database",
         metavar="URL",

@@ -8,7 +8,13 @@ from dataclasses import replace
 
 import click
 
-from server.cli.options import ArgumentParam, configured
+from server.cli.options import (
+    ALLOW_SYSTEM_DATABASE,
+    ArgumentParam,
+    allow_system_database_option,
+    configured,
+    database_origin,
+)
 from server.operating.game_settings import BY_KEY
 
 
@@ -26,6 +32,20 @@ from server.operating.game_settings import BY_KEY
     metavar="ENDPOINT",
     help="Twisted endpoint for the web pages and JSON API (repeatable), e.g. tcp:8080:interface=127.0.0.1 "
     "or ssl:8443:privateKey=key.pem; default: the configuration's, else none.",
+)
+@click.option(
+    "--web-secret-file",
+    metavar="FILE",
+    help="The key that signs sessions and API tokens (made if missing; the same file on every "
+    "cluster node); default: the configuration's web_secret_file, else a new key at each start.",
+)
+@click.option(
+    "--trusted-proxy",
+    "trusted_proxies",
+    multiple=True,
+    metavar="ADDRESS",
+    help="A reverse proxy (address or network) whose X-Forwarded-For/-Proto are believed "
+    "(repeatable; replaces the configuration's trusted_proxies).",
 )
 @click.option("--map", "map_path", metavar="FILE", help="Map file for a new game ('.', 'M', 'A').")
 @click.option("--seed", type=int, help="Random seed of a new game.")
@@ -60,10 +80,15 @@ from server.operating.game_settings import BY_KEY
     metavar="ENDPOINT",
     help="Listen for admin clients (tpadmin-cpp) on ENDPOINT (repeatable), e.g. tcp:6925.",
 )
+@allow_system_database_option
+@click.pass_context
 def serve(
+    ctx,
     config_path,
     listen,
     web,
+    web_secret_file,
+    trusted_proxies,
     map_path,
     seed,
     turn_length,
@@ -91,6 +116,20 @@ def serve(
         timer=timer,
         name=game_name,
     )
+    from server.config.database_url import check_not_system_database
+
+    allowed = bool(ctx.meta.get(ALLOW_SYSTEM_DATABASE))
+    check_not_system_database(config.database, database_origin(config_path, database), allowed)
+    if web_secret_file or trusted_proxies:
+        from server.config.file import validate
+
+        config = validate(
+            replace(
+                config,
+                web_secret_file=web_secret_file or config.web_secret_file,
+                trusted_proxies=tuple(trusted_proxies) or config.trusted_proxies,
+            )
+        )
     if node or advertise or web_advertise:
         from server.config.cluster import ClusterSettings
         from server.config.file import validate

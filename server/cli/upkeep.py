@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from server.cli.options import database_options, database_url, open_database
+from server.cli.options import database_options, database_url, open_database, print_json
 
 
 @click.command()
@@ -23,7 +21,7 @@ def nodes(as_json, config_path, database) -> None:
     finally:
         db.close()
     if as_json:
-        click.echo(json.dumps(view, indent=2))
+        print_json("nodes", view)
         return
     if not view["nodes"]:
         click.echo("no cluster nodes have joined this database")

@@ -18,10 +18,10 @@
     schedule = "Mon,Wed,Fri 20:00"   # calendar: when turns end (server.model.calendar_schedule)
     time_zone = "Europe/Berlin"      # calendar: the schedule's IANA zone (default UTC)
     finish_early = true              # calendar: everyone finished ends the turn before its time
-    turn_length = 300
+    turn_length = "5m"               # a duration as on the command line ("90m", "4h", "1d") or seconds
     turn_players_min = 2
     turn_player_threshold = 0
-    turn_length_over_threshold = 0
+    turn_length_over_threshold = 0   # durations too
     turn_length_under_threshold = 0
     max_players = 8                  # 0 = as many as the pool can deal a hand (25)
     auto_add = false                 # a login with an unknown name creates the account
@@ -60,12 +60,15 @@ import msgspec
 import ruleset
 from server.config.admin import AdminSettings, AdminTable, admin_settings
 from server.config.cluster import ClusterSettings, ClusterSettingsError
+from server.config.database_url import check_driver
 from server.config.discovery import DiscoverySettings
 from server.config.errors import ConfigError, describe_validation_error
 from server.config.limits import Limits, LimitsTable, apply_limits
 from server.config.networks import parse_networks
 from server.config.notifications import NotificationSettings, NotificationSettingsError
 from server.model.attendance import DEFAULT_ABSENT_AFTER, DEFAULT_VACATION_DAYS_MAX
+from server.model.durations import DURATION_EXAMPLES, duration_seconds
+from server.model.refusals import clipped
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings, TimerSettingsError
 
@@ -78,16 +81,15 @@ LOG_FORMATS = ("text", "json")
 
 _GAME_INTS = (
     "seed",
-    "turn_length",
     "turn_players_min",
     "turn_player_threshold",
-    "turn_length_over_threshold",
-    "turn_length_under_threshold",
     "max_players",
     "absent_after_missed_turns",
     "vacation_days_max",
 )
 _GAME_SETUP_INTS = ("seed", "max_players", "absent_after_missed_turns", "vacation_days_max")
+#: The timer's lengths: whole seconds, or a duration as the command line takes it ("90m", "1d").
+_GAME_DURATIONS = ("turn_length", "turn_length_over_threshold", "turn_length_under_threshold")
 
 
 class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -98,11 +100,11 @@ class GameTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     map: str | None = None
     timer: str | None = None
     seed: int | None = None
-    turn_length: int | None = None
+    turn_length: int | str | None = None
     turn_players_min: int | None = None
     turn_player_threshold: int | None = None
-    turn_length_over_threshold: int | None = None
-    turn_length_under_threshold: int | None = None
+    turn_length_over_threshold: int | str | None = None
+    turn_length_under_threshold: int | str | None = None
     schedule: str | None = None
     time_zone: str | None = None
     finish_early: bool | None = None
@@ -216,6 +218,17 @@ def _expect(value: Any, kind: type, where: str) -> Any:
     return value
 
 
+def _duration(value: Any, where: str) -> int:
+    """Whole seconds of a length of time written as seconds (300) or as the command line takes
+    it ("90m", "4h", "1d": `server.model.durations`)."""
+    if isinstance(value, str):
+        seconds = duration_seconds(value)
+        if seconds is None:
+            raise ConfigError(f"{where}: expected a duration like {DURATION_EXAMPLES}, not {clipped(value)}")
+        return int(round(seconds))
+    return _expect(value, int, where)
+
+
 def load_config(path: str | None) -> ServerConfig:
     """Read a TOML configuration file (None = all defaults)."""
     if path is None:
@@ -296,6 +309,9 @@ def apply_game_settings(game: GameConfig, values: dict[str, Any], prefix: str = 
             changes[key] = _expect(value, bool, where)
         elif key in _GAME_SETUP_INTS:
             changes[key] = _expect(value, int, where)
+        elif key in _GAME_DURATIONS:
+            durations: dict[str, Any] = {key: _duration(value, where)}
+            timer = replace(timer, **durations)
         elif key in _GAME_INTS:
             timer = replace(timer, **{key: _expect(value, int, where)})
         else:
@@ -308,10 +324,11 @@ def validate(config: ServerConfig) -> ServerConfig:
         raise ConfigError(f"log_format: expected one of {', '.join(LOG_FORMATS)}, not {config.log_format!r}")
     if not config.listen:
         raise ConfigError("listen: at least one endpoint is needed")
+    check_driver(config.database)
     try:
         parse_networks(config.trusted_proxies)
     except ValueError as error:
-        raise ConfigError(f"trusted_proxies: {error}") from None
+        raise ConfigError(f"trusted_proxies (or --trusted-proxy): {error}") from None
     game = config.game
     if not game.name or "@" in game.name or game.name.strip() != game.name:
         raise ConfigError(f"game.name: {game.name!r} is not a usable game name")
@@ -336,7 +353,7 @@ def validate(config: ServerConfig) -> ServerConfig:
         if config.web and not config.web_secret_file:
             # Browser sessions, forms and API tokens are signed: every node must know the key.
             raise ConfigError(
-                "web_secret_file: a cluster node's web listener needs a key file, the same key "
-                "on every node (docs/cluster.md)"
+                "web_secret_file (or --web-secret-file): a cluster node's web listener needs a key "
+                "file, the same key on every node (docs/cluster.md)"
             )
     return config

@@ -15,7 +15,7 @@ from twisted.logger import Logger
 from ruleset import Message, Phase
 from server.game.timer import TurnTimer
 from server.game.write_side import GameWriteSide
-from server.model.changes import EXTENDED, PAUSED, RESUMED, SETTINGS_CHANGED, ClockControlled
+from server.model.changes import EXTENDED, PAUSED, RESUMED, SETTINGS_CHANGED, TURN_ENDING, ClockControlled
 from server.model.store import GameSetup
 from server.model.timer_settings import DeadlineTooFar, NoDeadline
 from server.model.writes import StoreDeadline, StoreNotices, StorePause, StoreSetup
@@ -168,6 +168,21 @@ class TurnClockControls(GameWriteSide):
 
         steps = (StoreSetup(setup), StoreNotices(notices))
         return self._write(change, steps, stored).addCallback(started)
+
+    def tell_turn_ending(self) -> defer.Deferred:
+        """Tell every player that an operator ends the open turn now: a board message, stored
+        (with its change record) before the end of turn, like every other operator change."""
+        return self._lock.run(self._tell_turn_ending)
+
+    def _tell_turn_ending(self) -> defer.Deferred:
+        notices = self._notices_for_everyone(operator_notices.turn_ended(self._state.turn))
+        change = ClockControlled(TURN_ENDING, self._state.turn)
+
+        def stored() -> None:
+            self._post_notices(notices)
+            self._publish(touched=())
+
+        return self._write(change, (StoreNotices(notices),), stored)
 
     def _turn_clock_runs(self) -> bool:
         """The open turn has a clock: the game started (restored for a change made without a

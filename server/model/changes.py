@@ -25,7 +25,8 @@ SEAT_ACTIONS = (JOINED, REMOVED, REINSTATED, ABSENT, BACK, VACATION, VACATION_EN
 
 # Operator controls of the clock and the settings (`ClockControlled.action`).
 PAUSED, RESUMED, EXTENDED, SETTINGS_CHANGED = "paused", "resumed", "extended", "settings_changed"
-CLOCK_ACTIONS = (PAUSED, RESUMED, EXTENDED, SETTINGS_CHANGED)
+TURN_ENDING = "turn_ending"  # an operator ends the open turn now: the players are told first
+CLOCK_ACTIONS = (PAUSED, RESUMED, EXTENDED, SETTINGS_CHANGED, TURN_ENDING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +88,9 @@ class TurnEnded:
 
 @dataclass(frozen=True, slots=True)
 class ClockControlled:
-    """An operator paused, resumed or extended the clock, or changed a setting (`what` says
-    which, as the players are told; `seconds` the extension). `turn`: the turn being played."""
+    """An operator paused, resumed or extended the clock, changed a setting (`what` says
+    which, as the players are told; `seconds` the extension), or is ending the open turn now
+    (`TURN_ENDING`, stored before the end of turn). `turn`: the turn being played."""
 
     action: str
     turn: int

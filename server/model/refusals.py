@@ -131,6 +131,17 @@ def clipped(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+#: The longest word a one-line message repeats whole (`clip_words`); a name, a path or a URL
+#: someone typed is shorter, and a 5,000-character "name" is not echoed back whole.
+LONGEST_ECHOED_WORD = 80
+
+
+def clip_words(line: str, limit: int = LONGEST_ECHOED_WORD) -> str:
+    """`line` with every word longer than `limit` characters cut to `limit` and "…": how a
+    one-line message that may carry what a user typed (a name, a value) is written out."""
+    return " ".join(word if len(word) <= limit else word[:limit] + "…" for word in line.split(" "))
+
+
 def refuse(problem: Problem) -> defer.Deferred:
     """A Deferred that has failed with `Refused(problem)`: how a write says no."""
     return defer.fail(Refused(problem))

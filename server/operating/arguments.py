@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server.model.refusals import MAX_NAME
+from server.model.durations import DURATION_EXAMPLES, duration_seconds
+from server.model.refusals import MAX_NAME, clipped
 from server.model.timer_settings import LONGEST_WAIT_S
 from server.operating.game_actions import OperationError
 
@@ -64,31 +65,10 @@ class ArgumentType(Protocol):
 
 def _shown(value: Any) -> str:
     """A refused value as the refusal quotes it: what was typed, cut short when long."""
-    text = value if isinstance(value, str) else str(value)
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+    return clipped(value if isinstance(value, str) else str(value))
 
 
 # -- durations ---------------------------------------------------------------------------------
-
-_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([dhms]?)", re.IGNORECASE | re.ASCII)
-_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1, "": 1}
-DURATION_EXAMPLES = "90m, 2h, 1d, 1h30m or 3600"
-
-
-def duration_seconds(text: str) -> float | None:
-    """The seconds of "90m", "2h", "1d", "1h30m", "45s", "1.5h" or "3600" (spaces allowed
-    between the parts); None when the text is no duration. No bounds: see `Duration`."""
-    compact = text.strip().replace(" ", "")
-    if not compact or len(compact) > 64:
-        return None
-    position, total = 0, 0.0
-    while position < len(compact):
-        match = _DURATION_PART.match(compact, position)
-        if match is None or match.end() == position:
-            return None
-        total += float(match.group(1)) * _UNITS[match.group(2).lower()]
-        position = match.end()
-    return total
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,10 @@ class Told(enum.Enum):
     EVERY_PLAYER_AND_CLIENT = (
         "every player, by a message on their board; connected clients get a TimeRemaining frame"
     )
-    BY_THE_TURN = "every player, by the turn's messages; connected clients get a TimeRemaining frame"
+    OPERATOR_AND_TURN = (
+        "every player, by a message on their board and the turn's messages; connected clients get "
+        "a TimeRemaining frame"
+    )
     NEW_PLAYERS = "nobody: players find the new game in the lobby and GetGames"
 
 

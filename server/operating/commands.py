@@ -255,7 +255,7 @@ END_TURN = OperatorCommand(
     "Ends a game's open turn now.",
     (_GAME,),
     Changes.THE_GAME,
-    Told.BY_THE_TURN,
+    Told.OPERATOR_AND_TURN,
     WithoutServer.WAITS_FOR_THE_SERVER,
     admin_id=6,
     request="end_turn",

@@ -97,6 +97,10 @@ async def end_turn_of(game: Game, turn: int | None = None) -> str:
     refusal = end_turn_refusal(game.setup.name, game.state.phase is Phase.OVER, len(game.state.players))
     if refusal is not None:
         raise refusal
+    await game.ready()
+    # told like every other operator change: a board message to every player (stored first),
+    # then the turn's own messages
+    await game.tell_turn_ending()
     await game.end_turn()
     if game.state.turn <= turn:
         raise OperationError(f"turn {turn} of game {game.setup.name!r} did not end (see the server log)")

@@ -15,6 +15,7 @@ from typing import Any
 
 from ruleset import FinalStanding
 from server.model.snapshot import GameSnapshot
+from server.views.deadline import deadline_iso
 from server.views.standing import categories_words, place_words, standing_of, state_standing_document
 
 
@@ -156,8 +157,10 @@ def status_document(status: GameStatus) -> dict[str, Any]:
         else round(snapshot.paused_left),
         "needs_players": status.needs_players,
         "waiting_for": list(status.waiting_for),
-        "deadline": status.deadline,
-        "seconds_left": status.seconds_left,
+        # as every surface writes a deadline (server.views.deadline): ISO 8601 with its offset,
+        # and whole seconds left, -1 without a deadline
+        "deadline": deadline_iso(status.deadline),
+        "seconds_left": -1 if status.seconds_left is None else status.seconds_left,
         "server": status.server,
         "winners": [place.name for place in status.standing.winners] if status.standing else [],
         "standing": standing,

@@ -1,5 +1,8 @@
 """The JSON API under /api/: the public game, a player's own view and orders, and their writes.
 
+The API is described by an OpenAPI 3.1 document, server/web/openapi.json, served at
+GET /api/openapi.json (docs/web.md).
+
 Reads: GET /api/games, /api/games/NAME, /api/games/NAME/history, /api/games/NAME/turns/N (public),
 /api/games/NAME/me and /api/games/NAME/orders (the caller's own). Writes (POST, JSON bodies):
 /api/games/NAME/orders, /orders/probe, /orders/remove, /finish, /token, /accounts, /password,
@@ -17,6 +20,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from functools import cache
+from importlib import resources
 from typing import Any
 
 import msgspec
@@ -401,8 +406,21 @@ def _refusals(handler):
     return run
 
 
+@cache
+def openapi_bytes() -> bytes:
+    """The OpenAPI 3.1 description of this API (server/web/openapi.json, in the wheel)."""
+    return resources.files("server.web").joinpath("openapi.json").read_bytes()
+
+
+def openapi(request) -> bytes:
+    request.setHeader(b"content-type", JSON)
+    request.setHeader(b"cache-control", b"public, max-age=3600")
+    return openapi_bytes()
+
+
 def register(router: Router, web: WebSite) -> None:
     api = Api(web)
+    router.add("GET", "/api/openapi.json", openapi)
     routes = [
         ("GET", "/api/games", api.games),
         ("GET", "/api/games/{name}", api.public),

@@ -252,7 +252,7 @@ class Pages:
             g=public,
             me=view,
             map_svg=Markup(svg),
-            plot=Markup(score_plot([(p["turn"], tuple(p["scores"])) for p in view["score_history"]])),
+            plot=Markup(score_plot(_score_points(view))),
             csrf=browser.csrf(),
             notices=browser.notices(),
             events=game_path(snapshot.name, "play", "events"),
@@ -445,6 +445,11 @@ def not_found(web: WebSite):
         return HTTPFailure(404, page.encode(), HTML)
 
     return answer
+
+
+def _score_points(view: dict) -> list[tuple[int, tuple[int, ...]]]:
+    """(turn, the five scores) of the player's score history, for the plot."""
+    return [(p["turn"], tuple(p["scores"][key] for key in SCORE_KEYS)) for p in view["score_history"]]
 
 
 def register(router: Router, web: WebSite) -> Pages:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from clients.cli import cli
 from protocol import Version
+from tests.support.json_schemas import check_document
 
 from .fake_server import ThreadedFakeServer, tae_world
 
@@ -77,4 +78,5 @@ def invoke(
 
 
 def invoke_json(server, *args, **kwargs):
-    return json.loads(invoke(server, "--json", *args, **kwargs).stdout)
+    """Run ``tae-client --json …``: its one document, checked against the schema it names."""
+    return check_document(json.loads(invoke(server, "--json", *args, **kwargs).stdout))

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from clients.cli import cli
 from protocol import Fail, FailCode, Version
+from tests.support.json_schemas import json_answer
 
 from .conftest import invoke, invoke_json
 from .fake_server import REINFORCE, FakeConnection, ThreadedFakeServer, tae_world
@@ -57,6 +58,8 @@ def alice_fleet(world, name, design=None):
 def test_status(server, version):
     data = invoke_json(server, "status", version=version)
     assert set(data) == {
+        "schema",
+        "seconds_left",
         "server",
         "game",
         "player",
@@ -74,7 +77,8 @@ def test_status(server, version):
         "game_over",
     }
     assert data["player"] == {"id": 1, "name": "alice"} and data["seat_note"] is None
-    assert (data["turn"], data["phase"], data["time_left"], data["scores"]) == (0, "normal", 300, None)
+    assert (data["turn"], data["phase"], data["seconds_left"], data["scores"]) == (0, "normal", 300, None)
+    assert data["time_left"] == 300  # the old key, kept one release
     assert [p["name"] for p in data["players"]] == ["alice", "bob"]
     assert data["server"]["protocol"] == version.name.lower()
     if version == Version.TP04:
@@ -189,7 +193,7 @@ def test_board_colour_is_forced_or_off(server, monkeypatch):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_fleets(server, version):
-    data = invoke_json(server, "fleets", version=version)
+    data = invoke_json(server, "fleets", version=version)["fleets"]
     assert [f["ref"] for f in data] == [
         "colonist:merchant",
         "colonist:mining",
@@ -216,7 +220,7 @@ def test_fleets(server, version):
         "allowed",
         "orders",
     }
-    everyone = invoke_json(server, "fleets", "--all", version=version)
+    everyone = invoke_json(server, "fleets", "--all", version=version)["fleets"]
     bobs = [f for f in everyone if f["owner_name"] == "bob"]
     assert [f["ref"] for f in bobs][:2] == ["colonist:?", "colonist:?"]  # hidden types (R27)
     text = invoke(server, "fleets", version=version).stdout
@@ -226,18 +230,18 @@ def test_fleets(server, version):
 def test_messages_filters(server, world):
     world.end_turn()
     world.post(1, "Colonize fleet order complete", 'You\'re fleet, "Colonist Fleet" has [won].')
-    everything = invoke_json(server, "messages")
+    everything = invoke_json(server, "messages")["messages"]
     assert [(m["turn"], m["subject"]) for m in everything] == [
         (0, "Welcome"),
         (1, "Turn complete"),
         (1, "Colonize fleet order complete"),
     ]
     assert set(everything[0]) == {"board", "slot", "turn", "subject", "body"}
-    assert len(invoke_json(server, "messages", "--since-turn", "1")) == 2
-    assert [m["subject"] for m in invoke_json(server, "messages", "--subject", "colonize")] == [
+    assert len(invoke_json(server, "messages", "--since-turn", "1")["messages"]) == 2
+    assert [m["subject"] for m in invoke_json(server, "messages", "--subject", "colonize")["messages"]] == [
         "Colonize fleet order complete"
     ]
-    assert len(invoke_json(server, "messages", "--last", "1")) == 1
+    assert len(invoke_json(server, "messages", "--last", "1")["messages"]) == 1
     text = invoke(server, "messages").stdout
     assert "[won]." in text  # server text is not taken as markup
 
@@ -252,7 +256,7 @@ def test_order_insert_list_remove(server, world, version):
     leader = alice_fleet(world, "Scientist Leader")
     text = invoke(server, "order", "insert", "scientist-leader", "Move", "0,0", version=version).stdout
     assert text == f"inserted Move by scientist-leader {leader.id} → 0,0 (slot 0)\n"
-    orders = invoke_json(server, "orders", version=version)
+    orders = invoke_json(server, "orders", version=version)["orders"]
     assert orders == [
         {
             "fleet": leader.id,
@@ -265,7 +269,13 @@ def test_order_insert_list_remove(server, world, version):
     ]
     assert "scientist-leader" in invoke(server, "orders", version=version).stdout
     removed = invoke_json(server, "order", "remove", str(leader.id), version=version)
-    assert removed == {"fleet": leader.id, "fleet_ref": "scientist-leader", "removed": [0], "failed": []}
+    assert removed == {
+        "schema": "tae-client/order-remove/1",
+        "fleet": leader.id,
+        "fleet_ref": "scientist-leader",
+        "removed": [0],
+        "failed": [],
+    }
     assert invoke(server, "orders", version=version).stdout.strip() == "no orders queued"
 
 
@@ -297,8 +307,12 @@ def test_order_refusals_and_probes(server, world):
     )
     invoke(server, "order", "insert", "bomber", "Attack", "0,0")
     invoke(server, "order", "insert", "merchant-leader", "Move", "0,1")
-    assert invoke_json(server, "order", "clear") == {"removed": 2, "failed": []}
-    assert invoke_json(server, "orders") == []
+    assert invoke_json(server, "order", "clear") == {
+        "schema": "tae-client/order-clear/1",
+        "removed": 2,
+        "failed": [],
+    }
+    assert invoke_json(server, "orders")["orders"] == []
 
 
 # ------------------------------------------------------------------------------------------------
@@ -323,7 +337,7 @@ def test_submit_a_whole_turn(server, world, tmp_path, version):
         ("Move", "settler-leader", "inserted", 0),
     ]
     assert report["orders"][0]["target"] == {"id": world.system_at(2, 0).id, "x": 2, "y": 0}
-    queued = invoke_json(server, "orders", version=version)
+    queued = invoke_json(server, "orders", version=version)["orders"]
     assert [(o["fleet_ref"], o["order"]) for o in queued] == [
         ("colonist:merchant", "Colonize"),
         ("settler-leader", "Move"),
@@ -358,7 +372,7 @@ def test_a_refused_probe_inserts_nothing(server, world, tmp_path):
     assert [o["status"] for o in report["orders"]] == ["not-sent", "refused"]
     assert report["orders"][1]["code"] == FailCode.UNAVAILABLE_PERMANENTLY
     assert all(not q.orders for q in world.queues.values())
-    assert invoke_json(server, "orders") == []
+    assert invoke_json(server, "orders")["orders"] == []
 
 
 def test_a_refused_insert_is_rolled_back(server, world, tmp_path, monkeypatch):
@@ -396,20 +410,20 @@ def test_replace_removes_queued_orders_and_restores_them_on_failure(server, worl
     bad = turn_file(tmp_path, [{"fleet": "bomber", "order": "Move", "target": [0, 1]}], name="bad.toml")
     report = invoke_json(server, "submit", "--replace", bad, expect=1)
     assert [r["status"] for r in report["replaced"]] == ["restored"]
-    assert [o["order"] for o in invoke_json(server, "orders")] == ["Attack"]
+    assert [o["order"] for o in invoke_json(server, "orders")["orders"]] == ["Attack"]
     good = turn_file(
         tmp_path, [{"fleet": "bomber", "order": "Attack", "target": [0, 0]}], name="good.toml", replace=True
     )
     report = invoke_json(server, "submit", good)
     assert report["ok"] and [r["order"] for r in report["replaced"]] == ["Attack"]
-    assert [o["target"]["x"] for o in invoke_json(server, "orders")] == [0]
+    assert [o["target"]["x"] for o in invoke_json(server, "orders")["orders"]] == [0]
 
 
 def test_dry_run_inserts_nothing(server, world, tmp_path):
     path = turn_file(tmp_path, [{"fleet": "bomber", "order": "Attack", "target": [3, 0]}])
     report = invoke_json(server, "submit", "--dry-run", path)
     assert report["ok"] and report["dry_run"] and report["orders"][0]["status"] == "accepted"
-    assert invoke_json(server, "orders") == []
+    assert invoke_json(server, "orders")["orders"] == []
 
 
 def test_reinforce_with_a_count(server, world, tmp_path):
@@ -426,7 +440,7 @@ def test_reinforce_with_a_count(server, world, tmp_path):
     two = turn_file(tmp_path, [{"order": "Reinforce", "count": 2}], name="two.toml")
     report = invoke_json(server, "submit", two)
     assert [(o["order"], o["status"]) for o in report["orders"]] == [("Reinforce", "inserted")] * 2
-    assert len(invoke_json(server, "orders")) == 2
+    assert len(invoke_json(server, "orders")["orders"]) == 2
 
 
 def test_a_file_for_another_turn_is_refused(server, tmp_path):
@@ -547,6 +561,15 @@ def test_create_account(server, world):
     assert result.stderr == "tae-client: account carol not created: Account exists\n"
 
 
+def test_a_5000_character_name_is_not_echoed_back_whole(server):
+    name = "n" * 5000
+    invoke(server, "create-account", user=name, password="pw")
+    refused = invoke(server, "--json", "create-account", user=name, password="pw", expect=1)
+    cut = "n" * 80 + "…"
+    assert refused.stderr == f"tae-client: account {cut} not created: Account exists\n"
+    assert json_answer(refused.stdout)["error"]["message"] == f"account {cut} not created: Account exists"
+
+
 def test_wrong_password_exits_1(server):
     result = invoke(server, "status", password="nope", expect=1)
     assert result.stderr == ("tae-client: login as alice refused: Login Error - bad username or password\n")
@@ -585,7 +608,7 @@ def test_environment_settings_are_used(server):
     }
     result = CliRunner().invoke(cli, ["--json", "status"], env=env)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["player"]["name"] == "bob"
+    assert json_answer(result.stdout)["player"]["name"] == "bob"
 
 
 def test_internal_errors_are_one_line_unless_debug(server, monkeypatch):
@@ -630,11 +653,11 @@ def test_submit_reads_standard_input(server, world):
     orders = json.dumps([{"fleet": "bomber", "order": "Attack", "target": "3,0"}])
     result = CliRunner().invoke(cli, base + ["submit", "-"], input=orders)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["file"] == "<stdin>"
+    assert json_answer(result.stdout)["file"] == "<stdin>"
     toml = '[[orders]]\nfleet = "merchant-leader"\norder = "Move"\ntarget = [0, 1]\n'
     result = CliRunner().invoke(cli, base + ["submit", "--format", "toml", "-"], input=toml)
     assert result.exit_code == 0, result.output
-    assert len(invoke_json(server, "orders")) == 2
+    assert len(invoke_json(server, "orders")["orders"]) == 2
 
 
 # ------------------------------------------------------------------------------------------------
@@ -647,7 +670,7 @@ def test_a_probe_refused_for_a_static_reason_prints_it(server, world):
     result = invoke(server, "order", "probe", "colonist:merchant", "Colonize", "1,0", expect=1)
     assert result.stderr.endswith("refused: 1, 0 is already colonized\n")
     assert "accepts:" not in result.stderr  # the type is allowed: only the target is wrong
-    data = json.loads(
+    data = json_answer(
         invoke(server, "--json", "order", "probe", "colonist:merchant", "Colonize", "1,0", expect=1).stdout
     )
     assert (data["accepted"], data["code"]) == (False, 3)
@@ -662,7 +685,7 @@ def test_a_dry_run_prints_the_reason_of_every_refused_order(server, world, tmp_p
         {"fleet": "colonist:mining", "order": "ColonizeMining", "target": [2, 0]},
     ]
     path = turn_file(tmp_path, orders)
-    report = json.loads(
+    report = json_answer(
         invoke(server, "--json", "submit", "--dry-run", path, version=version, expect=1).stdout
     )
     assert [(o["status"], o["code"], o["reason"]) for o in report["orders"]] == [
@@ -673,12 +696,12 @@ def test_a_dry_run_prints_the_reason_of_every_refused_order(server, world, tmp_p
     text = invoke(server, "submit", "--dry-run", path, version=version, expect=1).stdout
     assert "order 1 (Colonize by" in text and "→ 1,0): refused: 1, 0 is already colonized" in text
     assert "→ 3,2): refused: 3, 2 carries an alien artifact" in text
-    assert invoke_json(server, "orders") == []
+    assert invoke_json(server, "orders")["orders"] == []
 
 
 def test_submit_from_standard_input_detects_toml_and_json(server, world):
     toml = '[[orders]]\nfleet = "bomber"\norder = "Attack"\ntarget = [3, 0]\n'
-    report = json.loads(invoke(server, "--json", "submit", "--dry-run", "-", input=toml).stdout)
+    report = json_answer(invoke(server, "--json", "submit", "--dry-run", "-", input=toml).stdout)
     assert report["ok"] and report["orders"][0]["order"] == "Attack"
     for text in ('{"orders": [{"fleet": "bomber", "order": "Attack", "target": "3,0"}]}', ' [ {"fleet": 1,'):
         result = invoke(
@@ -718,7 +741,7 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(server, world):
     ]
     env = {key: value for key, value in os.environ.items() if not key.startswith("TAE_")}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    assert process.stdout.readline().strip() == b"["
+    assert process.stdout.readline().strip() == b"{"
     process.stdout.close()  # more than a pipe's worth is still to come
     _, stderr = process.communicate(timeout=30)
     assert (process.returncode, stderr) == (0, b"")
@@ -752,7 +775,7 @@ def test_wait_reconnects_after_a_server_restart(world):
         thread.join()
         for server in restarted:
             server.__exit__(None, None, None)
-    data = json.loads(result.stdout)
+    data = json_answer(result.stdout)
     assert (data["previous_turn"], data["turn"]) == (0, 1)
     assert "tae-client: note: lost the connection" in result.stderr
     assert "tae-client: note: reconnected (turn" in result.stderr

@@ -1,11 +1,10 @@
 """`tae-client bot`: a click command like the others, with tae-client's connection settings,
 its help (the default password) and its exit codes."""
 
-import json
-
 from click.testing import CliRunner
 
 from clients.cli import cli
+from tests.support.json_schemas import json_answer
 
 
 def test_bot_uses_the_settings_and_a_server_that_is_down_is_exit_3(closed_port):
@@ -14,7 +13,7 @@ def test_bot_uses_the_settings_and_a_server_that_is_down_is_exit_3(closed_port):
         cli, ["--host", "127.0.0.1", "--port", str(port), "--timeout", "2", "--json", "bot", "-n", "2"]
     )
     assert result.exit_code == 3, result.output
-    data = json.loads(result.stdout)
+    data = json_answer(result.stdout)
     assert [bot["name"] for bot in data["bots"]] == ["bot1", "bot2"]
     assert all(bot["failure"] == "connection" and not bot["ok"] for bot in data["bots"])
     assert all(f"127.0.0.1:{port}" in bot["error"] for bot in data["bots"])

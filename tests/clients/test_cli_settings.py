@@ -3,7 +3,6 @@ passwords never shown."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -12,6 +11,7 @@ from click.testing import CliRunner
 from clients.cli import EXIT_CODES, cli
 from clients.cli_settings import SettingsError, default_config_path, resolve_settings
 from protocol import Version
+from tests.support.json_schemas import json_answer
 
 NO_FLAGS = dict.fromkeys(("host", "port", "user", "password", "protocol", "timeout"))
 
@@ -91,7 +91,7 @@ def test_settings_command_masks_the_password(tmp_path, monkeypatch):
     monkeypatch.setenv("TAE_USER", "alice")
     result = CliRunner().invoke(cli, ["--config", str(config), "--port", "7000", "--json", "settings"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = json_answer(result.stdout)
     assert data["password"] == "********" and "s3cret-pw" not in result.output
     assert data["sources"] == {
         "host": "file",
@@ -190,7 +190,7 @@ def test_tls_settings_from_every_source(tmp_path):
     assert (settings.tls, settings.insecure, settings.port) == (False, True, 6923)
     with pytest.raises(SettingsError, match=re.escape("$TAE_TLS: must be true or false")):
         resolve_settings(NO_FLAGS, {"TAE_TLS": "maybe"})
-    data = json.loads(CliRunner().invoke(cli, ["--config", str(config), "--json", "settings"]).stdout)
+    data = json_answer(CliRunner().invoke(cli, ["--config", str(config), "--json", "settings"]).stdout)
     assert data["tls"] == {
         "enabled": True,
         "ca_file": "/etc/tae/ca.pem",

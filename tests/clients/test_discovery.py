@@ -4,7 +4,6 @@ Skipped, with the reason, where multicast does not work on the loopback interfac
 
 from __future__ import annotations
 
-import json
 import socket
 import time
 
@@ -13,6 +12,7 @@ from click.testing import CliRunner
 
 from clients.cli import cli
 from clients.discovery import browse, server_from_txt
+from tests.support.json_schemas import json_answer
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -94,7 +94,7 @@ def test_the_discover_command(registered):
     quiet_for_a_second()
     result = CliRunner().invoke(cli, ["--json", "discover", "--interface", LOOPBACK, "--wait", "3"])
     assert result.exit_code == 0, result.output
-    found = {entry["name"]: entry for entry in json.loads(result.stdout)}
+    found = {entry["name"]: entry for entry in json_answer(result.stdout)["servers"]}
     assert found["Test TaE"]["connect"] == "--host 127.0.0.1 --port 6923"
     assert found["Secure TaE"]["connect"] == "--host 127.0.0.1 --port 6924 --tls"
     assert found["Test TaE"]["properties"]["objs"] == "412"

@@ -51,13 +51,13 @@ def command_lines() -> list[str]:
 
 def parse(line: str) -> None:
     """Parse one command line as click would run it, without running it."""
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
     lexer.whitespace_split = True
     lexer.commenters = "#"
     words = []
     for word in lexer:
-        if word in (";", "&&", "||", "|", "&"):
-            break  # the rest of the line is more shell
+        if word in (";", "&&", "||", "|", "&") or set(word) <= set("<>&"):
+            break  # the rest of the line is more shell (or a redirection)
         words.append(word)
     program = PROGRAMS[Path(words[0]).name]
     args = words[1:]

@@ -53,6 +53,7 @@ from server.cli import cli as tae_server
 from server.game.passwords import hash_password
 from tests.admin.admin_client import AdminClient
 from tests.integration.server_process import ServerProcess
+from tests.support.json_schemas import json_answer
 from tests.support.servers import free_port, wait_for_port
 from tests.support.standing_lines import (
     StandingLine,
@@ -389,7 +390,7 @@ def test_every_surface_gives_the_same_standing(served, map_text, seed, players, 
             assert [s.player_id for s in over.ranking] == [p["player"] for p in standing["places"]]
         finally:
             client.close()
-        status = json.loads(served.tae_client(name, game, version, "--json", "status"))
+        status = json_answer(served.tae_client(name, game, version, "--json", "status"))
         assert status["phase"] == "over"
         assert lines_of_client(status["game_over"]) == expected, name
         mine = next(line for line in expected if line.name == name)
@@ -410,7 +411,7 @@ def test_every_surface_gives_the_same_standing(served, map_text, seed, players, 
     wanted = operator_view(expected)
     winners = {line.name for line in expected if line.rank == 1}
     json_lines, before, json_winners = operator_lines_from_json(
-        json.loads(served.tae_server("status", game, "--json"))
+        json_answer(served.tae_server("status", game, "--json"))
     )
     assert (json_lines, json_winners) == (expected, winners)
     assert before == before_of_document(standing)

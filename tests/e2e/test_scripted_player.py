@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from clients.cli import cli
+from tests.support.json_schemas import json_answer
 
 from .conftest import ROOT, free_port
 
@@ -67,7 +68,7 @@ def run(server, user, *args, password=None, expect=0):
 
 
 def run_json(server, user, *args, expect=0):
-    return json.loads(run(server, user, "--json", *args, expect=expect).stdout)
+    return json_answer(run(server, user, "--json", *args, expect=expect).stdout)
 
 
 def subprocess_client(server, user, *args) -> subprocess.Popen:
@@ -113,7 +114,7 @@ def scripted_turn(server, user: str, turn: int) -> tuple[list[dict], bool]:
     square of the plan with a non-mining colonist (or a mining one on an 'M' square). Returns
     the orders and whether the colony should score (it joins the leader's region)."""
     plan = PLANS[user]
-    fleets = run_json(server, user, "fleets")
+    fleets = run_json(server, user, "fleets")["fleets"]
     board = run_json(server, user, "board")
     squares = {(s["x"], s["y"]): s for s in board["systems"]}
     orders = []
@@ -165,16 +166,20 @@ def test_two_scripted_players_play_turns_from_files(tae_server, tmp_path):
             assert run(server, "bob", "finish").stdout.strip() == "finished turn 0"
             code, out, err = finish_subprocess(alice)
             assert code == 0, err
-            played = json.loads(out)
+            played = json_answer(out)
             assert played["submit"]["ok"] and played["finished"] == 0
             assert played["wait"]["turn"] == 1 and played["wait"]["previous_turn"] == 0
         else:
             for user in ("alice", "bob"):
                 text = run(server, user, "submit", files[user]).stdout
                 assert text.startswith("ok: ") and "inserted" in text
-                queued = run_json(server, user, "orders")
+                queued = run_json(server, user, "orders")["orders"]
                 assert [o["order"] for o in queued] == [o["order"] for o in planned[user]]
-                assert run_json(server, user, "finish") == {"finished": True, "turn": turn}
+                assert run_json(server, user, "finish") == {
+                    "schema": "tae-client/finish/1",
+                    "finished": True,
+                    "turn": turn,
+                }
             # the turn ended when bob finished: waiting "after" it returns at once
             waited = run_json(server, "alice", "wait", "--after-turn", str(turn), "--timeout", "10")
             assert waited["turn"] == turn + 1
@@ -185,9 +190,11 @@ def test_two_scripted_players_play_turns_from_files(tae_server, tmp_path):
         scores = status["scores"]
         total = sum(scores[k] for k in ("money", "technology", "people", "raw_materials"))
         assert total == expected_points[user], (user, scores, expected_points)
-        colonized = run_json(server, user, "messages", "--subject", "Colonize fleet order complete")
+        colonized = run_json(server, user, "messages", "--subject", "Colonize fleet order complete")[
+            "messages"
+        ]
         assert len(colonized) == 4
-        moved = run_json(server, user, "messages", "--subject", "Move fleet order complete")
+        moved = run_json(server, user, "messages", "--subject", "Move fleet order complete")["messages"]
         assert len(moved) == 1 and moved[0]["turn"] == 1
 
     board = run_json(server, "alice", "board")
@@ -213,7 +220,7 @@ def test_refused_files_leave_nothing_queued(tae_server, tmp_path):
     result = run(server, "alice", "submit", str(bad), expect=1)
     assert "refused" in result.stdout and "accepts:" in result.stdout
     assert result.stderr.strip() == "tae-client: the server refused 1 order; nothing was inserted"
-    assert run_json(server, "alice", "orders") == []
+    assert run_json(server, "alice", "orders")["orders"] == []
 
     # Three orders: every probe passes (probes do not see each other) but the third insert
     # breaks the 2-orders limit, so the first two are taken back.
@@ -234,7 +241,7 @@ def test_refused_files_leave_nothing_queued(tae_server, tmp_path):
     assert [o["status"] for o in report["orders"]] == ["rolled-back", "rolled-back", "refused"]
     assert "2 orders per player" in report["orders"][2]["reason"]
     assert report["rolled_back"] == 2
-    assert run_json(server, "alice", "orders") == []
+    assert run_json(server, "alice", "orders")["orders"] == []
 
     # A file for another turn is refused before anything is sent.
     stale = tmp_path / "stale.toml"
@@ -246,10 +253,10 @@ def test_refused_files_leave_nothing_queued(tae_server, tmp_path):
     good = tmp_path / "good.toml"
     good.write_text('[[orders]]\nfleet = "scientist-leader"\norder = "Move"\ntarget = [9, 0]\n')
     run(server, "alice", "submit", "--replace", str(bad), expect=1)
-    assert [o["order"] for o in run_json(server, "alice", "orders")] == ["Attack"]
+    assert [o["order"] for o in run_json(server, "alice", "orders")["orders"]] == ["Attack"]
     replaced = run_json(server, "alice", "submit", "--replace", str(good))
     assert replaced["ok"] and [r["order"] for r in replaced["replaced"]] == ["Attack"]
-    assert [o["order"] for o in run_json(server, "alice", "orders")] == ["Move"]
+    assert [o["order"] for o in run_json(server, "alice", "orders")["orders"]] == ["Move"]
 
 
 def test_clear_errors_and_exit_codes(tae_server, tmp_path):

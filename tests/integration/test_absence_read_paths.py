@@ -25,6 +25,7 @@ import protocol as tp
 from clients.cli import cli
 from server.views.board import absence_notices
 from server.views.own_seat import ABSENT_NOTE
+from tests.support.json_schemas import json_answer
 from tests.support.servers import free_port
 
 from .server_process import ServerProcess, tae_server
@@ -62,10 +63,10 @@ class Player:
         return done.output
 
     def json(self, *command: str):
-        return json.loads(self.ok(*command, "--json"))
+        return json_answer(self.ok(*command, "--json"))
 
     def subjects(self) -> list[str]:
-        return [m["subject"] for m in self.json("messages")]
+        return [m["subject"] for m in self.json("messages")["messages"]]
 
 
 class Browser:
@@ -108,7 +109,7 @@ def api(web_port: int, method: str, path: str, name: str = AWAY, token: str | No
 def seat_of(url: str, name: str) -> str:
     done = tae_server("status", "tae", "--json", "--database", url)
     assert done.returncode == 0, done.stderr
-    return next(p["seat"] for p in json.loads(done.stdout)["players"] if p["name"] == name)
+    return next(p["seat"] for p in json_answer(done.stdout)["players"] if p["name"] == name)
 
 
 def test_an_absent_player_reads_everything_and_only_back_takes_the_seat_back(tmp_path):

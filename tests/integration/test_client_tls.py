@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
-import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from clients.cli import cli
+from tests.support.json_schemas import json_answer
 from tests.support.servers import free_port, serve_process
 
 pytestmark = pytest.mark.timeout(120)
@@ -98,7 +98,7 @@ def test_a_ca_file_verifies_the_server(servers):
     _plain, secure, cert = servers
     login = ["--host", "localhost", "--port", str(secure), "--tls", "--ca-file", str(cert)]
     tae_client(*login, "--user", "tina", "--password", "tls-password", "create-account")
-    status = json.loads(
+    status = json_answer(
         tae_client(*login, "--user", "tina", "--password", "tls-password", "--json", "status").stdout
     )
     assert status["player"]["name"] == "tina" and status["server"]["port"] == secure
@@ -211,6 +211,6 @@ def test_bots_play_over_tls(servers):
         "30",
         expect=5,
     )
-    bots = json.loads(result.stdout)["bots"]
+    bots = json_answer(result.stdout)["bots"]
     assert [b["name"] for b in bots] == ["tlsbot1", "tlsbot2"]
     assert all(b["failure"] == "deadline" and b["turns_played"] == 1 for b in bots), bots

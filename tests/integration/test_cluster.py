@@ -11,7 +11,6 @@ The helpers here (`NodeProcess`, `nodes_view`, `owner_of`) serve the other clust
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import pytest
 import protocol as tp
 from server.database import SyncDatabase
 from server.operating.on_database import cluster_view
+from tests.support.json_schemas import json_answer
 
 from ..support.servers import free_port
 from .server_process import ROOT, ServerProcess
@@ -171,7 +171,7 @@ def test_nodes_share_games_and_serve_every_client(two_nodes, pg_url):
         ann.close()
         bob.close()
     status = tae_server("nodes", "--json", "--database", pg_url)
-    view = json.loads(status.stdout)
+    view = json_answer(status.stdout)
     assert [n["name"] for n in view["nodes"] if n["alive"]] == ["a"] and not view["waiting"]
 
 

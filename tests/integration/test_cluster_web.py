@@ -25,6 +25,7 @@ from protocol import Okay
 from server.game.passwords import hash_password
 
 from ..admin.admin_client import AdminClient
+from ..support.openapi_check import checked
 from ..support.servers import free_port
 from .test_cluster import NodeProcess, create_games, nodes_view, owner_of, placed, tae_server, wait_until
 
@@ -63,9 +64,9 @@ class WebNode(NodeProcess):
         request = urllib.request.Request(self.url(path), data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=30) as answer:
-                return answer.status, json.load(answer)
+                return answer.status, checked(method, path, answer)
         except urllib.error.HTTPError as error:
-            return error.code, json.load(error)
+            return error.code, checked(method, path, error)
 
     def page(self, path: str) -> tuple[int, str, str]:
         try:

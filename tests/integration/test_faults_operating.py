@@ -20,6 +20,7 @@ import protocol as tp
 from protocol import Version
 from server.database import SyncDatabase
 from server.game.passwords import hash_password
+from tests.support.json_schemas import json_answer
 
 from .server_process import ServerProcess, tae_server
 from .test_faults_database import orders_for, player
@@ -260,7 +261,7 @@ def test_a_read_only_database_can_be_listed_and_shown(read_only_folder):
     assert listing.returncode == 0, listing.stderr
     assert "1 game" in listing.stdout and " g " in listing.stdout
     status = tae_server("status", "g", "--database", url, "--json")
-    assert status.returncode == 0 and json.loads(status.stdout)["players"][0]["name"] == "ann"
+    assert status.returncode == 0 and json_answer(status.stdout)["players"][0]["name"] == "ann"
     change = tae_server("add-player", "g", "bob", "--password", "bob-password", "--database", url)
     assert change.returncode == 1 and "readonly database" in one_line(change.stderr)
     assert "Traceback" not in change.stderr

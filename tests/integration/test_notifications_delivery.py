@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.json_schemas import json_answer
+from tests.support.openapi_check import checked
 from tests.support.servers import free_port, wait_for_port
 
 from .server_process import ROOT, ServerProcess
@@ -44,9 +46,9 @@ class Web:
         request = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=10) as answer:
-                return answer.status, json.load(answer)
+                return answer.status, checked(method, path, answer)
         except urllib.error.HTTPError as error:
-            return error.code, json.load(error)
+            return error.code, checked(method, path, error)
 
 
 class Receivers:
@@ -276,7 +278,7 @@ def test_tae_client_notify_sets_tests_and_removes_channels(tmp_path, sqlite_url)
         refused = tae_client(web_port, "notify", "webhook", "gopher://example.org/")
         assert refused.returncode != 0 and "http:// or https://" in refused.stderr
         assert "Traceback" not in refused.stderr
-        listing = json.loads(tae_client(web_port, "notify", "show", "--json").stdout)
+        listing = json_answer(tae_client(web_port, "notify", "show", "--json").stdout)
         assert [(c["kind"], c["format"]) for c in listing["channels"]] == [
             ("webhook", "slack"),
             ("email", "email"),
@@ -296,11 +298,11 @@ def test_tae_client_notify_sets_tests_and_removes_channels(tmp_path, sqlite_url)
         assert set(slack["body"]) == {"text"} and "test notification" in slack["body"]["text"]
 
         assert tae_client(web_port, "notify", "off", hook).returncode == 0
-        listing = json.loads(tae_client(web_port, "notify", "show", "--json").stdout)
+        listing = json_answer(tae_client(web_port, "notify", "show", "--json").stdout)
         assert [c["kind"] for c in listing["channels"]] == ["email"]
         assert tae_client(web_port, "notify", "off", "99").returncode != 0
         assert tae_client(web_port, "notify", "off").returncode == 0
-        assert json.loads(tae_client(web_port, "notify", "show", "--json").stdout)["channels"] == []
+        assert json_answer(tae_client(web_port, "notify", "show", "--json").stdout)["channels"] == []
     finally:
         server.kill()
         receivers.stop()

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 import protocol as tp
 from clients.cli import cli
+from tests.support.json_schemas import json_answer
 from tests.support.servers import free_port, serve_process, wait_for_port
 
 from .test_web_server import serve_args
@@ -63,7 +64,7 @@ def test_a_vacation_starts_shows_and_ends(running):
     assert "you play your own seat" in shown.output
     started = client(tp_port, web_port, "ann", "vacation", "3", "--json")
     assert started.exit_code == 0, started.output
-    seat = json.loads(started.output)
+    seat = json_answer(started.output)
     assert seat["seat"] == "on vacation" and seat["stand_in"] and seat["vacation_days_max"] == 10
     assert "on vacation until" in client(tp_port, web_port, "ann", "vacation").output
     # the public game shows it, but not when it ends

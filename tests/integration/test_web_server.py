@@ -18,6 +18,7 @@ import urllib.request
 import pytest
 
 import protocol as tp
+from tests.support.openapi_check import checked
 from tests.support.servers import ROOT, free_port, serve_process, wait_for_port
 
 from .tp_client import TPClient
@@ -37,9 +38,9 @@ class Web:
         request = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=10) as answer:
-                return answer.status, json.load(answer)
+                return answer.status, checked(method, path, answer)
         except urllib.error.HTTPError as error:
-            return error.code, json.load(error)
+            return error.code, checked(method, path, error)
 
 
 def serve_args(tp_port: int, web_port: int, *extra: str) -> list[str]:

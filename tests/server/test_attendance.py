@@ -3,8 +3,6 @@ memory store and the SQLite/PostgreSQL stores, on a task.Clock."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,6 +25,7 @@ from server.model.timer_settings import TimerSettings
 from server.views.board import absence_notices
 from tests.support.deferreds import failureResultOf, successResultOf
 from tests.support.games import legal_orders, new_game
+from tests.support.json_schemas import json_answer
 
 result = successResultOf
 TURN = 60
@@ -445,7 +444,7 @@ def test_create_game_flags_and_status_show_the_settings_and_seats(tmp_path, caps
     assert "the stand-in plays after 3 missed turns; vacations: none" in out
     assert "resigned: the stand-in plays" in out
     code, out = run("status", "g", "--database", url, "--json")
-    data = json.loads(out)
+    data = json_answer(out)
     assert [p["seat"] for p in data["players"]] == ["playing", "resigned"]
     assert data["absent_after_missed_turns"] == 3 and data["vacation_days_max"] == 0
     assert data["waiting_for"] == ["ann"]

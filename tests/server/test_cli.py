@@ -16,6 +16,7 @@ import pytest
 from server.cli import main
 from server.database import SyncDatabase, head_revision, upgrade
 from tests.integration.server_process import ROOT, ServerProcess, tae_server
+from tests.support.json_schemas import json_answer
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -110,7 +111,7 @@ def test_create_list_and_status(capsys, url, tmp_path):
     assert "2 games" in out and "small" in out and "big" in out and "custom 4×3" in out
     assert "threshold" in out and "closed" in out and "auto" in out and "server: not running" in out
     code, out, _ = run(capsys, "list-games", "--database", url, "--json")
-    games = json.loads(out)
+    games = json_answer(out)["games"]
     assert [(g["name"], g["seed"], g["max_players"], g["timer"], g["turn"]) for g in games] == [
         ("small", 42, 3, "threshold", 0),
         ("big", games[1]["seed"], 8, "playersfinished", 0),  # DEFAULT_MAX_PLAYERS
@@ -123,7 +124,7 @@ def test_create_list_and_status(capsys, url, tmp_path):
     assert "custom 4×3, seed 42" in out and "ann" in out and "waiting" in out
     assert "server: not running" in out
     code, out, _ = run(capsys, "status", "small", "--database", url, "--json")
-    data = json.loads(out)
+    data = json_answer(out)
     assert data["players"][0]["name"] == "ann" and data["waiting_for"] == ["ann"]
     assert data["server"] is None and data["turn"] == 0 and data["phase"] == "normal"
 
@@ -176,11 +177,13 @@ def test_the_database_from_the_config_file_and_flags_over_it(capsys, tmp_path, u
     code, out, _ = run(capsys, "create-game", "g", "--config", str(config))
     assert code == 0
     code, out, _ = run(capsys, "list-games", "--config", str(config), "--json")
-    assert json.loads(out)[0]["timer"] == "basic" and json.loads(out)[0]["turn_length"] == 90
+    assert (
+        json_answer(out)["games"][0]["timer"] == "basic" and json_answer(out)["games"][0]["turn_length"] == 90
+    )
     other = f"sqlite:///{tmp_path / 'other.db'}"
     assert run(capsys, "create-game", "h", "--config", str(config), "--database", other)[0] == 0
     _, out, _ = run(capsys, "list-games", "--database", other, "--json")
-    assert [g["name"] for g in json.loads(out)] == ["h"]
+    assert [g["name"] for g in json_answer(out)["games"]] == ["h"]
 
 
 def test_upgrade_db(capsys, tmp_path):

@@ -223,7 +223,7 @@ def test_a_timer_change_to_no_deadline_clears_the_stored_one_and_status_agrees(u
     assert "no deadline" in text
     assert db.load_games()[0].deadline is None
     status = operations.game_status(db, "autumn", wallclock=wall)
-    assert status.deadline is None and status_document(status)["seconds_left"] is None
+    assert status.deadline is None and status_document(status)["seconds_left"] == -1
 
 
 def test_a_basic_timer_says_that_turn_length_0_means_60_s(url, db):  # noqa: F811
@@ -264,3 +264,23 @@ def test_a_stored_request_out_of_bounds_is_refused_by_the_desk_in_the_same_words
     assert db.request(bad_value).result == "turn_length must be at most a year (366 d), not '4294967291'"
     assert game.timer.deadline == deadline
     result(defer.ensureDeferred(desk.stop()))
+
+
+def test_ending_a_turn_is_told_to_every_player_like_every_other_operator_change(url, db):  # noqa: F811
+    game_id = db.create_game(setup("told", timer=TimerSettings("basic", turn_length=600)))
+    clock = Clock()
+    clock.advance(1_000)
+    store, desk, directory, _ = start_desk(url, clock=clock)
+    game = directory.find("told")
+    add(db, game_id, "ann"), add(db, game_id, "bob")
+    result(desk.poll())
+    end = queue(db, game_id, "end_turn", {"open_turn": 0})
+    result(desk.poll())
+    assert db.request(end).status == "done" and game.state.turn == 1
+    for player in (1, 2):
+        (told,) = notices(game, player)
+        assert told.startswith("The operator ended turn 0 now")
+    later = Clock()
+    later.advance(5_000)
+    _, _, directory2, _ = restart_after_crash(url, clock=later)
+    assert notices(directory2.find("told")) == [told]  # stored: a restart shows it too

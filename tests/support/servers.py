@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,15 +39,17 @@ def wait_for_port(port: int, process: subprocess.Popen | None = None, timeout: f
 
 @contextmanager
 def serve_process(
-    cwd: Path, args: Sequence[str], port: int, timeout: float = 30
+    cwd: Path, args: Sequence[str], port: int, timeout: float = 30, log: Any = subprocess.PIPE
 ) -> Iterator[subprocess.Popen]:
-    """`python -m server.cli serve ARGS` in `cwd`, once `port` listens; terminated afterwards."""
+    """`python -m server.cli serve ARGS` in `cwd`, once `port` listens; terminated afterwards.
+    Its log goes to a pipe nobody reads after the start (enough for a few hundred lines); a
+    test that makes the server log much gives `log`, an open file."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", *args],
         cwd=cwd,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=log,
         stderr=subprocess.STDOUT,
     )
     try:

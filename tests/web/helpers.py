@@ -12,6 +12,7 @@ from twisted.internet.task import Clock
 
 from server.config.limits import Limits
 from server.web import make_site
+from tests.support.openapi_check import check_api_answer
 
 from .fake_game import FakeArchive, FakeDirectory, FakeGame
 
@@ -66,7 +67,10 @@ class Client:
                 self.cookies.pop(name, None)
             else:
                 self.cookies[name] = value
-        return Answer(response.code, headers_out, _result(content))
+        answer = Answer(response.code, headers_out, _result(content))
+        # every answer of the JSON API is one the OpenAPI document describes
+        check_api_answer(method, path, answer.status, answer.header("content-type"), answer.body)
+        return answer
 
     def get(self, path: str, headers: dict | None = None) -> Answer:
         return self.request("GET", path, headers=headers)

@@ -47,7 +47,7 @@ def test_a_cluster_node_s_web_listener_needs_the_shared_secret_and_a_usable_addr
     path = tmp_path / "node.toml"
     node = '[cluster]\nnode = "a"\nadvertise = "10.0.0.5:6923"\n'
     path.write_text('web = "tcp:8080"\n' + node)
-    with pytest.raises(ConfigError, match="web_secret_file: a cluster node"):
+    with pytest.raises(ConfigError, match=r"web_secret_file \(or --web-secret-file\): a cluster node"):
         load_config(str(path))
     path.write_text(f'web = "tcp:8080"\nweb_secret_file = "{tmp_path / "key"}"\n' + node)
     assert load_config(str(path)).node.web_advertise is None

@@ -48,6 +48,12 @@ def extended(turn: int, by: float, left: float | None, paused: bool) -> str:
     return text + " " + _left(left)
 
 
+def turn_ended(turn: int) -> str:
+    return (
+        f"The operator ended turn {turn} now, before its deadline: the orders given so far were carried out."
+    )
+
+
 def setting_changed(turn: int, what: str, left: float | None, timer_changed: bool, paused: bool) -> str:
     text = f"The operator changed a setting of the game: {what}."
     if timer_changed and not paused:

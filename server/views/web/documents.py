@@ -372,7 +372,10 @@ def my_view(snapshot: GameSnapshot, player: int, history: HistoryBook | None) ->
         **seat_document(snapshot, player),
         "scores": scores_document(me.scores),
         "score_titles": dict(zip(SCORE_KEYS, SCORE_TITLES, strict=True)),
-        "score_history": [{"turn": turn, "scores": list(scores)} for turn, scores in points],
+        # each turn's five scores by name, as "scores" (no unlabelled arrays)
+        "score_history": [
+            {"turn": turn, "scores": dict(zip(SCORE_KEYS, scores, strict=True))} for turn, scores in points
+        ],
         "hand": hand,
         "leaders": leaders,
         "bombers": bombers,
