@@ -284,6 +284,18 @@ def failure(
     return None
 
 
+def failed_condition(position: Position, order_type: OrderType, fleet: Fleet, cell: int) -> Condition | None:
+    """The first condition the order fails as the position stands now, without its reason's text
+    (`failure` with the text): turn resolution without messages runs this one."""
+    for static in _STATIC[order_type]:
+        if static.fails(position, cell):
+            return static
+    for dynamic in _DYNAMIC[order_type]:
+        if dynamic.fails(position, cell, fleet):
+            return dynamic
+    return None
+
+
 def has_valid_target(position: Position, order_type: OrderType, fleet: Fleet) -> bool:
     """Whether some system passes every condition for `fleet`'s order as the position stands (R24a)."""
     static = [c.fails for c in _STATIC[order_type]]
