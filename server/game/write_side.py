@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from ruleset import GameState, Message
     from server.game.passwords import PasswordHasher
+    from server.game.stand_in import StandInPlayer
     from server.game.timer import TurnTimer
     from server.model.attendance import Attendance
     from server.model.snapshot import Announcement, GameSnapshot
@@ -49,6 +50,7 @@ class GameWriteSide:
         _lock: defer.DeferredLock
         _started: bool
         _closed: bool
+        stand_in: StandInPlayer
 
         @property
         def busy(self) -> bool: ...
@@ -60,6 +62,8 @@ class GameWriteSide:
         def _check_turn_end(self) -> None: ...
 
         def _end_if_only_stand_ins_act(self) -> None: ...
+
+        def _open_stand_in_turn(self) -> None: ...
 
         def _start_if_ready(self) -> None: ...
 
