@@ -10,7 +10,7 @@ seat equally often. Each seat decides from its own view (`ruleset.seat.seat_view
 with the same profile share a place, and a win shared by k players counts 1/k. For each level:
 seat-games played, sole wins, shared wins, its share of the wins, mean place, and a 95 % Wilson
 interval of the win share. Games run in `--jobs` processes; like the rest of the ruleset the
-games themselves are deterministic for a seed and budget (the clock only times the decisions).
+games are deterministic for a seed and budget (`python -m tests.benchmarks ai` times decisions).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import json
 import math
 import random
 import sys
-import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -67,7 +66,7 @@ class GameResult:
     turns: int
     ended: bool
     default_map: bool
-    decision_seconds: dict[str, list[float]] = field(default_factory=dict)
+    decisions: dict[str, int] = field(default_factory=dict)
 
 
 def board_of(spec: GameSpec) -> Board:
@@ -77,14 +76,12 @@ def board_of(spec: GameSpec) -> Board:
 
 
 def play(spec: GameSpec) -> GameResult:
-    timings: dict[str, list[float]] = {level.value: [] for level in spec.levels}
+    decisions: dict[str, int] = {level.value: 0 for level in spec.levels}
 
     def strategy_for(level: Level):
         def strategy(state: GameState, player: int, rng: random.Random) -> list[Order]:
-            start = time.perf_counter()
-            orders = decide(seat_view(state, player), level, rng, budget=spec.budget, depth=spec.depth)
-            timings[level.value].append(time.perf_counter() - start)
-            return list(orders)
+            decisions[level.value] += 1
+            return list(decide(seat_view(state, player), level, rng, budget=spec.budget, depth=spec.depth))
 
         return strategy
 
@@ -97,13 +94,15 @@ def play(spec: GameSpec) -> GameResult:
         )
     except GameDidNotEnd as stopped:
         return GameResult(
-            spec.index, levels, (), (), stopped.record.turns, False, board is DEFAULT_BOARD, timings
+            spec.index, levels, (), (), stopped.record.turns, False, board is DEFAULT_BOARD, decisions
         )
     standing = final_standing(record.state)
     assert standing is not None
     ranks = tuple(standing.of(pid).rank for pid in range(1, len(spec.levels) + 1))  # type: ignore[union-attr]
     winners = tuple(place.player for place in standing.winners)
-    return GameResult(spec.index, levels, ranks, winners, record.turns, True, board is DEFAULT_BOARD, timings)
+    return GameResult(
+        spec.index, levels, ranks, winners, record.turns, True, board is DEFAULT_BOARD, decisions
+    )
 
 
 def game_specs(players: Sequence[Level], games: int, seed: int, budget: int, depth: int) -> list[GameSpec]:
@@ -133,12 +132,12 @@ def summary(results: Sequence[GameResult], players: Sequence[Level]) -> dict:
             "shared_wins": 0,
             "win_share": 0.0,
             "places": [],
-            "decisions": [],
+            "decisions": 0,
         }
     ended = [r for r in results if r.ended]
     for result in results:
-        for level, seconds in result.decision_seconds.items():
-            levels[level]["decisions"].extend(seconds)
+        for level, count in result.decisions.items():
+            levels[level]["decisions"] += count
     for result in ended:
         for seat, level in enumerate(result.levels, start=1):
             entry = levels[level]
@@ -154,7 +153,6 @@ def summary(results: Sequence[GameResult], players: Sequence[Level]) -> dict:
     for level, entry in levels.items():
         seats = entry["seats"]
         low, high = wilson(entry["win_share"], seats)
-        decisions = sorted(entry["decisions"])
         out["levels"][level] = {
             "seat_games": seats,
             "wins": entry["wins"],
@@ -162,22 +160,19 @@ def summary(results: Sequence[GameResult], players: Sequence[Level]) -> dict:
             "win_rate": entry["win_share"] / seats if seats else 0.0,
             "win_rate_95": [low, high],
             "mean_place": sum(entry["places"]) / seats if seats else None,
-            "decisions": len(decisions),
-            "decision_median_s": decisions[len(decisions) // 2] if decisions else None,
-            "decision_max_s": decisions[-1] if decisions else None,
+            "decisions": entry["decisions"],
         }
     return out
 
 
-def print_summary(out: dict, args: argparse.Namespace, elapsed: float) -> None:
+def print_summary(out: dict, args: argparse.Namespace) -> None:
     print(
         f"{out['games']} games ({out['ended']} ended), players {args.players}, seed {args.seed}, "
-        f"budget {args.budget} playouts, depth {args.depth}, {elapsed:.0f} s"
+        f"budget {args.budget} playouts, depth {args.depth}"
     )
     for level, entry in out["levels"].items():
         low, high = entry["win_rate_95"]
         place = entry["mean_place"]
-        median = entry["decision_median_s"]
         print(
             f"  {level:7} {entry['seat_games']:5} seat-games  wins {entry['wins']:4}"
             f"  shared {entry['shared_wins']:3}"
@@ -186,11 +181,7 @@ def print_summary(out: dict, args: argparse.Namespace, elapsed: float) -> None:
             if place is not None
             else "  mean place -",
         )
-        if median is not None:
-            print(
-                f"          decisions: {entry['decisions']}, median {median * 1000:.1f} ms, "
-                f"worst {entry['decision_max_s'] * 1000:.1f} ms"
-            )
+        print(f"          {entry['decisions']} decisions")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -216,7 +207,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games < 1 or args.budget < 0 or args.depth < 1 or args.jobs < 1:
         parser.error("--games, --depth and --jobs must be positive and --budget not negative")
     specs = game_specs(players, args.games, args.seed, args.budget, args.depth)
-    start = time.perf_counter()
     if args.jobs == 1:
         results = [play(spec) for spec in specs]
     else:
@@ -227,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         json.dump(out, sys.stdout, indent=2)
         print()
     else:
-        print_summary(out, args, time.perf_counter() - start)
+        print_summary(out, args)
     return 0
 
 

@@ -5,7 +5,8 @@ piece of it: it is the greedy player's idea (`ruleset.ai.greedy`) made cheap. Pe
 once the empty systems next to a region and what a colony there would score (R13: the acting
 leader of the colony's kind, else the settler leader); per player it takes the colony that scores
 best for itself (a point for its weakest category first), or brings a leader from home next to a
-scientist colony, two orders at most, never next to each other (R11). In a combat turn it
+scientist colony, or moves its merchant leader where it collects artifacts (R22), two orders
+at most, never next to each other (R11). In a combat turn it
 reinforces with everything it may. Its orders need not all succeed: `resolve_turn` checks them.
 """
 
@@ -26,6 +27,7 @@ OPPONENT_POINT = -0.5
 NOBODY = 0.05
 LEADER_HOME_RETURN = 0.9
 LEADER_PER_COLONY = 0.1
+ARTIFACT_POINT = 1.5  # per artifact a merchant leader's move collects (R22)
 
 # The evaluation: the weakest category after wildcards (R25: what ranks a player), plus a smaller
 # weight for every other point (they become the minimum later), minus what opponents gained.
@@ -36,7 +38,7 @@ OPPONENT_GAIN_WEIGHT = 0.1
 class BoardFacts:
     """What the policy needs of one state, computed once and shared by every player on it."""
 
-    __slots__ = ("state", "frontier", "leader_targets", "region_leaders", "region_colonies")
+    __slots__ = ("state", "frontier", "leader_targets", "region_leaders", "region_colonies", "rich")
 
     def __init__(self, state: GameState):
         self.state = state
@@ -67,6 +69,17 @@ class BoardFacts:
             if label is not None:
                 region_colonies.setdefault(label, [0, 0, 0, 0])[kind] += 1
         self.region_colonies = region_colonies
+        artifacts: dict[int, int] = {}
+        for cell in state.artifacts:
+            label = labels.get(cell)
+            if label is not None:
+                artifacts[label] = artifacts.get(label, 0) + 1
+        # regions whose artifacts a merchant leader arriving there would collect (R22)
+        self.rich = {
+            label: n
+            for label, n in artifacts.items()
+            if n >= 2 and Kind.MERCHANT not in region_leaders.get(label, {})
+        }
         blocked = set(colonies)
         blocked.update(leader_at.values())
         blocked.update(state.destroyed)
@@ -121,7 +134,7 @@ def quick_orders(
             continue
         if f.role is Role.COLONIST:
             hand.setdefault(f.kind, f.id)
-        elif f.role is Role.LEADER and f.id not in state.leader_at:
+        elif f.role is Role.LEADER and (f.id not in state.leader_at or f.kind is Kind.MERCHANT):
             home_leaders.append((f.id, f.kind))
     board = state.board
     options: list[tuple[float, int, int, int]] = []  # value, fleet, order type, cell
@@ -145,12 +158,18 @@ def quick_orders(
             order_type = OrderType.COLONIZE_MINING if mining else OrderType.COLONIZE
             options.append((value + jitter() * 1e-3, fid, order_type, cell))
     for fid, kind in home_leaders:
+        at_home = fid not in state.leader_at
         for cell in facts.leader_targets:
             label = facts.frontier[cell][0]
             if kind in facts.region_leaders.get(label, {}):
                 continue  # a revolt (R17): the policy leaves those to the search's first turn
-            same = facts.region_colonies.get(label, (0, 0, 0, 0))[kind]
-            value = LEADER_HOME_RETURN + LEADER_PER_COLONY * min(same, 5)
+            if kind is Kind.MERCHANT and label in facts.rich:
+                value = ARTIFACT_POINT * (facts.rich[label] - 1)
+            elif at_home:
+                same = facts.region_colonies.get(label, (0, 0, 0, 0))[kind]
+                value = LEADER_HOME_RETURN + LEADER_PER_COLONY * min(same, 5)
+            else:
+                continue
             options.append((value + jitter() * 1e-3, fid, OrderType.MOVE, cell))
     options.sort(reverse=True)
     neighbours = board.neighbours

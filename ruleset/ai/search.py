@@ -8,7 +8,9 @@ player by the cheap policy (`ruleset.ai.playout`), and the position is evaluated
 is one level deep (the seat's own turn); the statistics are shared across worlds, as in ISMCTS.
 
 * Candidates: in a normal turn, `normal`'s answer, then the best compatible pairs and singles of
-  the greedy player's ranked orders; in a combat turn, sending 0, 1, … all eligible colonists.
+  the greedy player's ranked orders and of the leader moves it does not consider
+  (`ruleset.ai.leader_moves`: collecting artifacts, relocating a leader); in a combat turn,
+  sending all, … 1, 0 of the eligible colonists.
 * Every candidate of a round is played in the *same* worlds with the same playout streams, so
   they are compared on equal luck; successive halving keeps the better half after each round.
 * Budget: `iterations` playouts in all (reproducible: the same view, stream and budget give the
@@ -36,6 +38,7 @@ from .greedy import (
     reinforcements,
     slots_left,
 )
+from .leader_moves import leader_moves
 from .playout import BoardFacts, all_quick_orders, evaluate
 from .worlds import sample_world
 
@@ -43,6 +46,7 @@ DEFAULT_ITERATIONS = 200
 DEFAULT_DEPTH = 4  # turns played in a playout, the seat's own turn included
 MAX_CANDIDATES = 8
 TOP_SINGLES = 6  # ranked orders that candidate pairs are made of
+TOP_EXTRA = 3  # leader moves the greedy player does not consider (`leader_moves`)
 MARGIN = 0.15  # how much better than `normal`'s answer another must do, in points of evaluation
 
 
@@ -65,6 +69,8 @@ def candidate_turns(seat: SeatView, rng: random.Random) -> list[tuple[Order, ...
     normal = normal_orders(seat, random.Random(rng.random()))
     found: list[tuple[Order, ...]] = [normal]
     ranked = ranked_choices(seat, random.Random(rng.random()))[:TOP_SINGLES]
+    extra = leader_moves(seat, random.Random(rng.random()))[:TOP_EXTRA]
+    ranked = sorted(ranked + extra, key=lambda c: -c.value)
     sets: list[tuple[float, list[Choice]]] = []
     if slots_left(seat) >= 2:
         for i, a in enumerate(ranked):
