@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 from .ai import Level, ai_rng, decide
+from .orders import Order
 from .seat import SeatView, seat_view
 
 __all__ = ["SeatView", "seat_view", "stand_in_orders", "stand_in_rng"]
@@ -20,6 +21,8 @@ __all__ = ["SeatView", "seat_view", "stand_in_orders", "stand_in_rng"]
 stand_in_rng = ai_rng
 
 
-def stand_in_orders(seat: SeatView, rng: random.Random, level: Level = Level.NORMAL, budget: int = 200):
+def stand_in_orders(
+    seat: SeatView, rng: random.Random, level: Level = Level.NORMAL, budget: int = 200
+) -> tuple[Order, ...]:
     """The orders the stand-in gives for the seat this turn, in the order to insert them."""
     return decide(seat, level, rng, budget=budget)

@@ -23,13 +23,14 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from .ai import LEVEL_NAMES, Level, decide, parse_level
 from .board import ARTIFACT, DEFAULT_BOARD, HABITABLE, UNINHABITABLE, Board, parse_map
 from .orders import Order
 from .randomness import game_rng
 from .seat import seat_view
-from .simulator import GameDidNotEnd, play_game
+from .simulator import GameDidNotEnd, Strategy, play_game
 from .standing import final_standing
 from .state import GameState
 
@@ -78,7 +79,7 @@ def board_of(spec: GameSpec) -> Board:
 def play(spec: GameSpec) -> GameResult:
     decisions: dict[str, int] = {level.value: 0 for level in spec.levels}
 
-    def strategy_for(level: Level):
+    def strategy_for(level: Level) -> Strategy:
         def strategy(state: GameState, player: int, rng: random.Random) -> list[Order]:
             decisions[level.value] += 1
             return list(decide(seat_view(state, player), level, rng, budget=spec.budget, depth=spec.depth))
@@ -123,8 +124,8 @@ def wilson(successes: float, n: int, z: float = Z_95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def summary(results: Sequence[GameResult], players: Sequence[Level]) -> dict:
-    levels: dict[str, dict] = {}
+def summary(results: Sequence[GameResult], players: Sequence[Level]) -> dict[str, Any]:
+    levels: dict[str, dict[str, Any]] = {}
     for level in dict.fromkeys(p.value for p in players):
         levels[level] = {
             "seats": 0,
@@ -149,7 +150,7 @@ def summary(results: Sequence[GameResult], players: Sequence[Level]) -> dict:
                 else:
                     entry["shared_wins"] += 1
                 entry["win_share"] += 1 / len(result.winners)
-    out: dict = {"games": len(results), "ended": len(ended), "levels": {}}
+    out: dict[str, Any] = {"games": len(results), "ended": len(ended), "levels": {}}
     for level, entry in levels.items():
         seats = entry["seats"]
         low, high = wilson(entry["win_share"], seats)
@@ -165,7 +166,7 @@ def summary(results: Sequence[GameResult], players: Sequence[Level]) -> dict:
     return out
 
 
-def print_summary(out: dict, args: argparse.Namespace) -> None:
+def print_summary(out: dict[str, Any], args: argparse.Namespace) -> None:
     print(
         f"{out['games']} games ({out['ended']} ended), players {args.players}, seed {args.seed}, "
         f"budget {args.budget} playouts, depth {args.depth}"

@@ -65,9 +65,9 @@ def leader_moves(seat: SeatView, rng: random.Random) -> list[Choice]:
             targets.append((cell, next(iter(around))))
     found: list[Choice] = []
     for leader in movers:
-        kind = leader.kind
-        if kind is None or leader.id in fighting:
+        if leader.kind is None or leader.id in fighting:
             continue
+        kind = leader.kind
         here = labels.get(leader.at) if leader.at is not None else None
         here_count = colonies_in.get(here, [0, 0, 0, 0])[kind] if here is not None else 0
         for cell, region in targets:

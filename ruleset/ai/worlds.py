@@ -49,14 +49,14 @@ def sample_world(seat: SeatView, rng: random.Random) -> GameState:
     rng.shuffle(bag)
     dealt = dict(zip(hidden, bag, strict=False))
     pool = [0, 0, 0, 0]
-    for kind in bag[len(hidden) : need]:
-        pool[kind] += 1
+    for drawn in bag[len(hidden) : need]:
+        pool[drawn] += 1
     fleets: dict[int, Fleet] = {}
     leader_at: dict[int, int] = {}
     for fid in sorted(view.fleets):
         seen = view.fleets[fid]
-        kind = dealt.get(fid, seen.kind)
-        fleets[fid] = Fleet(fid, seen.owner, seen.role, None if kind is None else Kind(kind))
+        dealt_kind = dealt.get(fid, seen.kind)
+        fleets[fid] = Fleet(fid, seen.owner, seen.role, None if dealt_kind is None else Kind(dealt_kind))
         if seen.at is not None:
             leader_at[fid] = seen.at
     players = tuple(

@@ -160,7 +160,12 @@ class StandInPlayer:
         future.add_done_callback(done)
         wait = self.settings.hard_wait
         stop = clock.callLater(wait * 0.8, self._stop, slot)
-        timeout = clock.callLater(wait, lambda: d.called or d.callback(fallback))
+
+        def give_up() -> None:
+            if not d.called:
+                d.callback(fallback)
+
+        timeout = clock.callLater(wait, give_up)
 
         def tidy(result: object) -> object:
             for call in (stop, timeout):
