@@ -115,9 +115,9 @@ def _combat_turn(
 def _refill(position: Position, rng: random.Random, log: TurnLog) -> bool:
     """R24: players in ascending id draw up to 6 colonists; False when the pool ran out."""
     held: dict[int, int] = {pid: 0 for pid in position.scores}
-    for fleet in position.fleets.values():
-        if fleet.role is Role.COLONIST:
-            held[fleet.owner] += 1
+    colonist = Role.COLONIST
+    for owner in [f.owner for f in position.fleets.values() if f.role is colonist]:
+        held[owner] += 1
     for player_id in sorted(held):
         for _ in range(HAND_SIZE - held[player_id]):
             kind = draw(position.pool, rng)

@@ -62,12 +62,14 @@ def _turn_figures(label: str, timer: TimedResolver) -> None:
 def games_per_second() -> None:
     for label, messages in (("with messages (as before)", True), ("without messages", False)):
         durations = []
+        cpu = []  # this process's CPU time: what other processes on the machine do not inflate
         turns = 0
         start = time.perf_counter()
         for seed in range(GAMES_FOR_RATE):
-            begin = time.perf_counter()
+            begin, begin_cpu = time.perf_counter(), time.process_time()
             record = play_game(4, DEFAULT_BOARD, seed, messages=messages)
             durations.append(time.perf_counter() - begin)
+            cpu.append(time.process_time() - begin_cpu)
             turns += record.turns
         total = time.perf_counter() - start
         median = statistics.median(durations)
@@ -78,7 +80,7 @@ def games_per_second() -> None:
         verdict = "within" if median * 1000 < GAME_TARGET_MS else "OVER"
         print(
             f"    full game: median {_ms(median)}, worst {_ms(max(durations))} "
-            f"({verdict} the {GAME_TARGET_MS:.0f} ms target)"
+            f"({verdict} the {GAME_TARGET_MS:.0f} ms target); CPU time median {_ms(statistics.median(cpu))}"
         )
 
 
