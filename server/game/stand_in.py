@@ -50,6 +50,9 @@ def hard_decision(seat: SeatView, seed: int, turn: int, budget: int, slot: int) 
     return decide(seat, Level.HARD, rng, budget=budget, should_stop=should_stop)
 
 
+_Search = tuple[GameState, tuple[Order, ...], tuple[Future, int]]
+
+
 class StandInPlayer:
     """Decides the stand-in's orders at one level, for every game of a server."""
 
@@ -65,8 +68,11 @@ class StandInPlayer:
         self._call_from_thread = call_from_thread
         self._flags: Any = None
         self._slots = itertools.cycle(range(STOP_SLOTS))
-        # (game seed, turn, player) -> (the seat it was started for, the search running)
-        self._searches: dict[tuple[int, int, int], tuple[SeatView, tuple[Future, int]]] = {}
+        # (game seed, turn, player) -> (the position and the seat's own orders it was started
+        # for, (the search running, its stop flag))
+        self._searches: dict[
+            tuple[int, int, int], tuple[GameState, tuple[Order, ...], tuple[Future, int]]
+        ] = {}
 
     @property
     def level(self) -> Level:
@@ -98,15 +104,14 @@ class StandInPlayer:
             return
         turn = state.turn + 1
         for key in [k for k in self._searches if k[0] == seed and k[1] < turn]:
-            future, slot = self._searches.pop(key)[1]
+            future, slot = self._searches.pop(key)[2]
             future.cancel()
             self._stop(slot)
         for player in players:
-            seat = seat_view(state, player)
             key = (seed, turn, player)
             if key not in self._searches:
                 try:
-                    self._searches[key] = (seat, self._search(seed, seat, turn))
+                    self._searches[key] = (state, (), self._search(seed, seat_view(state, player), turn))
                 except RuntimeError as error:  # a pool that is shutting down
                     log.warn("the stand-in's search could not start: {error}", error=error)
                     return
@@ -115,27 +120,34 @@ class StandInPlayer:
         self, seed: int, state: GameState, player: int, accepted: Sequence[Order], clock
     ) -> defer.Deferred:
         """The orders for `player`'s seat at the end of this turn (fires with a tuple of orders)."""
-        seat = seat_view(state, player, accepted)
         turn = state.turn + 1
-        normal = decide(seat, Level.NORMAL, ai_rng(seed, turn, player))
+        own = tuple(order for order in accepted if order.player == player)
         if self.level is not Level.HARD:
-            if self.level is Level.NORMAL:
-                return defer.succeed(normal)
-            return defer.succeed(decide(seat, self.level, ai_rng(seed, turn, player)))
+            return defer.succeed(
+                decide(seat_view(state, player, own), self.level, ai_rng(seed, turn, player))
+            )
+
+        def normal() -> tuple[Order, ...]:
+            return decide(seat_view(state, player, own), Level.NORMAL, ai_rng(seed, turn, player))
+
         started = self._searches.pop((seed, turn, player), None)
-        if started is not None and started[0] == seat:
-            future, slot = started[1]
+        # The search of the turn's opening answers for the same position and the same own orders.
+        if started is not None and started[0] is state and started[1] == own:
+            future, slot = started[2]
         else:
             if started is not None:
-                started[1][0].cancel()
-                self._stop(started[1][1])
+                started[2][0].cancel()
+                self._stop(started[2][1])
             try:
-                future, slot = self._search(seed, seat, turn)
+                future, slot = self._search(seed, seat_view(state, player, own), turn)
             except RuntimeError:
-                return defer.succeed(normal)
+                return defer.succeed(normal())
         return self._wait(future, slot, normal, clock)
 
-    def _wait(self, future: Future, slot: int, fallback: tuple[Order, ...], clock) -> defer.Deferred:
+    def _wait(
+        self, future: Future, slot: int, fallback: Callable[[], tuple[Order, ...]], clock
+    ) -> defer.Deferred:
+        """Fires with the search's answer, or `fallback()` when it fails or is not there in time."""
         d: defer.Deferred = defer.Deferred()
         call = self._call_from_thread
         if call is None:
@@ -150,7 +162,9 @@ class StandInPlayer:
             if d.called:
                 return
             if finished.cancelled() or finished.exception() is not None:
-                d.callback(fallback)
+                if not finished.cancelled():
+                    log.warn("the stand-in's search failed: {error}", error=finished.exception())
+                d.callback(fallback())
             else:
                 d.callback(finished.result())
 
@@ -163,7 +177,7 @@ class StandInPlayer:
 
         def give_up() -> None:
             if not d.called:
-                d.callback(fallback)
+                d.callback(fallback())
 
         timeout = clock.callLater(wait, give_up)
 
@@ -175,9 +189,13 @@ class StandInPlayer:
 
         return d.addBoth(tidy)
 
+    def searching(self) -> bool:
+        """Whether a search started at a turn's opening is still running."""
+        return any(not search[2][0].done() for search in self._searches.values())
+
     def close(self) -> None:
         """Stop the searches and the pool (the server stops)."""
-        for _, (future, slot) in self._searches.values():
+        for _, _, (future, slot) in self._searches.values():
             future.cancel()
             self._stop(slot)
         self._searches.clear()

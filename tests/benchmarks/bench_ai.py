@@ -101,7 +101,7 @@ def turn_end_times(absent: int, stand_in: StandInPlayer | None, turns: int = 12)
             continue
         if stand_in is not None:
             # The turn lasts until the searches that started when it opened are done.
-            while any(not future.done() for _, (future, _) in stand_in._searches.items()):
+            while stand_in.searching():
                 time.sleep(0.01)
         *first, last = acting
         for player in first:

@@ -147,3 +147,15 @@ def test_a_search_for_another_seat_is_not_used():
     assert len(pool.submitted) == 2 and pool.submitted[0][0].cancelled() is False
     pool.run(-1)
     assert successResultOf(d) is not None
+
+
+def test_a_failed_search_gives_normals_orders():
+    clock = Clock()
+    _, game = four_players(clock, absent_after_missed_turns=1)
+    pool = HeldExecutor()
+    player = StandInPlayer(StandInSettings(Level.HARD, 4, 2.0), executor=pool, call_from_thread=direct)
+    state = game.state
+    d = player.orders(17, state, 3, (), Clock())
+    pool.submitted[-1][0].set_exception(RuntimeError("a worker died"))
+    assert successResultOf(d) == decide(seat_view(state, 3), Level.NORMAL, ai_rng(17, state.turn + 1, 3))
+    assert not player.searching()
