@@ -5,6 +5,10 @@
   owner takes all of them but one, and artifacts are wildcards in the final score (R25).
 * **Relocating a leader** already on the board (R9: a leader may move from one system to
   another) into a region where more colonies of its kind stand than where it is.
+* **Joining regions for their artifacts** (`artifact_joins`): a colony that merges regions with
+  no war (no leader kind on two sides, R16; not three leader regions, R14; no region in a
+  pending conflict) into one that holds two or more artifacts and the seat's merchant leader as
+  its only merchant, which collects them at the end of the turn.
 
 Each is a `greedy.Choice` valued like the greedy player's orders, and each keeps the conditions
 `check_order` and R9 put on a move (habitable, empty, next to a scientist colony, bordering at
@@ -20,6 +24,7 @@ from ..kinds import Kind, Role
 from ..orders import OrderType
 from ..regions import region_of_each_member
 from ..seat import SeatView, public_pieces
+from ..visibility import FleetView
 from .greedy import Choice, free_fleets, taken_cells
 
 ARTIFACT_POINT = 1.5  # per artifact the move collects
@@ -85,5 +90,63 @@ def leader_moves(seat: SeatView, rng: random.Random) -> list[Choice]:
             else:
                 continue  # from home: the greedy player's own moves cover it
             found.append(Choice(value + rng.random() * 1e-3, leader.id, OrderType.MOVE, cell))
+    found.sort(key=lambda c: (-c.value, c.fleet, c.cell))
+    return found
+
+
+def artifact_joins(seat: SeatView, rng: random.Random) -> list[Choice]:
+    """Colonies that merge regions, without a war, into one where the seat's merchant collects."""
+    view, board = seat.view, seat.board
+    free = free_fleets(seat)
+    colonists: dict[OrderType, int] = {}  # order type -> the seat's first free colonist that takes it
+    for fid in sorted(free):
+        fleet = view.fleets[fid]
+        if fleet.role is not Role.COLONIST:
+            continue
+        for order_type in free[fid]:
+            if order_type in (OrderType.COLONIZE, OrderType.COLONIZE_MINING):
+                colonists.setdefault(order_type, fid)
+    if not colonists:
+        return []
+    leader_on = {f.at: f for f in view.fleets.values() if f.role is Role.LEADER and f.at is not None}
+    labels = region_of_each_member(board, view.colonies, leader_on, view.unification)
+    leaders_in: dict[int, list[FleetView]] = {}
+    for cell, leader in leader_on.items():
+        if cell in labels:
+            leaders_in.setdefault(labels[cell], []).append(leader)
+    mine = {
+        labels[f.at]
+        for f in view.fleets.values()
+        if f.role is Role.LEADER and f.owner == seat.player and f.kind is Kind.MERCHANT and f.at in labels
+    }
+    if not mine:
+        return []
+    fighting = {fid for c in view.conflicts for fid in (c.attacker, c.defender)}
+    in_conflict = {labels[cell] for cell, f in leader_on.items() if f.id in fighting and cell in labels}
+    artifacts_in: dict[int, int] = {}
+    for cell in view.artifacts:
+        if cell in labels:
+            artifacts_in[labels[cell]] = artifacts_in.get(labels[cell], 0) + 1
+    pieces = public_pieces(seat)
+    taken = taken_cells(seat)
+    found: list[Choice] = []
+    for cell in range(board.size):
+        if cell in taken or cell in leader_on:
+            continue
+        around = {labels[n] for n in board.neighbours[cell] if n in labels}
+        if len(around) < 2 or not around & mine or around & in_conflict:
+            continue
+        artifacts = sum(artifacts_in.get(r, 0) for r in around)
+        if artifacts < 2:
+            continue
+        kinds = [leader.kind for r in around for leader in leaders_in.get(r, [])]
+        if len(kinds) != len(set(kinds)):
+            continue  # a leader kind on two sides: a war (R16), no merge this turn
+        if sum(1 for r in around if leaders_in.get(r)) >= 3:
+            continue  # R14
+        for order_type, fid in colonists.items():
+            if refusal(pieces, order_type, cell) is None:
+                value = ARTIFACT_POINT * (artifacts - 1)
+                found.append(Choice(value + rng.random() * 1e-3, fid, order_type, cell))
     found.sort(key=lambda c: (-c.value, c.fleet, c.cell))
     return found

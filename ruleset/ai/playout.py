@@ -5,8 +5,8 @@ piece of it: it is the greedy player's idea (`ruleset.ai.greedy`) made cheap. Pe
 once the empty systems next to a region and what a colony there would score (R13: the acting
 leader of the colony's kind, else the settler leader); per player it takes the colony that scores
 best for itself (a point for its weakest category first), or brings a leader from home next to a
-scientist colony, or moves its merchant leader where it collects artifacts (R22), two orders
-at most, never next to each other (R11). In a combat turn it
+scientist colony, or (the searching seat only) moves its merchant leader where it collects
+artifacts (R22), two orders at most, never next to each other (R11). In a combat turn it
 reinforces with everything it may. Its orders need not all succeed: `resolve_turn` checks them.
 """
 
@@ -111,9 +111,11 @@ def _facts(state: GameState, cache: dict[int, BoardFacts]) -> BoardFacts:
 
 
 def quick_orders(
-    state: GameState, player: int, rng: random.Random, cache: dict[int, BoardFacts]
+    state: GameState, player: int, rng: random.Random, cache: dict[int, BoardFacts], collects: bool = False
 ) -> list[Order]:
-    """The playout policy's orders for `player` on `state` (`cache` shares `BoardFacts` per state)."""
+    """The playout policy's orders for `player` on `state` (`cache` shares `BoardFacts` per state);
+    `collects`: it also moves its merchant leader where it collects artifacts (the searching seat
+    does; its opponents are taken to play like `normal`, which does not)."""
     if state.phase is Phase.COMBAT:
         conflict = state.active_conflict
         if conflict is None:
@@ -134,7 +136,9 @@ def quick_orders(
             continue
         if f.role is Role.COLONIST:
             hand.setdefault(f.kind, f.id)
-        elif f.role is Role.LEADER and (f.id not in state.leader_at or f.kind is Kind.MERCHANT):
+        elif f.role is Role.LEADER and (
+            f.id not in state.leader_at or (collects and f.kind is Kind.MERCHANT)
+        ):
             home_leaders.append((f.id, f.kind))
     board = state.board
     options: list[tuple[float, int, int, int]] = []  # value, fleet, order type, cell
@@ -163,7 +167,7 @@ def quick_orders(
             label = facts.frontier[cell][0]
             if kind in facts.region_leaders.get(label, {}):
                 continue  # a revolt (R17): the policy leaves those to the search's first turn
-            if kind is Kind.MERCHANT and label in facts.rich:
+            if collects and kind is Kind.MERCHANT and label in facts.rich:
                 value = ARTIFACT_POINT * (facts.rich[label] - 1)
             elif at_home:
                 same = facts.region_colonies.get(label, (0, 0, 0, 0))[kind]
@@ -200,10 +204,13 @@ def quick_orders(
     return [Order(player, fid, int(order_type), board.system_id(cell)) for _, fid, order_type, cell in picked]
 
 
-def all_quick_orders(state: GameState, rng: random.Random, cache: dict[int, BoardFacts]) -> list[Order]:
+def all_quick_orders(
+    state: GameState, rng: random.Random, cache: dict[int, BoardFacts], collector: int | None = None
+) -> list[Order]:
+    """Every acting player's orders by the policy; `collector` is the seat that collects artifacts."""
     orders: list[Order] = []
     for player in acting_players(state):
-        orders.extend(quick_orders(state, player, rng, cache))
+        orders.extend(quick_orders(state, player, rng, cache, player == collector))
     return orders
 
 

@@ -9,7 +9,8 @@ is one level deep (the seat's own turn); the statistics are shared across worlds
 
 * Candidates: in a normal turn, `normal`'s answer, then the best compatible pairs and singles of
   the greedy player's ranked orders and of the leader moves it does not consider
-  (`ruleset.ai.leader_moves`: collecting artifacts, relocating a leader); in a combat turn,
+  (`ruleset.ai.leader_moves`: collecting artifacts, relocating a leader, merging regions for
+  their artifacts); in a combat turn,
   sending all, … 1, 0 of the eligible colonists.
 * Every candidate of a round is played in the *same* worlds with the same playout streams, so
   they are compared on equal luck; successive halving keeps the better half after each round.
@@ -38,7 +39,7 @@ from .greedy import (
     reinforcements,
     slots_left,
 )
-from .leader_moves import leader_moves
+from .leader_moves import artifact_joins, leader_moves
 from .playout import BoardFacts, all_quick_orders, evaluate
 from .worlds import sample_world
 
@@ -69,7 +70,8 @@ def candidate_turns(seat: SeatView, rng: random.Random) -> list[tuple[Order, ...
     normal = normal_orders(seat, random.Random(rng.random()))
     found: list[tuple[Order, ...]] = [normal]
     ranked = ranked_choices(seat, random.Random(rng.random()))[:TOP_SINGLES]
-    extra = leader_moves(seat, random.Random(rng.random()))[:TOP_EXTRA]
+    extra_rng = random.Random(rng.random())
+    extra = leader_moves(seat, extra_rng)[:TOP_EXTRA] + artifact_joins(seat, extra_rng)[:TOP_EXTRA]
     ranked = sorted(ranked + extra, key=lambda c: -c.value)
     sets: list[tuple[float, list[Choice]]] = []
     if slots_left(seat) >= 2:
@@ -97,7 +99,7 @@ def playout(seat: SeatView, orders: tuple[Order, ...], world_seed: int, depth: i
     for turn in range(depth):
         if state.phase is Phase.OVER:
             break
-        everyone = all_quick_orders(state, rng, cache)
+        everyone = all_quick_orders(state, rng, cache, player)
         if turn == 0:
             everyone = [o for o in everyone if o.player != player]
             everyone[:0] = [*seat.accepted, *orders]
