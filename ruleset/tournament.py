@@ -2,6 +2,7 @@
 
     python -m ruleset.tournament --players hard,normal,normal,normal --games 400 --seed 1 \
         [--budget 200] [--depth 4] [--jobs 2] [--json]
+    python -m ruleset.tournament --merge run1.json run2.json   # several runs' --json summaries
 
 Game g is played on the default map when g is even and on a random small map (drawn from the
 seed and g) when it is odd; the levels sit in the seats rotated by g, so every level plays every
@@ -23,6 +24,7 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .ai import LEVEL_NAMES, Level, decide, parse_level
@@ -166,21 +168,41 @@ def summary(results: Sequence[GameResult], players: Sequence[Level]) -> dict[str
     return out
 
 
-def print_summary(out: dict[str, Any], args: argparse.Namespace) -> None:
-    print(
-        f"{out['games']} games ({out['ended']} ended), players {args.players}, seed {args.seed}, "
-        f"budget {args.budget} playouts, depth {args.depth}"
-    )
+def merge(summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One summary of several runs' `--json` summaries (games of different seeds, say)."""
+    out: dict[str, Any] = {"games": 0, "ended": 0, "levels": {}}
+    shares: dict[str, float] = {}
+    places: dict[str, float] = {}
+    for part in summaries:
+        out["games"] += part["games"]
+        out["ended"] += part["ended"]
+        for level, entry in part["levels"].items():
+            total = out["levels"].setdefault(
+                level, {"seat_games": 0, "wins": 0, "shared_wins": 0, "decisions": 0}
+            )
+            for key in ("seat_games", "wins", "shared_wins", "decisions"):
+                total[key] += entry[key]
+            shares[level] = shares.get(level, 0.0) + entry["win_rate"] * entry["seat_games"]
+            places[level] = places.get(level, 0.0) + (entry["mean_place"] or 0) * entry["seat_games"]
+    for level, total in out["levels"].items():
+        seats = total["seat_games"]
+        total["win_rate"] = shares[level] / seats if seats else 0.0
+        total["win_rate_95"] = list(wilson(shares[level], seats))
+        total["mean_place"] = places[level] / seats if seats else None
+    return out
+
+
+def print_summary(out: dict[str, Any], header: str) -> None:
+    print(f"{out['games']} games ({out['ended']} ended), {header}")
     for level, entry in out["levels"].items():
         low, high = entry["win_rate_95"]
         place = entry["mean_place"]
+        place_text = "-" if place is None else f"{place:.2f}"
         print(
             f"  {level:7} {entry['seat_games']:5} seat-games  wins {entry['wins']:4}"
             f"  shared {entry['shared_wins']:3}"
             f"  win rate {entry['win_rate']:.1%} (95 % CI {low:.1%}–{high:.1%})"
-            f"  mean place {place:.2f}"
-            if place is not None
-            else "  mean place -",
+            f"  mean place {place_text}"
         )
         print(f"          {entry['decisions']} decisions")
 
@@ -198,7 +220,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=4, help="turns per playout")
     parser.add_argument("--jobs", type=int, default=2, help="processes (1: in this one)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="FILE",
+        help="combine the --json summaries of earlier runs; play nothing",
+    )
     args = parser.parse_args(argv)
+    if args.merge:
+        try:
+            parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in args.merge]
+            out = merge(parts)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            parser.error(f"--merge: not a tournament summary: {error}")
+        if args.json:
+            json.dump(out, sys.stdout, indent=2)
+            print()
+        else:
+            print_summary(out, f"{len(parts)} runs merged")
+        return 0
     try:
         players = [parse_level(name) for name in args.players.split(",")]
     except ValueError as error:
@@ -218,7 +258,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         json.dump(out, sys.stdout, indent=2)
         print()
     else:
-        print_summary(out, args)
+        header = (
+            f"players {args.players}, seed {args.seed}, budget {args.budget} playouts, depth {args.depth}"
+        )
+        print_summary(out, header)
     return 0
 
 

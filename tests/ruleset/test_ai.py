@@ -4,7 +4,9 @@ search within its budget; and a short fixed-seed tournament (`ruleset.tournament
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -168,3 +170,27 @@ def test_orders_do_not_repeat_across_fleets():
     for level in LEVELS:
         orders: tuple[Order, ...] = ai(state, 1, level)
         assert len({o.fleet for o in orders}) == len(orders)
+
+
+def test_tournament_runs_merge(tmp_path, capsys):
+    """`--merge` adds up runs: counts, win shares and places weighted by seat-games."""
+    paths = []
+    for seed in (1, 2):
+        assert (
+            main(["--players", "normal,easy", "--games", "2", "--seed", str(seed), "--jobs", "1", "--json"])
+            == 0
+        )
+        path = tmp_path / f"run{seed}.json"
+        path.write_text(capsys.readouterr().out)
+        paths.append(str(path))
+    assert main(["--merge", *paths, "--json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    parts = [json.loads(Path(p).read_text()) for p in paths]
+    assert merged["games"] == 4
+    for level in ("normal", "easy"):
+        assert merged["levels"][level]["wins"] == sum(p["levels"][level]["wins"] for p in parts)
+        assert merged["levels"][level]["seat_games"] == 4
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(SystemExit):
+        main(["--merge", str(bad)])
