@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
