@@ -34,10 +34,10 @@ from dataclasses import asdict, dataclass, field
 from protocol import FinishedTurn, Version
 
 from .blocking import BlockingClient
-from .bot_strategy import BotStrategy, Strategy
 from .bot_view import (
     ORDERS_PER_TURN,
     Intent,
+    Strategy,
     View,
     intents_summary,
     view_from_game,
@@ -45,6 +45,7 @@ from .bot_view import (
 from .errors import ClientError, RequestFailed
 from .game_api import TaeGame
 from .plans import Plan
+from .seat_frames import AiStrategy
 from .tae_model import REINFORCE, Scores
 from .tls import TlsOptions
 
@@ -152,7 +153,7 @@ class Bot:
         logger: logging.Logger | logging.LoggerAdapter | None = None,
     ) -> None:
         self.name = name
-        self.strategy = strategy or BotStrategy()
+        self.strategy = strategy or AiStrategy()
         self.log = logger or _NamedAdapter(log, {"bot": name})
         self.result = BotResult(name)
         self.stalled = 0
@@ -398,7 +399,8 @@ def run_bots(
     ``version``: ``Version`` or "tp03"/"tp04"/3/4. ``game``: join ``name@game``. ``timeout``:
     seconds for each request; ``turn_timeout``: for each wait for a turn to end; ``deadline``:
     seconds for the whole run (bots still playing then are reported with an error).
-    ``strategy(name)`` makes each bot's strategy (default ``BotStrategy()``); ``tls`` connects
+    ``strategy(name)`` makes each bot's strategy (default ``AiStrategy()``: the computer player at
+    `normal`); ``tls`` connects
     over TLS.
     """
     version = _version(version)
@@ -407,7 +409,7 @@ def run_bots(
         return []
     if len(set(names)) != len(names):
         raise ValueError("bot names must be different")
-    make = strategy or (lambda _name: BotStrategy())
+    make = strategy or (lambda _name: AiStrategy())
     ends = None if deadline is None else time.monotonic() + deadline
     barrier = threading.Barrier(len(names))
     results: list[BotResult | None] = [None] * len(names)

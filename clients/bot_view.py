@@ -95,14 +95,19 @@ class MyFleet:
 
 @dataclass(frozen=True, slots=True)
 class CombatInfo:
-    """The running conflict (``clients.conflict_view``): its kind, the combatants' names
-    (attacker first) and their initial strengths."""
+    """The running conflict (``clients.conflict_view``): internal or not, the combatants' names
+    (attacker first) and their initial strengths; when the COMBAT! message references them, the
+    leaders' kind, the two leaders and the unification system's position."""
 
     internal: bool
     attacker: str
     attacker_strength: int
     defender: str
     defender_strength: int
+    kind: ColonyKind | None = None
+    attacker_leader: int | None = None
+    defender_leader: int | None = None
+    unification: Pos | None = None
 
 
 @dataclass(frozen=True)
@@ -223,7 +228,17 @@ def view_from_game(game: TaeGame, *, stalled: int = 0) -> View:
     if conflict is not None:
         a, d = conflict.attacker.strength, conflict.defender.strength
         if a is not None and d is not None:
-            combat = CombatInfo(conflict.internal, conflict.attacker.name, a, conflict.defender.name, d)
+            combat = CombatInfo(
+                conflict.internal,
+                conflict.attacker.name,
+                a,
+                conflict.defender.name,
+                d,
+                conflict.kind,
+                conflict.attacker.leader_id,
+                conflict.defender.leader_id,
+                None if conflict.unification is None else conflict.unification.position,
+            )
     return View(
         me=me,
         squares=squares,

@@ -15,6 +15,8 @@ import zlib
 
 import click
 
+from ruleset.ai import LEVEL_NAMES, parse_level
+
 from .bot import (
     DEFAULT_MAX_TURNS,
     DEFAULT_PASSWORD,
@@ -25,8 +27,7 @@ from .bot import (
     log,
     run_bots,
 )
-from .bot_random import RandomStrategy
-from .bot_strategy import BotStrategy, Strategy
+from .bot_view import Strategy
 from .cli_runtime import (
     EXIT_CONNECTION,
     EXIT_INTERNAL,
@@ -38,6 +39,7 @@ from .cli_runtime import (
     json_option,
     runtime,
 )
+from .seat_frames import AiStrategy, RandomStrategy
 
 __all__ = ["bot"]
 
@@ -94,12 +96,20 @@ _EXIT_FOR = (
 )
 @click.option(
     "--strategy",
-    type=click.Choice(["smart", "random"]),
-    default="smart",
+    type=click.Choice([*LEVEL_NAMES, "smart", "random"]),
+    default="normal",
     show_default=True,
-    help="smart: the greedy TaE player; random: random legal orders.",
+    help="The computer player's level (easy, normal, hard; smart is normal) or random legal orders.",
 )
-@click.option("--seed", type=int, metavar="N", help="Seed of the random strategy (per bot: N and its name).")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    metavar="PLAYOUTS",
+    help="hard: playouts per decision (about 0.5 s per 200 on one core).",
+)
+@click.option("--seed", type=int, metavar="N", help="Seed of the bots' choices (per bot: N and its name).")
 @click.option("-v", "--verbose", count=True, help="Log each turn's orders (-vv: log everything).")
 @json_option
 def bot(
@@ -112,6 +122,7 @@ def bot(
     turn_timeout,
     deadline,
     strategy,
+    budget,
     seed,
     verbose,
     as_json,
@@ -146,7 +157,7 @@ def bot(
         settings.timeout,
         turn_timeout=turn_timeout,
         deadline=deadline,
-        strategy=_strategy_factory(strategy, seed),
+        strategy=_strategy_factory(strategy, seed, budget),
         tls=run.tls(),
     )
     elapsed = time.monotonic() - started
@@ -157,18 +168,22 @@ def bot(
     _exit_for(results)
 
 
-def _strategy_factory(name: str, seed: int | None):
+def _strategy_factory(name: str, seed: int | None, budget: int = 200):
+    def own_seed(player: str) -> int:
+        return zlib.crc32(f"{0 if seed is None else seed} {player}".encode())
+
     if name == "random":
 
         def random_strategy(player: str) -> Strategy:
-            return RandomStrategy(None if seed is None else zlib.crc32(f"{seed} {player}".encode()))
+            return RandomStrategy(None if seed is None else own_seed(player))
 
         return random_strategy
+    level = parse_level("normal" if name == "smart" else name)
 
-    def smart_strategy(player: str) -> Strategy:
-        return BotStrategy()
+    def ai_strategy(player: str) -> Strategy:
+        return AiStrategy(level, own_seed(player), budget)
 
-    return smart_strategy
+    return ai_strategy
 
 
 def _configure_logging(verbose: int) -> None:

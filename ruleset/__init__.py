@@ -13,6 +13,10 @@ No I/O, no clock, no global random, standard library only (the scenario tool in
 * `visible_to(state, player_id)` for what one player may see (R27);
 * `final_standing(state)` for the places, scores and categories of a finished game (R25).
 
+The computer player (`ruleset.ai`: `decide(seat_view(state, player), level, rng)`, levels easy,
+normal and hard) decides a seat's orders from its view alone; `python -m ruleset.tournament`
+plays the levels against each other.
+
 Board messages (`Message`) carry `Mention`s of the systems, players and fleets they name.
 """
 

@@ -259,10 +259,15 @@ _DYNAMIC: Mapping[OrderType, tuple[DynamicCondition, ...]] = {
 assert all(CONDITIONS[t] == _STATIC[t] + _DYNAMIC[t] for t in CONDITIONS)
 
 
+# The same tables as (condition, its test) pairs, for the checks that run for every order.
+_STATIC_TESTS = {t: tuple((c, c.fails) for c in conditions) for t, conditions in _STATIC.items()}
+_DYNAMIC_TESTS = {t: tuple((c, c.fails) for c in conditions) for t, conditions in _DYNAMIC.items()}
+
+
 def refusal(pieces: Pieces, order_type: OrderType, cell: int) -> Phrase | None:
     """The reason to refuse an order at submission: the first static condition it fails (R7a)."""
-    for condition in _STATIC[order_type]:
-        if condition.fails(pieces, cell):
+    for condition, fails in _STATIC_TESTS[order_type]:
+        if fails(pieces, cell):
             return condition.refusal(text.system(pieces.board, cell))
     return None
 
@@ -281,6 +286,18 @@ def failure(
     for dynamic in _DYNAMIC[order_type]:
         if dynamic.fails(position, cell, fleet):
             return dynamic, dynamic.reason(position, cell, fleet)
+    return None
+
+
+def failed_condition(position: Position, order_type: OrderType, fleet: Fleet, cell: int) -> Condition | None:
+    """The first condition the order fails as the position stands now, without its reason's text
+    (`failure` with the text): turn resolution without messages runs this one."""
+    for static, fails in _STATIC_TESTS[order_type]:
+        if fails(position, cell):
+            return static
+    for dynamic, fails_now in _DYNAMIC_TESTS[order_type]:
+        if fails_now(position, cell, fleet):
+            return dynamic
     return None
 
 

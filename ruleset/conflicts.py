@@ -66,6 +66,15 @@ def start_next_conflict(position: Position, log: TurnLog) -> bool:
         a = initial_strength(position, conflict, conflict.attacker)
         d = initial_strength(position, conflict, conflict.defender)
         position.conflicts[0] = replace(conflict, attacker_strength=a, defender_strength=d)
+        if not log.telling:
+            log.note(
+                "conflict started",
+                position.owner(conflict.attacker),
+                conflict.attacker,
+                conflict.unification,
+                f"{'internal' if conflict.internal else 'external'} {conflict.kind.label} {a}:{d}",
+            )
+            return True
         unification = None if conflict.unification is None else position.system(conflict.unification)
         body = text.combat_starts(
             conflict.internal,
@@ -86,8 +95,9 @@ def start_next_conflict(position: Position, log: TurnLog) -> bool:
     return False
 
 
-def resolve_conflict(position: Position, reinforcements: dict[int, int], log: TurnLog) -> Phrase:
-    """Fight the running conflict (R18) and apply the result; the "Combat Complete!" body."""
+def resolve_conflict(position: Position, reinforcements: dict[int, int], log: TurnLog) -> Phrase | None:
+    """Fight the running conflict (R18) and apply the result; the "Combat Complete!" body (None
+    when the log tells nothing)."""
     # The conflict stays queued until its results are applied: while it is, its unification
     # system is not a region member and the two sides remain separate regions (R16, R19).
     conflict = position.conflicts[0]
@@ -96,18 +106,19 @@ def resolve_conflict(position: Position, reinforcements: dict[int, int], log: Tu
     defender_owner = position.owner(conflict.defender)
     attack = conflict.attacker_strength + reinforcements.get(attacker_owner, 0)
     defence = conflict.defender_strength + reinforcements.get(defender_owner, 0)
-    if attack > defence:
-        winner, loser = (
-            _side(position, conflict.attacker, attack),
-            _side(position, conflict.defender, defence),
-        )
-        loser_id = conflict.defender
-    else:  # a tie goes to the defender (ruling, BOARD)
-        winner, loser = (
-            _side(position, conflict.defender, defence),
-            _side(position, conflict.attacker, attack),
-        )
-        loser_id = conflict.attacker
+    # A tie goes to the defender (ruling, BOARD).
+    loser_id = conflict.defender if attack > defence else conflict.attacker
+    if log.telling:
+        if attack > defence:
+            winner, loser = (
+                _side(position, conflict.attacker, attack),
+                _side(position, conflict.defender, defence),
+            )
+        else:
+            winner, loser = (
+                _side(position, conflict.defender, defence),
+                _side(position, conflict.attacker, attack),
+            )
     winner_owner = defender_owner if loser_id == conflict.attacker else attacker_owner
 
     doomed: list[int] = []
@@ -142,6 +153,8 @@ def resolve_conflict(position: Position, reinforcements: dict[int, int], log: Tu
     went_home = position.withdraw_unsupported_leaders()
     for leader, left in went_home:
         log.note("leader sent home", position.owner(leader), leader, left, "unsupported")
+    if not log.telling:
+        return None
     return text.battle_won(
         winner,
         loser,

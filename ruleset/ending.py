@@ -37,6 +37,8 @@ def finish(position: Position, log: TurnLog, *, turn: int, rotation: int, reason
     log.note("game over", detail=reason.value)
     ended = position.freeze(turn=turn, rotation=rotation, phase=Phase.OVER)
     ended = replace(ended, result=final_result(ended.players, reason))
+    if not log.telling:
+        return ended
     standing = final_standing(ended)
     assert standing is not None
     names = position.names

@@ -8,7 +8,7 @@ which condition failed (R26a).
 from __future__ import annotations
 
 from . import messages as text
-from .conditions import Condition, failure
+from .conditions import Condition, failed_condition, failure
 from .kinds import EXTERNAL_CONFLICT_ORDER, Kind, Score
 from .messages import Phrase
 from .order_types import ORDER_TYPES, OrderType
@@ -40,15 +40,19 @@ _SUBJECTS = {
 }
 
 
-def _failed(
-    position: Position,
-    order: Order,
-    fleet: Fleet,
-    cell: int,
-    condition: Condition,
-    reason: Phrase,
-    log: TurnLog,
-) -> Condition:
+def _check(
+    position: Position, order: Order, order_type: OrderType, fleet: Fleet, cell: int, log: TurnLog
+) -> Condition | None:
+    """The condition the order fails now (told to its owner, R26a, and noted), or None."""
+    if not log.telling:
+        condition = failed_condition(position, order_type, fleet, cell)
+        if condition is not None:
+            log.note("order failed", order.player, order.fleet, cell, condition.name)
+        return condition
+    failed = failure(position, order_type, fleet, cell)
+    if failed is None:
+        return None
+    condition, reason = failed
     subject, attempted = _SUBJECTS[OrderType(order.type)]
     log.tell(order.player, subject, text.order_failed(fleet, attempted, position.system(cell), reason))
     log.note("order failed", order.player, order.fleet, cell, condition.name)
@@ -64,9 +68,9 @@ def _colonize(
     rotation: tuple[int, ...],
     log: TurnLog,
 ) -> Condition | None:
-    failed = failure(position, order_type, fleet, cell)
+    failed = _check(position, order, order_type, fleet, cell, log)
     if failed is not None:
-        return _failed(position, order, fleet, cell, *failed, log)
+        return failed
 
     kind = fleet.colonist_kind
     bordering = position.bordering_regions(cell)
@@ -75,14 +79,17 @@ def _colonize(
     position.changed_by[cell] = (order.player, None, "")
     log.note("colonized", order.player, fleet.id, cell, kind.label)
 
+    telling = log.telling
+    consequence: Phrase | None = None
     if len(bordering) <= 1:
         position.add_member(cell)
         if bordering:
             # The label after joining: the new colony may now be the region's lowest cell.
             scorer = _score_colony(position, position.labels()[cell], kind, log, cell)
-            scored_by = None if scorer is None else position.piece(scorer, viewer=order.player)
-            consequence = text.joined_region(kind, scored_by)
-        else:
+            if telling:
+                scored_by = None if scorer is None else position.piece(scorer, viewer=order.player)
+                consequence = text.joined_region(kind, scored_by)
+        elif telling:
             consequence = text.founded_region(kind)
     else:
         conflicts = _external_conflicts(position, bordering, cell, order.player, rotation)
@@ -97,10 +104,14 @@ def _colonize(
                     cell,
                     "external " + conflict.kind.label,
                 )
-            consequence = text.unification_pending(kind, len(bordering), [c.kind for c in conflicts])
+            if telling:
+                consequence = text.unification_pending(kind, len(bordering), [c.kind for c in conflicts])
         else:
             position.add_member(cell)
-            consequence = text.merged_regions(kind, len(bordering))
+            if telling:
+                consequence = text.merged_regions(kind, len(bordering))
+    if consequence is None:
+        return None
     log.tell(
         order.player,
         text.COLONIZE_DONE,
@@ -161,11 +172,11 @@ def _move(position: Position, order: Order, fleet: Fleet, cell: int, log: TurnLo
     origin = position.leader_at.get(fleet.id)
     if origin is not None:
         position.send_home(fleet.id)  # lift the leader first (R9)
-    failed = failure(position, OrderType.MOVE, fleet, cell)
+    failed = _check(position, order, OrderType.MOVE, fleet, cell, log)
     if failed is not None:
         if origin is not None:
             position.place_leader(fleet.id, origin)
-        return _failed(position, order, fleet, cell, *failed, log)
+        return failed
 
     bordering = position.bordering_regions(cell)
     kind = fleet.colonist_kind
@@ -178,7 +189,10 @@ def _move(position: Position, order: Order, fleet: Fleet, cell: int, log: TurnLo
         position.conflicts.append(Conflict(internal=True, kind=kind, attacker=fleet.id, defender=incumbent))
         position.conflicts_changed()
         log.note("conflict queued", order.player, fleet.id, cell, "internal " + kind.label)
-        consequences.append(text.challenged(position.piece(incumbent, viewer=order.player)))
+        if log.telling:
+            consequences.append(text.challenged(position.piece(incumbent, viewer=order.player)))
+    if not log.telling:
+        return None
     log.tell(
         order.player, text.MOVE_DONE, text.order_done(fleet, "moved to", position.system(cell), *consequences)
     )
@@ -186,19 +200,21 @@ def _move(position: Position, order: Order, fleet: Fleet, cell: int, log: TurnLo
 
 
 def _attack(position: Position, order: Order, fleet: Fleet, cell: int, log: TurnLog) -> Condition | None:
-    failed = failure(position, OrderType.ATTACK, fleet, cell)
+    failed = _check(position, order, OrderType.ATTACK, fleet, cell, log)
     if failed is not None:
-        return _failed(position, order, fleet, cell, *failed, log)
+        return failed
 
+    telling = log.telling
     consequences: list[Phrase] = []
     colony = position.colonies.get(cell)
-    if colony is not None:
+    if colony is not None and telling:
         consequences.append(text.colony_bombed(colony))
     position.destroyed.add(cell)
     position.remove_colonies([cell])
     leader = position.leader_on.get(cell)
     if leader is not None:
-        consequences.append(text.leader_bombed(position.piece(leader, viewer=order.player)))
+        if telling:
+            consequences.append(text.leader_bombed(position.piece(leader, viewer=order.player)))
         position.send_home(leader)
         log.note("leader sent home", position.owner(leader), leader, cell, "bombed")
     position.changed_by[cell] = (order.player, fleet.id, fleet.name)
@@ -207,6 +223,8 @@ def _attack(position: Position, order: Order, fleet: Fleet, cell: int, log: Turn
     withdrawn = position.withdraw_unsupported_leaders()
     for leader_id, left in withdrawn:
         log.note("leader sent home", position.owner(leader_id), leader_id, left, "unsupported")
+    if not telling:
+        return None
     if withdrawn:
         consequences.append(
             text.withdrawn([position.piece(fid, viewer=order.player) for fid, _ in withdrawn])

@@ -120,14 +120,17 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
     """
     if state.phase is Phase.OVER:
         return GAME_IS_OVER
-    if not owns_queue(state, order.player, order.fleet):
-        return NO_SUCH_QUEUE
+    fleet = state.fleets.get(order.fleet)
+    if fleet is None or fleet.owner != order.player:
+        if fleet is not None or not owns_queue(state, order.player, order.fleet):
+            return NO_SUCH_QUEUE
     if order.type not in ORDER_NAMES:
         return NO_SUCH_ORDER_TYPE
     order_type = ORDER_TYPES[order.type]
     if order_type not in allowed_order_types(state, order.fleet):
         return NOT_ALLOWED
-    mine = [o for o in accepted if o.player == order.player]
+    player = order.player
+    mine = [o for o in accepted if o.player == player]
     for other in mine:
         if other.fleet == order.fleet:
             return FLEET_ALREADY_ORDERED

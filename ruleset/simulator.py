@@ -15,10 +15,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from .board import DEFAULT_BOARD, HABITABLE, UNINHABITABLE, Board
 from .kinds import Kind, Role
-from .orders import Order, OrderType, acting_players, check_order
+from .orders import Order, OrderType, acting_players
 from .randomness import game_rng, join_rng
 from .regions import label_regions
 from .setup import add_player, new_game
@@ -106,12 +107,11 @@ class TurnCandidates:
     def __init__(self, state: GameState, cells: _BoardCells):
         self.state = state
         colonies = state.colonies
-        destroyed = state.destroyed
-        taken = set(state.leader_at.values())
-        self.habitable = [
-            c for c in cells.habitable if c not in colonies and c not in destroyed and c not in taken
-        ]
-        self.mining = [c for c in cells.mining if c not in colonies and c not in destroyed and c not in taken]
+        blocked = set(state.leader_at.values())
+        blocked.update(colonies)
+        blocked.update(state.destroyed)
+        self.habitable = [c for c in cells.habitable if c not in blocked]
+        self.mining = [c for c in cells.mining if c not in blocked]
         neighbours = state.board.neighbours
         scientist = Kind.SCIENTIST
         near_science: set[int] = set()
@@ -241,11 +241,12 @@ class RandomPlayer:
             order = self._one_order(state, player_id, rng, cands, miners, others, leaders, bombers, used)
             if order is None:
                 break
-            if check_order(state, order, orders) is None:
-                orders.append(order)
-                cell = state.board.cell_of_object(order.target)
-                assert cell is not None  # every candidate is a board system
-                used.add(cell)
+            # Every candidate passes the static conditions (R7a), `used` keeps one order per
+            # system and each fleet is taken once (R11): `check_order` accepts it (the tests check).
+            orders.append(order)
+            cell = state.board.cell_of_object(order.target)
+            assert cell is not None  # every candidate is a board system
+            used.add(cell)
         return orders
 
     def _one_order(
@@ -404,8 +405,9 @@ def play_game(
     *,
     stall_turns: int = DEFAULT_STALL_TURNS,
     observer: Observer | None = None,
-    resolver: Resolver = resolve_turn,
+    resolver: Resolver | None = None,
     state: GameState | None = None,
+    messages: bool | None = None,
 ) -> GameRecord:
     """Play a complete game to Phase.OVER and return its record.
 
@@ -415,6 +417,8 @@ def play_game(
     * `observer(state_before, orders, outcome)` is called after every turn; `resolver` replaces
       `resolve_turn` (the benchmark times it that way); `state` starts from a prepared game
       instead of `set_up(players, board, seed)`.
+    * `messages`: whether turns write their board messages (`resolve_turn(..., messages=)`); by
+      default only when an observer may read them. The states are the same either way.
 
     Raises `GameDidNotEnd` after `stall_turns` normal turns without progress, or after `max_turns`
     turns.
@@ -426,6 +430,9 @@ def play_game(
         players = len(current.players)
         seed = current.seed
     table = _strategy_table(strategies, players)
+    if resolver is None:
+        telling = observer is not None if messages is None else messages
+        resolver = partial(resolve_turn, messages=telling)
     log: list[tuple[Order, ...]] = []
     combat_turns = 0
     progress_mark = (sum(current.pool), len(current.artifacts))

@@ -32,10 +32,15 @@ class TurnOutcome:
 
 
 class TurnLog:
-    """Messages and events collected while a turn is resolved."""
+    """Messages and events collected while a turn is resolved.
 
-    def __init__(self, turn: int):
+    With `messages` False (a playout, a simulation) the log keeps neither board messages nor
+    events, and the rules code builds no message text for it: it checks `log.telling` first.
+    """
+
+    def __init__(self, turn: int, messages: bool = True):
         self.turn = turn
+        self.telling = messages
         self.messages: list[Message] = []
         self.events: list[Event] = []
         # Bodies told to several players (Turn Order, COMBAT!) by id, with their references each
@@ -44,6 +49,8 @@ class TurnLog:
 
     def tell(self, player: int, subject: str, body: Phrase, *, unique: bool = False) -> None:
         """Post `body` to `player`'s board; `unique`: its mentions are known to name each thing once."""
+        if not self.telling:
+            return
         mentions = body.mentions
         if unique:
             pass
@@ -69,6 +76,8 @@ class TurnLog:
         cell: int | None = None,
         detail: str = "",
     ) -> None:
+        if not self.telling:
+            return
         self.events.append(Event(kind, player, fleet, cell, detail))
 
     def outcome(self, state: GameState) -> TurnOutcome:

@@ -16,6 +16,7 @@ from twisted.logger import Logger
 
 from server.config.file import ServerConfig
 from server.game.directory import GameDirectory
+from server.game.stand_in import StandInPlayer
 from server.guards.connections import DescriptorShare
 from server.model.store import GameStore
 from server.services.admin import AdminService
@@ -61,7 +62,7 @@ class Server(OrderedServices):
         if config.node is not None:
             self._games = desks = ClusterNodeService(config, reactor, self._store, hashing, notifications)
         else:
-            directory = GameDirectory()
+            directory = GameDirectory(stand_in=StandInPlayer(config.stand_in))
             desk = desks = DeskLease(reactor, self._store, hashing, notifications, directory)
             self._games = LoadedGames(config, reactor, self._store, hashing, desk, directory)
         games, store_service = self._games, self._store

@@ -18,11 +18,13 @@ TOOL_EXCEPTIONS = {
 }
 
 # package -> (our packages it may import, third-party roots it may import; None = any)
+# The clients may use the ruleset: the bot's computer player is `ruleset.ai`, fed with a seat
+# view built from the wire (`clients.seat_frames`); the ruleset still imports nothing of ours.
 ALLOWED = {
     "ruleset": (set(), set()),
     "protocol": (set(), {"construct"}),
     "server": ({"ruleset", "protocol"}, None),
-    "clients": ({"protocol"}, None),
+    "clients": ({"protocol", "ruleset"}, None),
 }
 
 

@@ -29,6 +29,11 @@
     absent_after_missed_turns = 2    # turns missed in a row before the stand-in plays (0: never)
     vacation_days_max = 14           # the longest vacation a player may declare (0: none)
 
+    [stand_in]                       # the computer player of absent players' seats
+    level = "normal"                 # easy | normal | hard
+    hard_budget = 200                # hard: playouts per decision (about 0.5 s on one core)
+    hard_wait = 2.0                  # hard: the longest an end of turn waits for it (s)
+
     [cluster]                        # several nodes on one PostgreSQL database (docs/cluster.md)
     node = "node-a"                  # this node's name (or `serve --node NAME`)
     advertise = "10.0.0.5:6923"      # where the other nodes reach its TP listener (--advertise)
@@ -69,6 +74,7 @@ from server.config.notifications import NotificationSettings, NotificationSettin
 from server.model.attendance import DEFAULT_ABSENT_AFTER, DEFAULT_VACATION_DAYS_MAX
 from server.model.durations import DURATION_EXAMPLES, duration_seconds
 from server.model.refusals import clipped
+from server.model.stand_in import StandInSettings
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings, TimerSettingsError
 
@@ -127,6 +133,14 @@ class ClusterTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tru
     handover_timeout: float | None = None
 
 
+class StandInTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """The `[stand_in]` table as written (server.model.stand_in)."""
+
+    level: str | None = None
+    hard_budget: int | None = None
+    hard_wait: float | None = None
+
+
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """The configuration file's schema: every key, its type; anything else is refused."""
 
@@ -142,6 +156,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     admin: AdminTable | None = None
     discovery: DiscoverySettings | None = None
     notifications: NotificationSettings | None = None
+    stand_in: StandInTable | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +225,7 @@ class ServerConfig:
     # existing open game did not take (server.cli.serve_flags).
     serve_game_flags: tuple[tuple[str, Any], ...] = ()
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
+    stand_in: StandInSettings = field(default_factory=StandInSettings)
 
 
 def _expect(value: Any, kind: type, where: str) -> Any:
@@ -276,6 +292,13 @@ def load_config(path: str | None) -> ServerConfig:
         config = replace(config, discovery=data.discovery)
     if data.notifications is not None:
         config = replace(config, notifications=data.notifications)
+    if data.stand_in is not None:
+        table = data.stand_in
+        try:
+            settings = StandInSettings.parse(table.level, table.hard_budget, table.hard_wait)
+        except ValueError as error:
+            raise ConfigError(f"stand_in.{error}") from None
+        config = replace(config, stand_in=settings)
     return validate(config)
 
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from server.game.game import Game
+from server.game.stand_in import StandInPlayer
 
 
 class GameDirectory:
-    def __init__(self, default: str | None = None):
+    def __init__(self, default: str | None = None, stand_in: StandInPlayer | None = None):
         self.games: dict[str, Game] = {}
         self.default_name = default
+        # The computer player of every seat the stand-in plays in these games (the `[stand_in]`
+        # settings); `normal` unless the server configured another level.
+        self.stand_in = stand_in or StandInPlayer()
 
     def add(self, game: Game) -> None:
+        game.stand_in = self.stand_in
         self.games[game.setup.name] = game
         if self.default_name is None:
             self.default_name = game.setup.name

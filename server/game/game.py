@@ -34,6 +34,7 @@ from server.game.clock import TurnClockControls
 from server.game.passwords import InlineHasher, PasswordHasher, credential_mark
 from server.game.records import ChangeRecords
 from server.game.seats import Seats
+from server.game.stand_in import StandInPlayer
 from server.game.timer import TurnTimer
 from server.game.write_side import COMMIT_RETRY_S
 from server.model.attendance import Attendance, Presence, after_turn, attendance_of
@@ -95,6 +96,9 @@ class Game(PlayerAccounts, Seats, TurnClockControls, ChangeRecords):
         self.store = store
         self.clock = clock
         self.hasher: PasswordHasher = hasher or InlineHasher()
+        # The computer player of the seats the stand-in plays; the directory gives every game
+        # the server's (`server.game.directory.GameDirectory.add`).
+        self.stand_in = StandInPlayer()
         self._state = state
         self._accounts: dict[str, Account] = {}
         self._queues: dict[int, tuple[QueuedOrder, ...]] = {}
@@ -557,6 +561,7 @@ class Game(PlayerAccounts, Seats, TurnClockControls, ChangeRecords):
             self._follow_deadline()
         for attendance in self._attendance.values():
             self._schedule_vacation_end(attendance)
+        self._open_stand_in_turn()
         if self._finished and not self.busy:
             self._check_turn_end()
         self._end_if_only_stand_ins_act()
@@ -728,6 +733,7 @@ class Game(PlayerAccounts, Seats, TurnClockControls, ChangeRecords):
             self._publish()
             self._release()
             self.timer.start_turn(len(self._state.players), at=deadline)
+            self._open_stand_in_turn()
             self._end_if_only_stand_ins_act()
 
     def _commit_failed(self, failure, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:

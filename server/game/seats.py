@@ -1,8 +1,9 @@
 """Who plays each seat of one game: absent players, vacations, resigning, and the stand-in's turn.
 
 `Seats` is the part of the write side (`server.game.game.Game`) that changes `server.model.attendance`
-records, tells everyone, and gives the stand-in's orders (`ruleset.stand_in`) at the end of a
-turn, each checked, stored and queued like any player's.
+records, tells everyone, and gives the stand-in's orders (`server.game.stand_in`: the computer
+player, `ruleset.ai`, at the level the operator chose) at the end of a turn, each checked, stored
+and queued like any player's.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from twisted.logger import Logger
 
 import ruleset
 from ruleset import Message, Order, Phase, Problem
-from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
 from server.game.write_side import COMMIT_RETRY_S, GameWriteSide
 from server.model.attendance import DAY_S, Attendance, Presence, attendance_of, back
 from server.model.changes import BACK, VACATION, VACATION_ENDED, SeatChanged
@@ -176,6 +176,7 @@ class Seats(GameWriteSide):
                 after=after.presence.value,
             )
             if after.stand_in and self._started and not self.busy:
+                self._open_stand_in_turn()
                 if self._finished:
                     self._check_turn_end()  # the others may all have finished already
                 self._end_if_only_stand_ins_act()
@@ -230,18 +231,33 @@ class Seats(GameWriteSide):
     def _stand_in_order(self, _previous: object, order: ruleset.Order) -> defer.Deferred:
         return self._insert_order(order.player, order.fleet, -1, order.type, order.target)
 
+    def _open_stand_in_turn(self) -> None:
+        """A turn opened (or a seat passed to the stand-in): a `hard` stand-in starts thinking."""
+        if self._state.phase is Phase.OVER:
+            return
+        stand_ins = self.snapshot.stand_ins()
+        seats = [p for p in ruleset.acting_players(self._state, self._removed) if p in stand_ins]
+        if seats:
+            self.stand_in.open_turn(self.setup.seed, self._state, seats)
+
     def _stand_in_turn(self, _previous: object, player: int) -> defer.Deferred:
         # The stand-in sees what the player sees, and the orders the player gave this turn.
-        seat = seat_view(self._state, player, self.snapshot.orders_of(player))
-        orders = stand_in_orders(seat, stand_in_rng(self.setup.seed, self._state.turn + 1, player))
+        d = self.stand_in.orders(
+            self.setup.seed, self._state, player, self.snapshot.orders_of(player), self.clock
+        )
+        d.addCallback(self._give_stand_in_orders, player)
+        return d
+
+    def _give_stand_in_orders(self, orders: tuple[Order, ...], player: int) -> defer.Deferred:
         d: defer.Deferred = defer.succeed(None)
         for order in orders:
             d.addCallback(self._stand_in_order, order)
             d.addErrback(self._stand_in_order_failed, order)
         if orders:
             log.info(
-                "game {game}: the stand-in gives {count} orders for player {player}",
+                "game {game}: the stand-in ({ai_level}) gives {count} orders for player {player}",
                 game=self.setup.name,
+                ai_level=self.stand_in.level.value,
                 count=len(orders),
                 player=player,
             )

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from ruleset import GameState, Message
     from server.game.passwords import PasswordHasher
+    from server.game.stand_in import StandInPlayer
     from server.game.timer import TurnTimer
     from server.model.attendance import Attendance
     from server.model.changes import Change
@@ -55,6 +56,7 @@ class GameWriteSide:
         _started: bool
         _closed: bool
         _ready: defer.Deferred | None
+        stand_in: StandInPlayer
 
         @property
         def busy(self) -> bool: ...
@@ -66,6 +68,8 @@ class GameWriteSide:
         def _check_turn_end(self) -> None: ...
 
         def _end_if_only_stand_ins_act(self) -> None: ...
+
+        def _open_stand_in_turn(self) -> None: ...
 
         def _start_if_ready(self) -> None: ...
 

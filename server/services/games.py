@@ -135,3 +135,4 @@ class LoadedGames(AsyncService):
 
     async def stop(self) -> None:
         await settle(self.directory, self.reactor)
+        self.directory.stand_in.close()

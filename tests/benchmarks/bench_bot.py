@@ -36,7 +36,8 @@ from twisted.internet.testing import StringTransport
 from clients import BlockingClient, Version
 from clients.blocking import BlockingConnection
 from clients.bot import Bot, BotResult, run_bots
-from clients.bot_strategy import BotStrategy, Strategy
+from clients.bot_view import Strategy
+from clients.seat_frames import AiStrategy
 from protocol import Connect
 from ruleset import Phase, game_rng
 from ruleset.simulator import RandomPlayer
@@ -157,7 +158,7 @@ def play_in_process(
         if seat == "bot":
             client = loopback_client(directory, version)
             client.login(name, "bench-password", create=True)
-            joined.append((Bot(name, (strategy or BotStrategy)()), client))
+            joined.append((Bot(name, (strategy or AiStrategy)()), client))
         else:
             randoms.append(successResultOf(game.create_account(name, "bench-password")))
     bots = {game.player_id(bot.name): (bot, client) for bot, client in joined}

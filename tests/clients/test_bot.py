@@ -9,9 +9,8 @@ import pytest
 
 from clients import Version
 from clients.bot import Bot, BotResult, format_results, run_bots
-from clients.bot_random import RandomStrategy
-from clients.bot_strategy import BotStrategy
 from clients.bot_view import Intent, Strategy, View
+from clients.seat_frames import AiStrategy, RandomStrategy
 from clients.tae_model import MOVE, FleetKind
 from tests.benchmarks.bench_bot import (
     cheap_passwords as cheap_password_hashing,
@@ -70,7 +69,7 @@ class Scripted(Strategy):
         self.views.append(view)
         colonist = next(f for f in view.fleets if f.role is FleetKind.COLONIST)
         target = next(s.system_id for s in view.squares.values() if s.colony is None)
-        good = [dataclasses.replace(i, alternate=True) for i in BotStrategy().decide(view)]
+        good = [dataclasses.replace(i, alternate=True) for i in AiStrategy().decide(view)]
         return [Intent(colonist.id, MOVE, target, 1.0, "bad")] + good
 
 

@@ -18,7 +18,7 @@ import time
 from clients import Version
 from clients.blocking import BlockingClient
 from clients.bot import Bot, play_blocking, run_bots
-from clients.bot_strategy import BotStrategy
+from clients.seat_frames import AiStrategy
 from server.database import SyncDatabase
 from server.operating.on_database import game_status
 from server.views.board import absence_notices
@@ -32,7 +32,7 @@ PASSWORD = "secret-password"
 TURN_LENGTH = 2
 
 
-class UnhurriedStrategy(BotStrategy):
+class UnhurriedStrategy(AiStrategy):
     """The bot, thinking a little while each turn, so the game lasts long enough to come back
     in the middle of it."""
 
@@ -118,7 +118,7 @@ def test_an_absent_player_is_played_by_the_stand_in_and_takes_the_seat_back(tmp_
             assert absence_notices.ABSENT in subjects and absence_notices.BACK not in subjects, subjects
             assert back.game.cache.me is not None and "stand-in" in back.game.cache.me.race
             # her bot's first order takes it back
-            bot = Bot(AWAY, BotStrategy())
+            bot = Bot(AWAY, AiStrategy())
             mine = play_blocking(
                 back, bot, max_turns=300, timeout=20, turn_timeout=30, deadline=time.monotonic() + 120
             )

@@ -1,0 +1,138 @@
+"""The computer player's cost: time per decision at each level, and a hard stand-in's share of
+an end of turn.
+
+    python -m tests.benchmarks ai        (or python -m tests.benchmarks.bench_ai [--games N])
+
+1. Time per decision (`ruleset.ai.decide` on the seat's view) for `easy`, `normal` and `hard` at
+   100 and 200 playouts, on the default map, over positions taken every third turn of
+   ``--games`` (6) four-player games of `normal` players: median, 95th percentile, worst.
+2. The end of a turn in the game service (``server.game.game.Game``, a ``MemoryStore``, a
+   ``task.Clock``) with four players of whom three are absent and the stand-in plays at `hard`:
+   its searches start when the turn opens (in a process pool), the benchmark lets the turn last
+   until they are done (a turn lasts minutes), then times the last finish to the next turn,
+   against the same game with nobody absent. The goal: the hard stand-in adds ≤ 5 ms.
+
+How well each level plays is the tournament's (`python -m ruleset.tournament`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from twisted.internet.task import Clock
+
+from ruleset import DEFAULT_BOARD
+from ruleset.ai import Level, ai_rng, decide
+from ruleset.seat import seat_view
+from ruleset.simulator import GameDidNotEnd, play_game
+from server.game.game import Game
+from server.game.stand_in import StandInPlayer
+from server.model.stand_in import StandInSettings
+from server.model.store import GameSetup, MemoryStore
+from server.model.timer_settings import TimerSettings
+
+CASES = (
+    ("easy", Level.EASY, 0),
+    ("normal", Level.NORMAL, 0),
+    ("hard 100", Level.HARD, 100),
+    ("hard 200", Level.HARD, 200),
+)
+
+
+def positions(games: int) -> list:
+    found = []
+
+    def normal(state, player, rng):
+        return list(decide(seat_view(state, player), Level.NORMAL, rng))
+
+    def observe(state, orders, outcome) -> None:
+        if state.turn % 3 == 0:
+            found.append(state)
+
+    for seed in range(games):
+        try:
+            play_game(4, DEFAULT_BOARD, seed, normal, observer=observe)
+        except GameDidNotEnd:
+            pass
+    return found
+
+
+def decision_times(games: int) -> None:
+    states = positions(games)
+    for label, level, budget in CASES:
+        times = []
+        for state in states:
+            player = 1 + state.turn % len(state.players)
+            seat = seat_view(state, player)
+            started = time.perf_counter()
+            decide(seat, level, ai_rng(state.seed, state.turn + 1, player), budget=budget or 200)
+            times.append(time.perf_counter() - started)
+        times.sort()
+        p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+        print(
+            f"{label:9} decision: median {statistics.median(times) * 1000:8.2f} ms, "
+            f"p95 {p95 * 1000:8.2f} ms, worst {times[-1] * 1000:8.2f} ms ({len(times)} positions)"
+        )
+
+
+def turn_end_times(absent: int, stand_in: StandInPlayer | None, turns: int = 12) -> list[float]:
+    clock = Clock()
+    store = MemoryStore()
+    setup = GameSetup("bench", seed=3, timer=TimerSettings(turn_length=0))
+    game = Game(store.create_game(setup), setup, setup.initial_state(), store, clock)
+    if stand_in is not None:
+        game.stand_in = stand_in
+    for name in ("ann", "bob", "cyd", "dee"):
+        game.create_account(name, "secret-password")
+    for player in range(2, 2 + absent):
+        game.resign(player)
+    times = []
+    for _ in range(turns):
+        if game.snapshot.over:
+            break
+        turn = game.state.turn
+        acting = list(game.snapshot.acting_players())
+        if not acting:
+            clock.advance(0)
+            continue
+        if stand_in is not None:
+            # The turn lasts until the searches that started when it opened are done.
+            while stand_in.searching():
+                time.sleep(0.01)
+        *first, last = acting
+        for player in first:
+            game.finish_turn(player)
+        started = time.perf_counter()
+        game.finish_turn(last)
+        clock.advance(0)
+        if game.state.turn > turn:
+            times.append(time.perf_counter() - started)
+    return times
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="bench_ai", description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=6)
+    args = parser.parse_args(argv if argv is not None else [])
+    decision_times(args.games)
+    plain = statistics.median(turn_end_times(0, None))
+    with ProcessPoolExecutor(2) as pool:
+        hard = StandInPlayer(
+            StandInSettings(Level.HARD, hard_budget=100, hard_wait=2.0),
+            executor=pool,
+            call_from_thread=lambda f, *a: f(*a),
+        )
+        three = statistics.median(turn_end_times(3, hard))
+    print(
+        f"end of turn in the game service: {plain * 1000:.2f} ms with nobody absent, "
+        f"{three * 1000:.2f} ms with a hard stand-in (100 playouts) playing 3 of 4 seats (median; "
+        f"adds {(three - plain) * 1000:.2f} ms)"
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
