@@ -9,6 +9,7 @@ promise "stored before answered". `SyncDatabase` runs them in the calling thread
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 import sqlalchemy as sa
@@ -18,10 +19,10 @@ from twisted.internet import defer
 from ruleset import Message
 from server.database import changes as changes_q
 from server.database import games as q
-from server.database import lease, migrate, ownership
+from server.database import migrate, ownership
 from server.database import notification_outbox as outbox_q
-from server.database import operator_requests as requests_q
 from server.database import web_sessions as sessions_q
+from server.database.components import NotificationOutbox, OperatorRequests, ServerLease
 from server.database.engine import create_engine
 from server.database.threads import DatabaseThread
 from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
@@ -134,71 +135,22 @@ class _Games:
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str):
         return self._run(q.thd_set_password_hash, game_id, player_id, password_hash)
 
-    # -- operator requests and the server lease (server.operating.on_database) -----------------------
+    # -- the other table groups, one component each (buildbot's db/ layout) ----------------
 
-    def queue_request(self, game_id: int, kind: str, payload: dict):
-        return self._run(requests_q.thd_queue_request, game_id, kind, payload)
+    @cached_property
+    def requests(self) -> OperatorRequests:
+        """The operator request queue (revision 0002)."""
+        return OperatorRequests(self)
 
-    def pending_requests(self, after: int = 0, game_ids=None):
-        """Pending requests, oldest first (only those of `game_ids`: a cluster node's games)."""
-        return self._run(requests_q.thd_pending_requests, after, game_ids)
+    @cached_property
+    def lease(self) -> ServerLease:
+        """The lease of a single server (revision 0002)."""
+        return ServerLease(self)
 
-    def finish_request(self, request_id: int, status: str, result: str, game_id: int | None = None):
-        """Write back a request's outcome; with `game_id`, as a write of that game (fenced)."""
-        if game_id is None:
-            return self._run(requests_q.thd_finish_request, request_id, status, result)
-        return self._write(_finish_request, game_id, request_id, status, result)
-
-    def request(self, request_id: int):
-        return self._run(requests_q.thd_request, request_id)
-
-    def take_lease(self, host: str, pid: int, now: float):
-        return self._run(lease.thd_take_lease, host, pid, now)
-
-    def heartbeat(self, host: str, pid: int, now: float):
-        return self._run(lease.thd_heartbeat, host, pid, now)
-
-    def release_lease(self, host: str, pid: int):
-        return self._run(lease.thd_release_lease, host, pid)
-
-    def lease_holder(self, now: float):
-        return self._run(lease.thd_lease_holder, now)
-
-    # -- notifications (revision 0004n; server.notifications) ------------------------------
-
-    def notification_channels(self, game_id: int, player_id: int):
-        """[ChannelRow] of the player, oldest first."""
-        return self._run(outbox_q.thd_channels, game_id, player_id)
-
-    def add_notification_channel(
-        self, game_id: int, player_id: int, kind: str, target: str, fmt: str, limit: int
-    ):
-        """(the channel or None when the player has `limit` already, all their channels)."""
-        return self._run(outbox_q.thd_add_channel, game_id, player_id, kind, target, fmt, limit)
-
-    def remove_notification_channels(self, game_id: int, player_id: int, channel_id: int | None = None):
-        """How many channels were removed (one by id, or all of the player's)."""
-        return self._run(outbox_q.thd_remove_channels, game_id, player_id, channel_id)
-
-    def enqueue_notifications(self, entries, now: float):
-        """How many outbox rows were added (a row already there is not added again)."""
-        return self._run(outbox_q.thd_enqueue, tuple(entries), now)
-
-    def enqueue_notification_for_channel(self, channel_id: int, entry, now: float):
-        return self._run(outbox_q.thd_enqueue_for_channel, channel_id, entry, now)
-
-    def claim_notifications(self, worker: str, now: float, claim_seconds: float, limit: int):
-        """[ClaimedDelivery]: due rows claimed for `worker`."""
-        return self._run(outbox_q.thd_claim_due, worker, now, claim_seconds, limit)
-
-    def record_notification_outcomes(self, worker: str, outcomes, now: float):
-        return self._run(outbox_q.thd_record_outcomes, worker, tuple(outcomes), now)
-
-    def notification_counts(self):
-        return self._run(outbox_q.thd_outbox_counts)
-
-    def next_notification_due(self):
-        return self._run(outbox_q.thd_next_due)
+    @cached_property
+    def notifications(self) -> NotificationOutbox:
+        """The players' channels and the outbox (revision 0004n)."""
+        return NotificationOutbox(self)
 
     # -- browser sessions that ended (server.database.web_sessions) --------------------------
 
@@ -207,10 +159,6 @@ class _Games:
 
     def revoked_web_sessions(self, after: int, now: float):
         return self._run(sessions_q.thd_revoked_since, after, now)
-
-
-def _finish_request(conn, game_id: int, request_id: int, status: str, result: str) -> None:
-    requests_q.thd_finish_request(conn, request_id, status, result)
 
 
 class ConnectionStore(_Games):

@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     from server.game.timer import TurnTimer
     from server.model.attendance import Attendance
     from server.model.changes import Change
-    from server.model.snapshot import Announcement, GameSnapshot
+    from server.model.snapshot import Announcement, GameSnapshot, QueuedOrder
     from server.model.store import Account, GameSetup, GameStore
     from server.model.writes import Step
+    from server.views.tp.modtimes import ModTimes
 
 #: Seconds before a write the store could not take is tried again.
 COMMIT_RETRY_S = 5
@@ -57,6 +58,12 @@ class GameWriteSide:
         _closed: bool
         _ready: defer.Deferred | None
         stand_in: StandInPlayer
+        _refusable: list[defer.Deferred]
+        _store_trouble: Exception | None
+        _retry: IDelayedCall | None
+        _queues: dict[int, tuple[QueuedOrder, ...]]
+        _modtimes: ModTimes
+        _last_turn: tuple[tuple[Message, ...], tuple]
 
         @property
         def busy(self) -> bool: ...
@@ -100,3 +107,11 @@ class GameWriteSide:
         def _post_notices(self, messages: tuple[Message, ...]) -> None: ...
 
         def _follow_deadline(self) -> None: ...
+
+        def ready(self) -> defer.Deferred: ...
+
+        def _play_stand_ins(self) -> defer.Deferred: ...
+
+        def _release(self) -> None: ...
+
+        def _announce(self, seconds: int, reason: int) -> None: ...

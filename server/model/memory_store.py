@@ -37,7 +37,14 @@ from server.model.writes import (
 
 
 class MemoryStore:
-    """A store that keeps games for the life of the process (tests, throw-away servers)."""
+    """A store that keeps games for the life of the process (tests, throw-away servers).
+
+    It has the games only: none of the database store's other components (the operator request
+    queue, the lease, the notifications' outbox: `server.database.components`)."""
+
+    requests: None = None
+    lease: None = None
+    notifications: None = None
 
     def __init__(self) -> None:
         self.games: dict[int, StoredGame] = {}

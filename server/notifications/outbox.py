@@ -63,7 +63,7 @@ class Outbox:
         batch, self._pending = self._pending, []
         if not batch:
             return
-        d = defer.maybeDeferred(self.store.enqueue_notifications, batch, self.clock.seconds())
+        d = defer.maybeDeferred(self.store.notifications.enqueue, batch, self.clock.seconds())
         self._writing = d
         d.addCallbacks(self._written, self._not_written, errbackArgs=(batch,))
 

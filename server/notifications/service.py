@@ -131,7 +131,7 @@ class Notifications:
     # -- a player's channels (the web API) -------------------------------------------------
 
     async def channels(self, game_id: int, player: int) -> list[ChannelView]:
-        rows = await self.store.notification_channels(game_id, player)
+        rows = await self.store.notifications.channels(game_id, player)
         return [ChannelView.of(row) for row in rows]
 
     async def add_webhook(self, game_id: int, player: int, url: str, fmt: str = "json") -> ChannelView:
@@ -152,7 +152,7 @@ class Notifications:
                 return known
         channel = await self._add(game_id, player, EMAIL, address, UNCONFIRMED)
         _, entry = confirm(channel.id, address)
-        added = await self.store.enqueue_notification_for_channel(channel.id, entry, self.clock.seconds())
+        added = await self.store.notifications.enqueue_for_channel(channel.id, entry, self.clock.seconds())
         if added:
             self.worker.wake()
         return channel
@@ -169,7 +169,7 @@ class Notifications:
 
     async def _add(self, game_id: int, player: int, kind: str, target: str, fmt: str) -> ChannelView:
         limit = self.settings.max_channels
-        channel, _ = await self.store.add_notification_channel(game_id, player, kind, target, fmt, limit)
+        channel, _ = await self.store.notifications.add_channel(game_id, player, kind, target, fmt, limit)
         if channel is None:
             raise TooManyChannels(
                 f"you have {limit} channels already, the most this server allows: remove one first"
@@ -177,12 +177,12 @@ class Notifications:
         return ChannelView.of(channel)
 
     async def remove(self, game_id: int, player: int, channel_id: int | None = None) -> int:
-        return int(await self.store.remove_notification_channels(game_id, player, channel_id))
+        return int(await self.store.notifications.remove_channels(game_id, player, channel_id))
 
     async def test(self, snapshot: GameSnapshot, player: int) -> int:
         """Queue a test notification to each of the player's channels; how many were queued."""
         entry = events.test_message(snapshot, player, self.clock.seconds(), secrets.token_hex(4))
-        added = await self.store.enqueue_notifications([entry], self.clock.seconds())
+        added = await self.store.notifications.enqueue([entry], self.clock.seconds())
         if added:
             self.worker.wake()
         return int(added)

@@ -90,7 +90,7 @@ class DeliveryWorker:
             return
         now = self.clock.seconds()
         d = defer.maybeDeferred(
-            self.store.claim_notifications, self.name, now, self.claim_seconds, min(self.batch, room)
+            self.store.notifications.claim, self.name, now, self.claim_seconds, min(self.batch, room)
         )
         self._claiming = d
         d.addCallbacks(self._claimed, self._claim_failed, callbackArgs=(min(self.batch, room),))
@@ -168,7 +168,7 @@ class DeliveryWorker:
         if not batch:
             return
         d = defer.maybeDeferred(
-            self.store.record_notification_outcomes, self.name, batch, self.clock.seconds()
+            self.store.notifications.record_outcomes, self.name, batch, self.clock.seconds()
         )
         self._writing = d
         d.addCallbacks(self._outcomes_written, self._outcomes_not_written, errbackArgs=(batch,))

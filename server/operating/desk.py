@@ -80,7 +80,7 @@ class OperatorDesk:
     def take_lease(self):
         """Become the server of this database; OperationError if another live one is."""
         now = self.wallclock()
-        holder = yield self.store.take_lease(self.host, self.pid, now)
+        holder = yield self.store.lease.take(self.host, self.pid, now)
         if holder is not None:
             raise OperationError(f"another server is using this database ({holder.describe(now)})")
         self._last_beat = now
@@ -130,14 +130,14 @@ class OperatorDesk:
 
         now = self.wallclock()
         if self.cluster is None and now - self._last_beat >= HEARTBEAT_INTERVAL_S:
-            ours = await self.store.heartbeat(self.host, self.pid, now)
+            ours = await self.store.lease.heartbeat(self.host, self.pid, now)
             self._last_beat = now
             if not ours:
                 log.warn("the server lease of this database was taken by another process")
         if self.cluster is None:
-            pending = await self.store.pending_requests()
+            pending = await self.store.requests.pending()
         else:
-            pending = await self.store.pending_requests(
+            pending = await self.store.requests.pending(
                 game_ids=[g.id for g in self.directory.games.values()]
             )
         for request in pending:
@@ -147,12 +147,12 @@ class OperatorDesk:
                 continue  # the game left this node meanwhile: its new owner carries it out
             status, result = await self.apply(request)
             if self.cluster is None:
-                await self.store.finish_request(request.id, status, result)
+                await self.store.requests.finish(request.id, status, result)
             elif request.kind == "move_game" or self._game(request.game_id) is None:
                 # the game left with the request (moved, or its claim was lost on the way)
-                await self.store.finish_request(request.id, status, result)
+                await self.store.requests.finish(request.id, status, result)
             else:
-                await self.store.finish_request(request.id, status, result, game_id=request.game_id)
+                await self.store.requests.finish(request.id, status, result, game_id=request.game_id)
             log.info(
                 "operator request #{id} {kind} {payload}: {status}: {result}",
                 id=request.id,
@@ -172,7 +172,7 @@ class OperatorDesk:
         if self.cluster is not None:
             return
         try:
-            await self.store.release_lease(self.host, self.pid)
+            await self.store.lease.release(self.host, self.pid)
         except Exception:
             log.failure("giving back the server lease failed")
 

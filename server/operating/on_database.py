@@ -94,7 +94,7 @@ def open_database(url: str, *, create: bool = False):
 
 def server_holder(db, wallclock: Callable[[], float]):
     """The live server using this database (a LeaseHolder), or None."""
-    return db.lease_holder(wallclock())
+    return db.lease.holder(wallclock())
 
 
 def _game_id(conn, name: str, default_game: str | None = None) -> int:
@@ -118,7 +118,7 @@ def wait_for(db, request_id: int, timeout: float, wallclock: Callable[[], float]
     `wallclock`), looking every `poll` seconds (`pause_between_looks`)."""
     deadline = wallclock() + timeout
     while True:
-        request = db.request(request_id)
+        request = db.requests.get(request_id)
         if request is None or request.status != "pending" or wallclock() >= deadline:
             return request
         pause_between_looks(poll)

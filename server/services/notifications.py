@@ -21,7 +21,7 @@ from server.services.store import StoreService
 def keeps_operations(store: Any) -> bool:
     """Whether `store` is a database store, with the operator desk's lease and request queue
     (a store made in memory, for tests, has neither desk nor notifications)."""
-    return hasattr(store, "pending_requests")
+    return store.requests is not None
 
 
 class NotificationsService(AsyncService):
@@ -37,7 +37,7 @@ class NotificationsService(AsyncService):
     async def start(self) -> None:
         store = self._store.store
         settings = self.config.notifications
-        if not settings.enabled or not keeps_operations(store) or not hasattr(store, "claim_notifications"):
+        if not settings.enabled or not keeps_operations(store) or store.notifications is None:
             return
         from server.notifications.service import Notifications
 

@@ -211,7 +211,7 @@ async def run(url: str, count: int, receiver: ReceiverProcess) -> None:
     last = await receiver.until(before + count * PLAYERS)
     delivery = last - started
     await wait_idle(notifications)
-    counts = await store.notification_counts()
+    counts = await store.notifications.counts()
 
     extra_ms = statistics.median(per_turn) * 1000 if per_turn else 0.0
     p95_ms = per_turn[int(len(per_turn) * 0.95) - 1] * 1000 if per_turn else 0.0

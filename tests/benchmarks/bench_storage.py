@@ -175,7 +175,7 @@ def time_records_and_outbox(url) -> dict[str, list[float]]:
                     for channel in range(CHANNELS_PER_PLAYER):
                         target = f"https://hooks.example/{account.player_id}/{channel}"
                         reactor.wait(
-                            store.add_notification_channel(
+                            store.notifications.add_channel(
                                 ids[way], account.player_id, "webhook", target, "json", 5
                             )
                         )

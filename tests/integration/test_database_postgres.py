@@ -35,6 +35,10 @@ def test_migrations_from_empty(pg_url):
     checks.check_migrations_from_empty(pg_url)
 
 
+def test_the_change_records_revision_goes_down_and_up(pg_url):
+    checks.check_the_change_records_revision_goes_down_and_up(pg_url)
+
+
 def test_every_record_round_trips(fresh_pg_url):
     checks.check_every_record_round_trips(fresh_pg_url)
 

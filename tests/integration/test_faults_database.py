@@ -30,7 +30,8 @@ from ruleset import OrderType, game_rng
 from ruleset.simulator import RandomPlayer
 from server.database import SyncDatabase, create_engine
 from server.game.directory import GameDirectory
-from server.game.game import COMMIT_RETRY_S, Game
+from server.game.game import Game
+from server.game.write_side import COMMIT_RETRY_S
 from server.model.memory_store import MemoryStore
 from server.model.refusals import TURN_NOT_STORED
 from server.model.store import GameSetup, StoreUnavailable

@@ -62,7 +62,7 @@ def playing(store, channels: bool = True, **setup) -> Game:
         successResultOf(game.create_account(name, name + "-password"))
     for player in (1, 2) if channels else ():
         successResultOf(
-            defer.maybeDeferred(store.add_notification_channel, game_id, player, "webhook", HOOK, "json", 5)
+            defer.maybeDeferred(store.notifications.add_channel, game_id, player, "webhook", HOOK, "json", 5)
         )
     return game
 

@@ -156,7 +156,7 @@ def test_players_and_turns_offline(capsys, url):
     with SyncDatabase(url) as db:
         stored = db.load_games()[0]
         assert [a.username for a in stored.accounts] == ["ann", "bob"] and stored.removed_players == {2}
-        assert db.request(1).status == "pending"
+        assert db.requests.get(1).status == "pending"
 
 
 @pytest.mark.parametrize("command", ["add-player", "set-password"])

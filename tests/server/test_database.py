@@ -43,7 +43,7 @@ from tests.support.deferreds import failureResultOf, successResultOf
 
 pytestmark = pytest.mark.timeout(60)
 
-TABLES = {"games", "accounts", "join_messages", "orders", "removed_messages", "turns"}
+TABLES = {"games", "accounts", "join_messages", "orders", "removed_messages", "turns", "changes"}
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -185,6 +185,28 @@ def check_migrations_from_empty(url) -> None:
         with engine.connect() as conn:
             assert not TABLES & set(sa.inspect(conn).get_table_names())
         assert upgrade(engine) == head_revision()
+    finally:
+        engine.dispose()
+
+
+def check_the_change_records_revision_goes_down_and_up(url) -> None:
+    """0006c adds the changes table and takes it away again, with the records in it."""
+    assert upgrade(url) == head_revision()
+    engine = create_engine(url)
+    try:
+        with SyncDatabase(engine) as db:
+            game_id = db.create_game(GameSetup("g"))
+            game = Game(game_id, GameSetup("g"), GameSetup("g").initial_state(), db, Clock())
+            successResultOf(game.create_account("ann", "ann-password"))
+            assert [r.kind for r in db.changes_after(game_id)] == ["seat_changed"]
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0005s")
+        with engine.connect() as conn:
+            names = set(sa.inspect(conn).get_table_names())
+            assert "changes" not in names and {"games", "accounts", "web_session_revocations"} <= names
+        assert upgrade(engine) == head_revision() == "0006c"
+        with SyncDatabase(engine) as db:
+            assert db.changes_after(game_id) == [] and db.load_games()[0].accounts[0].username == "ann"
     finally:
         engine.dispose()
 
@@ -401,6 +423,10 @@ def check_one_database_thread_and_results_after_commit(url) -> None:
 
 
 # -- SQLite ------------------------------------------------------------------------------------
+
+
+def test_the_change_records_revision_goes_down_and_up(sqlite_url):
+    check_the_change_records_revision_goes_down_and_up(sqlite_url)
 
 
 def test_migrations_from_empty(sqlite_url):

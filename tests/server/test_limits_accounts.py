@@ -235,8 +235,11 @@ def test_set_password_with_a_server_running_is_a_request(sqlite_url, db):
         db, game_id, "set_password", {"username": "zed", "password_hash": hash_password("x", n=16)}
     )
     result(desk.poll())
-    assert db.request(change).status == "done" and "changed" in db.request(change).result
-    assert db.request(unknown).status == "failed" and "no player named 'zed'" in db.request(unknown).result
+    assert db.requests.get(change).status == "done" and "changed" in db.requests.get(change).result
+    assert (
+        db.requests.get(unknown).status == "failed"
+        and "no player named 'zed'" in db.requests.get(unknown).result
+    )
     assert logs_in(game, "ann", "new-one") == 1 and logs_in(game, "ann", "first-password") is None
     assert verify_password("new-one", db.load_games()[0].accounts[0].password_hash)
     result(defer.ensureDeferred(desk.stop()))

@@ -180,7 +180,7 @@ def test_each_event_reaches_each_channel_exactly_once_also_across_a_restart(stor
     game = restored(store, clock2)
     again.follow(game)
     deliver(clock2, again)
-    assert successResultOf(defer.maybeDeferred(store.notification_counts)).pending == 0
+    assert successResultOf(defer.maybeDeferred(store.notifications.counts)).pending == 0
 
     successResultOf(game.finish_turn(2))  # the turn ends, and with it the game
     deliver(clock2, again)
@@ -209,7 +209,7 @@ def test_a_crash_between_the_commit_and_the_delivery_loses_no_notification(store
     join(game, "ann", "bob")
     assert notifications.outbox.idle  # nothing waits in memory: it is in the database already
     # the process dies: nothing of it is stopped or drained
-    assert successResultOf(defer.maybeDeferred(store.notification_counts)).pending == 1
+    assert successResultOf(defer.maybeDeferred(store.notifications.counts)).pending == 1
 
     delivered = RecordingSender()
     clock2 = Clock()
@@ -218,7 +218,7 @@ def test_a_crash_between_the_commit_and_the_delivery_loses_no_notification(store
     again.follow(restored(store, clock2))
     deliver(clock2, again)
     assert delivered.delivered_keys() == [f"{game.id}:0:turn_started:2"]
-    assert successResultOf(defer.maybeDeferred(store.notification_counts)).pending == 0
+    assert successResultOf(defer.maybeDeferred(store.notifications.counts)).pending == 0
 
 
 def test_a_turn_shorter_than_the_reminder_lead_has_no_reminder(store):
@@ -349,19 +349,21 @@ def entry(game_id: int, player: int, kind: str = "turn_started") -> outbox_q.Out
 
 def test_a_row_is_claimed_by_one_worker_until_its_claim_expires(store):
     game = new_game(store, Clock())
-    successResultOf(store.add_notification_channel(game.id, 1, "webhook", "https://x.example/", "json", 4))
-    assert successResultOf(store.enqueue_notifications([entry(game.id, 1)] * 2, START)) == 1
-    assert successResultOf(store.enqueue_notifications([entry(game.id, 1)], START)) == 0  # same key
-    (claimed,) = successResultOf(store.claim_notifications("a", START, 60, 10))
-    assert successResultOf(store.claim_notifications("b", START + 1, 60, 10)) == []
-    (again,) = successResultOf(store.claim_notifications("b", START + 61, 60, 10))
+    successResultOf(store.notifications.add_channel(game.id, 1, "webhook", "https://x.example/", "json", 4))
+    assert successResultOf(store.notifications.enqueue([entry(game.id, 1)] * 2, START)) == 1
+    assert successResultOf(store.notifications.enqueue([entry(game.id, 1)], START)) == 0  # same key
+    (claimed,) = successResultOf(store.notifications.claim("a", START, 60, 10))
+    assert successResultOf(store.notifications.claim("b", START + 1, 60, 10)) == []
+    (again,) = successResultOf(store.notifications.claim("b", START + 61, 60, 10))
     assert again.id == claimed.id
     # the first worker's late outcome no longer counts: the row is b's now
     successResultOf(
-        store.record_notification_outcomes("a", [outbox_q.DeliveryOutcome(claimed.id)], START + 62)
+        store.notifications.record_outcomes("a", [outbox_q.DeliveryOutcome(claimed.id)], START + 62)
     )
     assert outbox_rows(store)[0].delivered is None
-    successResultOf(store.record_notification_outcomes("b", [outbox_q.DeliveryOutcome(again.id)], START + 62))
+    successResultOf(
+        store.notifications.record_outcomes("b", [outbox_q.DeliveryOutcome(again.id)], START + 62)
+    )
     assert outbox_rows(store)[0].delivered == START + 62
 
 
@@ -373,9 +375,9 @@ def test_two_nodes_claiming_at_once_never_get_the_same_row(pg_url):
     try:
         game = new_game(store, Clock())
         hook = ("webhook", "https://x.example/", "json", 4)
-        successResultOf(store.add_notification_channel(game.id, 1, *hook))
+        successResultOf(store.notifications.add_channel(game.id, 1, *hook))
         entries = [entry(game.id, 1, kind) for kind in ("turn_started", "reminder", "last_one", "conflict")]
-        successResultOf(store.enqueue_notifications(entries, START))
+        successResultOf(store.notifications.enqueue(entries, START))
         with store.engine.connect() as first, store.engine.connect() as second:
             with first.begin():
                 mine = outbox_q.thd_claim_due(first, "a", START, 60, 2)
@@ -541,14 +543,16 @@ def test_an_outbox_write_that_fails_is_tried_again_with_what_came_meanwhile():
     class Flaky:
         down = True
 
-        def enqueue_notifications(self, entries, now):
+        def enqueue(self, entries, now):
             if self.down:
                 return defer.fail(StoreUnavailable("the database is away"))
             written.append([e.key for e in entries])
             return defer.succeed(len(entries))
 
+    from types import SimpleNamespace
+
     flaky = Flaky()
-    outbox = Outbox(flaky, clock, retry=5, batch_delay=0.05)
+    outbox = Outbox(SimpleNamespace(notifications=flaky), clock, retry=5, batch_delay=0.05)
     outbox.add([entry(1, 1)])
     clock.advance(0.05)
     assert written == [] and not outbox.idle
@@ -572,7 +576,7 @@ def test_nodes_claiming_in_parallel_share_the_rows_without_overlap(pg_url):
         game = new_game(store, Clock())
         for player in range(1, 5):
             hook = ("webhook", f"https://x.example/{player}", "json", 4)
-            successResultOf(store.add_notification_channel(game.id, player, *hook))
+            successResultOf(store.notifications.add_channel(game.id, player, *hook))
         entries = [
             outbox_q.OutboxEntry(
                 game.id, player, f"{game.id}:{turn}:turn_started:{player}", "turn_started", {}
@@ -580,7 +584,7 @@ def test_nodes_claiming_in_parallel_share_the_rows_without_overlap(pg_url):
             for turn in range(1, 101)
             for player in range(1, 5)
         ]
-        assert successResultOf(store.enqueue_notifications(entries, START)) == 400
+        assert successResultOf(store.notifications.enqueue(entries, START)) == 400
         claimed: dict[str, list[int]] = {}
 
         def node(name: str) -> None:

@@ -125,7 +125,7 @@ def setup(name="g", **kwargs) -> GameSetup:
 
 
 def queue(db, game_id, kind, payload=None) -> int:
-    return db.queue_request(game_id, kind, payload or {})
+    return db.requests.queue(game_id, kind, payload or {})
 
 
 # -- migrations and records ---------------------------------------------------------------------
@@ -187,11 +187,11 @@ def test_the_new_records_round_trip(db):
 
     first = queue(db, game_id, "end_turn", {"turn": 1})
     second = queue(db, game_id, "remove_player", {"username": "x"})
-    assert [r.id for r in db.pending_requests()] == [first, second]
-    db.finish_request(first, "done", "ok")
-    assert db.request(first) == OperatorRequest(first, game_id, "end_turn", {"turn": 1}, "done", "ok")
-    assert [r.id for r in db.pending_requests()] == [second]
-    assert db.request(second + 100) is None
+    assert [r.id for r in db.requests.pending()] == [first, second]
+    db.requests.finish(first, "done", "ok")
+    assert db.requests.get(first) == OperatorRequest(first, game_id, "end_turn", {"turn": 1}, "done", "ok")
+    assert [r.id for r in db.requests.pending()] == [second]
+    assert db.requests.get(second + 100) is None
     with pytest.raises(ValueError):
         queue(db, game_id, "explode")
 
@@ -199,23 +199,23 @@ def test_the_new_records_round_trip(db):
 def test_the_lease(db):
     now = 1_800_000_000.0
     host = lease.this_host()
-    assert db.lease_holder(now) is None
-    assert db.take_lease("elsewhere", 1, now) is None
-    holder = db.take_lease("other", 2, now + 1)
+    assert db.lease.holder(now) is None
+    assert db.lease.take("elsewhere", 1, now) is None
+    holder = db.lease.take("other", 2, now + 1)
     assert holder.host == "elsewhere" and holder.pid == 1  # alive: refused
-    assert db.lease_holder(now + 5).pid == 1
-    assert db.heartbeat("elsewhere", 1, now + 10) and not db.heartbeat("other", 2, now + 10)
-    assert db.lease_holder(now + 10 + lease.STALE_AFTER_S + 1) is None  # stale
-    assert db.take_lease("other", 2, now + 10 + lease.STALE_AFTER_S + 1) is None
-    db.release_lease("other", 2)
-    assert db.lease_holder(now + 40) is None
+    assert db.lease.holder(now + 5).pid == 1
+    assert db.lease.heartbeat("elsewhere", 1, now + 10) and not db.lease.heartbeat("other", 2, now + 10)
+    assert db.lease.holder(now + 10 + lease.STALE_AFTER_S + 1) is None  # stale
+    assert db.lease.take("other", 2, now + 10 + lease.STALE_AFTER_S + 1) is None
+    db.lease.release("other", 2)
+    assert db.lease.holder(now + 40) is None
     # on this host, a holder whose process is gone is not alive, however fresh its heartbeat
     dead = 2**22 + 12345
     assert not lease.process_exists(dead)
-    assert db.take_lease(host, dead, now + 50) is None
-    assert db.lease_holder(now + 50) is None
-    assert db.take_lease(host, os.getpid(), now + 50) is None
-    assert db.lease_holder(now + 50).pid == os.getpid()
+    assert db.lease.take(host, dead, now + 50) is None
+    assert db.lease.holder(now + 50) is None
+    assert db.lease.take(host, os.getpid(), now + 50) is None
+    assert db.lease.holder(now + 50).pid == os.getpid()
 
 
 # -- the server side: OperatorDesk ------------------------------------------------------------
@@ -225,7 +225,7 @@ def test_requests_are_carried_out_by_a_running_server(url, db):
     game_id = db.create_game(setup("one"))
     store, desk, directory, clock = start_desk(url)
     game = directory.find("one")
-    assert db.lease_holder(desk.wallclock()) is not None
+    assert db.lease.holder(desk.wallclock()) is not None
 
     # a new game created while the server runs is loaded by the next poll
     other = db.create_game(setup("two", seed=9))
@@ -239,10 +239,13 @@ def test_requests_are_carried_out_by_a_running_server(url, db):
     )
     result(desk.poll())
     assert directory.find("two").id == other and directory.find("two").state.turn == 0
-    assert db.request(load).status == "done"
-    assert db.request(add).status == "done" and "as player 1" in db.request(add).result
-    assert db.request(add_again).status == "failed" and "already has a player" in db.request(add_again).result
-    assert db.request(add_bob).status == "done"
+    assert db.requests.get(load).status == "done"
+    assert db.requests.get(add).status == "done" and "as player 1" in db.requests.get(add).result
+    assert (
+        db.requests.get(add_again).status == "failed"
+        and "already has a player" in db.requests.get(add_again).result
+    )
+    assert db.requests.get(add_bob).status == "done"
     assert logs_in(game, "ann", "pw") == 1
     assert [m.message.subject for m in game.snapshot.board(1)][:1] == ["Welcome"]
 
@@ -251,8 +254,8 @@ def test_requests_are_carried_out_by_a_running_server(url, db):
     end_again = queue(db, game_id, "end_turn", {"turn": 1})
     result(desk.poll())
     assert game.state.turn == 1
-    assert db.request(end).result == "turn 0 of game 'one' ended; turn 1 begins"
-    assert "has ended" in db.request(end_again).result and db.request(end_again).status == "done"
+    assert db.requests.get(end).result == "turn 0 of game 'one' ended; turn 1 begins"
+    assert "has ended" in db.requests.get(end_again).result and db.requests.get(end_again).status == "done"
     assert directory.find("two").state.turn == 0  # the other game did not move
 
     # removal: no login, no orders, and the turn no longer waits for the player
@@ -260,7 +263,7 @@ def test_requests_are_carried_out_by_a_running_server(url, db):
     gone = queue(db, game_id, "remove_player", {"username": "bob"})
     unknown = queue(db, game_id, "remove_player", {"username": "nobody"})
     result(desk.poll())
-    assert db.request(gone).status == "done" and db.request(unknown).status == "failed"
+    assert db.requests.get(gone).status == "done" and db.requests.get(unknown).status == "failed"
     assert game.state.turn == 2, "ann had finished: removing bob ends the turn"
     assert logs_in(game, "bob", "pw") is None and game.waiting_for() == [1]
     fleet = next(f.id for f in game.state.fleets.values() if f.owner == 2)
@@ -270,7 +273,7 @@ def test_requests_are_carried_out_by_a_running_server(url, db):
 
     clock.advance(5)
     result(defer.ensureDeferred(desk.stop()))
-    assert db.lease_holder(desk.wallclock()) is None
+    assert db.lease.holder(desk.wallclock()) is None
     result(store.close())
 
     # restarted: the removal and the new game are still there
@@ -403,7 +406,7 @@ def test_offline_edits_go_straight_to_the_database(url, db):
     assert logs_in(game, "ann", "pw") == 1 and game.removed_players == {2}
     assert [m.message.subject for m in game.snapshot.board(1)][0] == "Welcome"
     assert game.state.turn == 1
-    assert db.request(queued.request).status == "done"
+    assert db.requests.get(queued.request).status == "done"
     result(defer.ensureDeferred(desk.stop()))
 
 
@@ -415,7 +418,7 @@ def test_with_a_server_running_edits_are_requests(url, db, monkeypatch):
 
     def wait_and_poll(database, request_id, timeout, wallclock, poll=0.1):
         result(desk.poll())
-        return database.request(request_id)
+        return database.requests.get(request_id)
 
     monkeypatch.setattr(operations, "wait_for", wait_and_poll)
     created = create_game(db, setup("two"))

@@ -51,17 +51,19 @@ def test_a_running_server_pauses_extends_resumes_and_sets(url, db):  # noqa: F81
 
     pause = queue(db, game_id, "pause")
     result(desk.poll())
-    assert db.request(pause).result == "game 'one' paused (60 s left in turn 0); players were told"
+    assert db.requests.get(pause).result == "game 'one' paused (60 s left in turn 0); players were told"
     assert pushed[-1] == -1 and game.paused
     clock.advance(10_000)
     assert game.state.turn == 0, "the deadline stopped"
 
     extend = queue(db, game_id, "extend", {"seconds": 3600})
     result(desk.poll())
-    assert db.request(extend).status == "done" and game.snapshot.paused_left == 3660
+    assert db.requests.get(extend).status == "done" and game.snapshot.paused_left == 3660
     resume = queue(db, game_id, "resume")
     result(desk.poll())
-    assert db.request(resume).result == "game 'one' resumed (turn 0 ends in 1 h 1 min); players were told"
+    assert (
+        db.requests.get(resume).result == "game 'one' resumed (turn 0 ends in 1 h 1 min); players were told"
+    )
     assert pushed[-1] == 3660 and game.timer.seconds_left() == 3660
     assert len(notices(game, 1)) == 3 and len(notices(game, 2)) == 3
     assert "paused the game during turn 0" in notices(game)[0] and "1 h 1 min" in notices(game)[-1]
@@ -69,8 +71,8 @@ def test_a_running_server_pauses_extends_resumes_and_sets(url, db):  # noqa: F81
     bad = queue(db, game_id, "set", {"key": "max_players", "value": "1"})
     good = queue(db, game_id, "set", {"key": "turn_length", "value": "2h"})
     result(desk.poll())
-    assert db.request(bad).status == "failed" and "has 2 players already" in db.request(bad).result
-    assert db.request(good).status == "done"
+    assert db.requests.get(bad).status == "failed" and "has 2 players already" in db.requests.get(bad).result
+    assert db.requests.get(good).status == "done"
     assert game.setup.timer.turn_length == 7200 and game.timer.seconds_left() == 7200
 
     # a stop and a crash later, the pause and the settings are still there
@@ -256,12 +258,12 @@ def test_a_stored_request_out_of_bounds_is_refused_by_the_desk_in_the_same_words
     negative = queue(db, game_id, "extend", {"seconds": -5})
     bad_value = queue(db, game_id, "set", {"key": "turn_length", "value": "4294967291"})
     result(desk.poll())
-    assert (db.request(wrapped).status, db.request(wrapped).result) == (
+    assert (db.requests.get(wrapped).status, db.requests.get(wrapped).result) == (
         "failed",
         "the extension must be at most a year (366 d), not '4294967291'",
     )
-    assert db.request(negative).result == "the extension must be longer than 0 s, not '-5'"
-    assert db.request(bad_value).result == "turn_length must be at most a year (366 d), not '4294967291'"
+    assert db.requests.get(negative).result == "the extension must be longer than 0 s, not '-5'"
+    assert db.requests.get(bad_value).result == "turn_length must be at most a year (366 d), not '4294967291'"
     assert game.timer.deadline == deadline
     result(defer.ensureDeferred(desk.stop()))
 
