@@ -10,10 +10,11 @@ is one level deep (the seat's own turn); the statistics are shared across worlds
 * Candidates: in a normal turn, `normal`'s answer, then the best compatible pairs and singles of
   the greedy player's ranked orders and of the leader moves it does not consider
   (`ruleset.ai.leader_moves`: collecting artifacts, relocating a leader, merging regions for
-  their artifacts); in a combat turn,
-  sending all, … 1, 0 of the eligible colonists.
+  their artifacts); in a combat turn, sending all, … 1, 0 of the eligible colonists.
 * Every candidate of a round is played in the *same* worlds with the same playout streams, so
-  they are compared on equal luck; successive halving keeps the better half after each round.
+  they are compared on equal luck; successive halving keeps the better half of the others after
+  each round, and `normal`'s answer stays to the end: another is chosen only when its mean beats
+  it by `MARGIN` (the search changes the greedy choice on clear evidence only).
 * Budget: `iterations` playouts in all (reproducible: the same view, stream and budget give the
   same orders); `should_stop()` (the caller's clock: the ruleset reads none) ends the search
   early with the best answer so far. Without a playout it answers as `normal`.

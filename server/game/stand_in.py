@@ -6,8 +6,8 @@ searches (`ruleset.ai.search`), which takes up to a second per seat, so it never
 reactor: when a turn opens, `StandInPlayer.open_turn` starts the search of every seat the
 stand-in plays in a process pool (sized from the machine's cores), and the end of the turn takes
 the answer that is ready. It waits for it at most `hard_wait` seconds: at four fifths of that
-the reactor raises the search's stop flag (shared memory the pool's processes inherit; the
-workers read no clock) and the search answers with its best so far; if even that is not there
+the reactor raises the search's stop flag (shared memory the pool's processes are given when
+they start; the workers read no clock) and the search answers with its best so far; if even that is not there
 in time (a busy machine), the seat gets `normal`'s answer. An end of turn is never held up longer.
 """
 
@@ -80,9 +80,16 @@ class StandInPlayer:
 
     def _pool(self) -> Executor:
         if self._executor is None:
-            self._flags = multiprocessing.Array("b", STOP_SLOTS, lock=False)
+            # Fresh processes, not forks of the server: a fork would share its sockets and
+            # database connections, which a worker could close under it when it exits.
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+            self._flags = context.Array("b", STOP_SLOTS, lock=False)
             self._executor = ProcessPoolExecutor(
-                max_workers=os.cpu_count() or 1, initializer=_inherit_stop_flags, initargs=(self._flags,)
+                max_workers=os.cpu_count() or 1,
+                mp_context=context,
+                initializer=_inherit_stop_flags,
+                initargs=(self._flags,),
             )
         return self._executor
 

@@ -159,3 +159,25 @@ def test_a_failed_search_gives_normals_orders():
     pool.submitted[-1][0].set_exception(RuntimeError("a worker died"))
     assert successResultOf(d) == decide(seat_view(state, 3), Level.NORMAL, ai_rng(17, state.turn + 1, 3))
     assert not player.searching()
+
+
+def test_the_real_pool_searches_in_other_processes_and_stops_when_told():
+    """The pool the server uses: fresh processes, an answer the rules accept, and a search that
+    stops at once when its stop flag rises (a budget it could not finish in a minute)."""
+    clock = Clock()
+    _, game = four_players(clock, absent_after_missed_turns=1)
+    state = game.state
+    player = StandInPlayer(StandInSettings(Level.HARD, 1_000_000, 2.0), call_from_thread=direct)
+    try:
+        player.open_turn(17, state, [2])
+        assert player.searching()
+        ((_, _, (future, slot)),) = player._searches.values()
+        player._stop(slot)
+        orders = future.result(timeout=60)
+        accepted: list[Order] = []
+        for order in orders:
+            assert order.player == 2 and check_order(state, order, accepted) is None
+            accepted.append(order)
+        assert not player.searching()
+    finally:
+        player.close()
