@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from server.game.timer import TurnTimer
     from server.model.attendance import Attendance
     from server.model.changes import Change
-    from server.model.snapshot import Announcement, GameSnapshot, QueuedOrder
+    from server.model.snapshot import Announcement, BoardMessage, GameSnapshot, QueuedOrder
     from server.model.store import Account, GameSetup, GameStore
     from server.model.writes import Step
     from server.views.tp.modtimes import ModTimes
@@ -64,6 +64,9 @@ class GameWriteSide:
         _queues: dict[int, tuple[QueuedOrder, ...]]
         _modtimes: ModTimes
         _last_turn: tuple[tuple[Message, ...], tuple]
+        _boards: dict[int, tuple[BoardMessage, ...]]
+        _posted: dict[int, int]
+        order_serial: int
 
         @property
         def busy(self) -> bool: ...
@@ -77,6 +80,8 @@ class GameWriteSide:
         def _end_if_only_stand_ins_act(self) -> None: ...
 
         def _open_stand_in_turn(self) -> None: ...
+
+        def _back_quietly(self, player: int) -> defer.Deferred: ...
 
         def _start_if_ready(self) -> None: ...
 
