@@ -4,7 +4,8 @@
 `server.model.store.GameStore` interface the game service uses, which `MemoryStore` implements
 too) and give the other table groups as components: `store.requests` (the operator request
 queue), `store.lease` (a single server's lease), `store.notifications` (the players' channels
-and the outbox). Each method runs one `thd_*` query in a transaction of its own through the
+and the outbox), `store.web_sessions` (browser sessions that ended). Each method runs one
+`thd_*` query in a transaction of its own through the
 store (a Deferred from `DatabaseStore`, a plain value from `SyncDatabase`) and returns plain
 data. A store kept in memory has none of them (its attributes are None).
 """
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 from server.database import lease as lease_q
 from server.database import notification_outbox as outbox_q
 from server.database import operator_requests as requests_q
+from server.database import web_sessions as sessions_q
 
 
 class Runner(Protocol):
@@ -112,3 +114,19 @@ class NotificationOutbox:
 
     def next_due(self):
         return self._store._run(outbox_q.thd_next_due)
+
+
+class WebSessionRevocations:
+    """Browser sessions that ended before their cookie expires: a logout, a password change
+    (`server.database.web_sessions`), shared by every node and kept across restarts."""
+
+    def __init__(self, store: Runner):
+        self._store = store
+
+    def revoke(self, session_id: str, until: float, now: float):
+        """Refuse the session from now until its cookie would have expired."""
+        return self._store._run(sessions_q.thd_revoke, session_id, until, now)
+
+    def revoked_since(self, after: int, now: float):
+        """The revocations stored after revocation number `after`."""
+        return self._store._run(sessions_q.thd_revoked_since, after, now)

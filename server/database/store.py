@@ -21,8 +21,12 @@ from server.database import changes as changes_q
 from server.database import games as q
 from server.database import migrate, ownership
 from server.database import notification_outbox as outbox_q
-from server.database import web_sessions as sessions_q
-from server.database.components import NotificationOutbox, OperatorRequests, ServerLease
+from server.database.components import (
+    NotificationOutbox,
+    OperatorRequests,
+    ServerLease,
+    WebSessionRevocations,
+)
 from server.database.engine import create_engine
 from server.database.threads import DatabaseThread
 from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
@@ -152,13 +156,10 @@ class _Games:
         """The players' channels and the outbox (revision 0004n)."""
         return NotificationOutbox(self)
 
-    # -- browser sessions that ended (server.database.web_sessions) --------------------------
-
-    def revoke_web_session(self, session_id: str, until: float, now: float):
-        return self._run(sessions_q.thd_revoke, session_id, until, now)
-
-    def revoked_web_sessions(self, after: int, now: float):
-        return self._run(sessions_q.thd_revoked_since, after, now)
+    @cached_property
+    def web_sessions(self) -> WebSessionRevocations:
+        """Browser sessions that ended (revision 0005s)."""
+        return WebSessionRevocations(self)
 
 
 class ConnectionStore(_Games):

@@ -40,11 +40,13 @@ class MemoryStore:
     """A store that keeps games for the life of the process (tests, throw-away servers).
 
     It has the games only: none of the database store's other components (the operator request
-    queue, the lease, the notifications' outbox: `server.database.components`)."""
+    queue, the lease, the notifications' outbox, the ended browser sessions:
+    `server.database.components`)."""
 
     requests: None = None
     lease: None = None
     notifications: None = None
+    web_sessions: None = None
 
     def __init__(self) -> None:
         self.games: dict[int, StoredGame] = {}

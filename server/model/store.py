@@ -154,4 +154,8 @@ class TurnArchive(Protocol):
     """Where resolved turns are read back (a `GameStore`, for readers): a `TurnRecord` (state after the turn,
     its messages and events) or None for a turn never played; a plain value or a Deferred."""
 
+    #: The browser sessions that ended (`server.database.components.WebSessionRevocations`);
+    #: None for a store kept in memory (a logout is then known to this process only).
+    web_sessions: Any
+
     def turn_record(self, game_id: int, turn: int) -> Any: ...

@@ -32,7 +32,7 @@ import json
 import os
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twisted.internet import defer
 from twisted.internet.interfaces import IReactorTime
@@ -40,6 +40,9 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
 from ruleset import Problem, ProblemCode
+
+if TYPE_CHECKING:
+    from server.database.components import WebSessionRevocations
 
 SESSION_COOKIE = b"tae_session"
 CSRF_COOKIE = b"tae_csrf"
@@ -84,17 +87,17 @@ def _unb64(text: str) -> bytes:
 
 
 class SessionStore:
-    """The sessions this node knows. With `revocations` (the database store: `revoke_web_session`,
-    `revoked_web_sessions`), a session dropped here is recorded, and the sessions dropped on any
-    node or before a restart are read (`start`, then every `REVOCATION_POLL_S`): a logout is
-    final everywhere."""
+    """The sessions this node knows. With `revocations` (the database store's `web_sessions`,
+    `server.database.components.WebSessionRevocations`), a session dropped here is recorded,
+    and the sessions dropped on any node or before a restart are read (`start`, then every
+    `REVOCATION_POLL_S`): a logout is final everywhere."""
 
     def __init__(
         self,
         clock: IReactorTime,
         secret: bytes | None = None,
         lifetime: float = SESSION_LIFETIME,
-        revocations: Any = None,
+        revocations: WebSessionRevocations | None = None,
     ):
         self.clock = clock
         self.secret = secret or os.urandom(32)
@@ -120,8 +123,9 @@ class SessionStore:
 
     def _read_revocations(self) -> defer.Deferred:
         """Read the sessions ended since the last read (never fails)."""
+        assert self.revocations is not None  # started only with revocations
         now = self.clock.seconds()
-        d = defer.maybeDeferred(self.revocations.revoked_web_sessions, self._read_up_to, now)
+        d = defer.maybeDeferred(self.revocations.revoked_since, self._read_up_to, now)
 
         def read(rows: list[tuple[int, str]]) -> None:
             for row_id, session_id in rows:
@@ -207,7 +211,7 @@ class SessionStore:
         self._forget(session_id)
         if self.revocations is not None:
             now = self.clock.seconds()
-            d = defer.maybeDeferred(self.revocations.revoke_web_session, session_id, now + self.lifetime, now)
+            d = defer.maybeDeferred(self.revocations.revoke, session_id, now + self.lifetime, now)
             d.addErrback(
                 lambda failure: log.warn(
                     "web sessions: an ended session could not be stored ({error}); it is refused "

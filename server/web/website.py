@@ -57,7 +57,7 @@ class WebSite:
         self.archive = archive
         self.clock = clock
         self.server_name = server_name
-        revocations = archive if hasattr(archive, "revoked_web_sessions") else None
+        revocations = archive.web_sessions if archive is not None else None
         self.sessions = SessionStore(clock, secret, revocations=revocations)
         self.limits = limits or Limits()
         # test notifications a player may ask for (a test is a POST to a third party)

@@ -18,6 +18,8 @@ from server.model.timer_settings import TimerSettings
 
 
 class FakeArchive:
+    web_sessions = None  # as a store kept in memory: logouts are known to this process only
+
     def __init__(self) -> None:
         self.turns: dict[tuple[int, int], TurnRecord] = {}
         self.loads = 0
