@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server.operating.commands import OperatorCommand
+from server.operating.command_declaration import OperatorCommand
 from server.views.operator_status import GameStatus
 
 

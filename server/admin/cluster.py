@@ -30,7 +30,8 @@ from server.database.ownership import thd_lock_space, thd_notify
 from server.game.directory import GameDirectory
 from server.game.game import Game
 from server.operating.arguments import DEFAULT_GAME
-from server.operating.commands import OperatorCommand, no_such_game, thd_queue_command
+from server.operating.command_declaration import OperatorCommand
+from server.operating.commands import no_such_game, thd_queue_command
 from server.operating.game_actions import OperationError
 from server.operating.on_database import stored_snapshot
 from server.views.operator_status import GameStatus, status_of

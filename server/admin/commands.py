@@ -17,8 +17,8 @@ from typing import Any
 
 from protocol.admin import CommandDesc, CommandParam, CommandParamType
 from server.admin.backend import CommandFailed, GameListing, OperatorBackend
+from server.operating.command_declaration import Changes, OperatorCommand
 from server.operating.commands import COMMANDS as OPERATOR_COMMANDS
-from server.operating.commands import Changes, OperatorCommand
 from server.operating.game_actions import OperationError
 from server.views.operator_status import status_text
 

@@ -26,7 +26,8 @@ from server.game.game import Game
 from server.model.snapshot import GameSnapshot
 from server.model.store import GameSetup
 from server.operating.arguments import DEFAULT_GAME
-from server.operating.commands import OperatorCommand, no_such_game
+from server.operating.command_declaration import OperatorCommand
+from server.operating.commands import no_such_game
 from server.operating.desk import restore_game
 from server.operating.game_actions import OperationError
 from server.views.operator_status import GameStatus, status_of

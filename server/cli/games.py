@@ -37,16 +37,8 @@ from server.cli.options import (
 from server.cli.password_prompt import asked_password
 from server.config.file import load_config
 from server.operating.arguments import YesNo
-from server.operating.commands import (
-    COMMANDS,
-    CREATE_GAME,
-    LIST_GAMES,
-    MOVE_GAME,
-    STATUS,
-    Changes,
-    OperatorCommand,
-    WithoutServer,
-)
+from server.operating.command_declaration import Changes, OperatorCommand, WithoutServer
+from server.operating.commands import COMMANDS, CREATE_GAME, LIST_GAMES, MOVE_GAME, STATUS
 
 
 def _help(command: OperatorCommand) -> str:

@@ -8,6 +8,12 @@ requests: the client's sequence numbers are put back on the answer by the caller
 owner pushes (sequence 0: TimeRemaining) go to `on_push` as they come. When the connection
 ends, every exchange still waiting fails with `UpstreamLost` and `on_lost` runs.
 
+An owner that stops answering (frozen, or cut off from its peers by the network) would keep a
+relayed session waiting for as long as it is silent, although its game moves to another node
+after `failover_timeout`. So an answer has a deadline (`answer_timeout`): when the oldest
+request has waited that long the connection is given up, its exchanges fail with
+`UpstreamLost`, and the session looks for the game's owner again (`server.cluster.routing`).
+
 The first request on an upstream is a Connect whose client string starts with `RELAY_CLIENT`,
 so the owner knows the session is relayed (a node that lets the game go closes such sessions
 instead of relaying them once more).
@@ -18,10 +24,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from twisted.internet import defer
 from twisted.internet import protocol as twisted_protocol
 from twisted.internet.endpoints import HostnameEndpoint
+from twisted.internet.interfaces import IDelayedCall, IReactorTime, ITCPTransport
 from twisted.logger import Logger
 
 import protocol as tp
@@ -58,7 +66,15 @@ class _Exchange:
 
 
 class Upstream(twisted_protocol.Protocol):
-    def __init__(self, version: Version, on_push: Callable[[Frame], None], on_lost: Callable[[], None]):
+    def __init__(
+        self,
+        version: Version,
+        on_push: Callable[[Frame], None],
+        on_lost: Callable[[], None],
+        *,
+        clock: IReactorTime | None = None,
+        answer_timeout: float | None = None,
+    ):
         self.version = version
         self.on_push = on_push
         self.on_lost = on_lost
@@ -66,6 +82,9 @@ class Upstream(twisted_protocol.Protocol):
         self.exchanges: deque[_Exchange] = deque()
         self.sequence = 0
         self.lost = False
+        self.clock = clock
+        self.answer_timeout = answer_timeout
+        self._deadline: IDelayedCall | None = None
 
     # -- requests --------------------------------------------------------------------------
 
@@ -85,6 +104,7 @@ class Upstream(twisted_protocol.Protocol):
             waits.append(exchange.done)
             data.append(replace(frame, sequence=self.sequence).to_bytes())
         self.transport.write(b"".join(data))
+        self._watch()
         return waits
 
     def request(self, message: tp.Message) -> defer.Deferred:
@@ -95,6 +115,33 @@ class Upstream(twisted_protocol.Protocol):
     def close(self) -> None:
         if self.transport is not None and not self.lost:
             self.transport.loseConnection()
+
+    # -- the answer's deadline --------------------------------------------------------------
+
+    def _watch(self, restart: bool = False) -> None:
+        """Keep a deadline on the oldest request waiting (a new one when it changed)."""
+        if self.clock is None or not self.answer_timeout:
+            return
+        if restart:
+            self._unwatch()
+        if self.exchanges and self._deadline is None and not self.lost:
+            self._deadline = self.clock.callLater(self.answer_timeout, self._overdue)
+
+    def _unwatch(self) -> None:
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline = None
+
+    def _overdue(self) -> None:
+        self._deadline = None
+        if self.lost or not self.exchanges:
+            return
+        log.warn(
+            "relay: the owner has not answered for {seconds:.0f} s; giving the connection up",
+            seconds=self.answer_timeout,
+        )
+        if self.transport is not None:
+            cast(ITCPTransport, self.transport).abortConnection()  # no waiting for a silent peer
 
     # -- Twisted ---------------------------------------------------------------------------
 
@@ -118,10 +165,12 @@ class Upstream(twisted_protocol.Protocol):
                 return
             if self.exchanges[0].add(frame):
                 exchange = self.exchanges.popleft()
+                self._watch(restart=True)
                 exchange.done.callback(exchange.frames)
 
     def connectionLost(self, reason=None) -> None:
         self.lost = True
+        self._unwatch()
         waiting, self.exchanges = self.exchanges, deque()
         for exchange in waiting:
             exchange.done.errback(UpstreamLost("the connection to the owner ended"))
@@ -139,15 +188,22 @@ class _OneUpstream(twisted_protocol.ClientFactory):
 
 
 def connect_upstream(
-    reactor, advertise: str, version: Version, on_push: Callable[[Frame], None], on_lost: Callable[[], None]
+    reactor,
+    advertise: str,
+    version: Version,
+    on_push: Callable[[Frame], None],
+    on_lost: Callable[[], None],
+    answer_timeout: float | None = None,
 ) -> defer.Deferred:
-    """An `Upstream` connected to `advertise` (HOST:PORT); fails with UpstreamLost."""
+    """An `Upstream` connected to `advertise` (HOST:PORT), whose answers must come within
+    `answer_timeout` seconds (None: no deadline); fails with UpstreamLost."""
     try:
         host, port = parse_address(advertise)
     except ValueError as error:
         return defer.fail(UpstreamLost(str(error)))
     endpoint = HostnameEndpoint(reactor, host, port, timeout=CONNECT_TIMEOUT_S)
-    d = endpoint.connect(_OneUpstream(Upstream(version, on_push, on_lost)))
+    upstream = Upstream(version, on_push, on_lost, clock=reactor, answer_timeout=answer_timeout)
+    d = endpoint.connect(_OneUpstream(upstream))
 
     def failed(failure):
         raise UpstreamLost(f"cannot reach {advertise}: {failure.getErrorMessage()}")

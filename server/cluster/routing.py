@@ -256,7 +256,12 @@ class ClusterSession:
             return self.upstream
         self._drop_upstream()
         upstream: Upstream = await connect_upstream(
-            self.node.reactor, placement.advertise, self.version, self._pushed, self._upstream_lost
+            self.node.reactor,
+            placement.advertise,
+            self.version,
+            self._pushed,
+            self._upstream_lost,
+            self.node.settings.relay_answer_timeout,
         )
         answer = await upstream.request(tp.Connect(f"{RELAY_CLIENT} {self.node.name} for {self.client}"))
         if not isinstance(decode_answer(answer), tp.Okay):
@@ -504,7 +509,12 @@ class ClusterSession:
 
     async def _games_of(self, placement) -> list[tp.Game]:
         upstream: Upstream = await connect_upstream(
-            self.node.reactor, placement.advertise, self.version, lambda f: None, lambda: None
+            self.node.reactor,
+            placement.advertise,
+            self.version,
+            lambda f: None,
+            lambda: None,
+            self.node.settings.relay_answer_timeout,
         )
         try:
             await upstream.request(tp.Connect(f"{RELAY_CLIENT} {self.node.name} games"))

@@ -68,5 +68,13 @@ class ClusterSettings:
         return self
 
     @property
+    def relay_answer_timeout(self) -> float:
+        """How long a relayed request waits for the owner's answer before the session gives the
+        owner up and looks for the game's owner again: half of `failover_timeout`, so that a
+        frozen owner is left about when its game moves, and well inside a TP client's own
+        request timeout (libtpproto's 12 s with the default settings)."""
+        return self.failover_timeout / 2
+
+    @property
     def address(self) -> tuple[str, int]:
         return parse_address(self.advertise)

@@ -15,13 +15,19 @@ shared-memory file can be made): reading commands work, writes fail with a clear
 
 PostgreSQL: any `postgresql+psycopg://` URL; query parameters go to psycopg (for instance
 `?options=-csearch_path%3Dmyschema`). A server that does not answer makes a connection attempt
-fail after `PG_CONNECT_TIMEOUT_S` rather than hang.
+fail after `PG_CONNECT_TIMEOUT_S` rather than hang. Nothing a process holds on PostgreSQL may
+outlive the process's silence by long (a node frozen inside a transaction, or cut off by the
+network, must not keep its locks while its games move): every session is set up with
+`PG_SESSION_LIMITS` (a transaction left idle is ended, a lock is not waited for forever), and
+TCP keepalives with a user timeout (`PG_KEEPALIVES`) make both ends notice a silent peer in
+seconds rather than when TCP gives up (hours). Options in the URL come after ours and win.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
@@ -30,6 +36,26 @@ from sqlalchemy.pool import StaticPool
 DEFAULT_URL = "sqlite:///tae.db"
 SQLITE_BUSY_TIMEOUT_S = 30
 PG_CONNECT_TIMEOUT_S = 10
+#: Session settings of every PostgreSQL connection, as `SHOW` prints them. No transaction of ours
+#: waits for its client between statements, so an idle one belongs to a frozen or lost process;
+#: the server's end of the connection probes a silent client as ours probes the server.
+PG_SESSION_LIMITS = {
+    "idle_in_transaction_session_timeout": "10s",
+    "lock_timeout": "10s",
+    "tcp_keepalives_idle": "5",
+    "tcp_keepalives_interval": "2",
+    "tcp_keepalives_count": "3",
+    "tcp_user_timeout": "20000",  # milliseconds
+}
+#: libpq's keepalive parameters: a silent peer is noticed after about 5 + 3 × 2 s; unacknowledged
+#: data gives up after 20 s.
+PG_KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 20_000,
+}
 
 
 def is_memory_sqlite(url: URL) -> bool:
@@ -56,15 +82,29 @@ def readable_url(url: str) -> str:
     return readable.render_as_string(hide_password=False)
 
 
+def postgresql_connect_args(url: URL, given: dict[str, Any]) -> dict[str, Any]:
+    """psycopg's connection parameters for `url`: the connect timeout, the keepalives and the
+    session limits above, unless the URL or the caller (`given`) sets them."""
+    connect_args = dict(given)
+    defaults: dict[str, Any] = {"connect_timeout": PG_CONNECT_TIMEOUT_S, **PG_KEEPALIVES}
+    for name, value in defaults.items():
+        if name not in url.query:
+            connect_args.setdefault(name, value)
+    ours = " ".join(f"-c {name}={value}" for name, value in PG_SESSION_LIMITS.items())
+    theirs = connect_args.get("options") or url.query.get("options") or ""
+    if isinstance(theirs, tuple):
+        theirs = " ".join(theirs)
+    connect_args["options"] = f"{ours} {theirs}".strip()
+    return connect_args
+
+
 def create_engine(url: str | URL, **kwargs) -> Engine:
     """An Engine for `url`, with the SQLite settings above; `kwargs` go to sa.create_engine."""
     url = make_url(url)
     if url.get_backend_name() != "sqlite":
         kwargs.setdefault("pool_pre_ping", True)
-        if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
-            connect_args = dict(kwargs.pop("connect_args", {}))
-            connect_args.setdefault("connect_timeout", PG_CONNECT_TIMEOUT_S)
-            kwargs["connect_args"] = connect_args
+        if url.get_backend_name() == "postgresql":
+            kwargs["connect_args"] = postgresql_connect_args(url, kwargs.pop("connect_args", {}))
         return sa.create_engine(url, **kwargs)
 
     connect_args = dict(kwargs.pop("connect_args", {}))

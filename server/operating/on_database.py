@@ -32,13 +32,8 @@ from server.game.passwords import PasswordHasher
 from server.model.snapshot import GameSnapshot
 from server.model.store import GameSetup, MemoryStore
 from server.operating.arguments import DEFAULT_GAME
-from server.operating.commands import (
-    MOVE_GAME,
-    OperatorCommand,
-    WithoutServer,
-    no_such_game,
-    thd_queue_command,
-)
+from server.operating.command_declaration import OperatorCommand, WithoutServer
+from server.operating.commands import MOVE_GAME, no_such_game, thd_queue_command
 from server.operating.game_actions import OperationError
 from server.views.operator_status import GameStatus, status_of
 

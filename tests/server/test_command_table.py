@@ -20,7 +20,8 @@ from server.operating.arguments import (
     WholeNumber,
     YesNo,
 )
-from server.operating.commands import BY_NAME, BY_REQUEST, COMMANDS, Changes, WithoutServer
+from server.operating.command_declaration import Changes, WithoutServer
+from server.operating.commands import BY_NAME, BY_REQUEST, COMMANDS
 from server.operating.game_settings import SETTINGS, setting_named
 from tests.support.deferreds import successResultOf
 
