@@ -92,12 +92,12 @@ async def end_turn_of(game: Game, turn: int | None = None) -> str:
     """End the open turn now (or, given `turn`, make sure that turn has ended). Turns are
     numbered as the TP Universe counts them: the open turn is `game.state.turn`."""
     turn = game.state.turn if turn is None else turn
+    await game.ready()  # a turn being resolved now ends first
     if game.state.turn > turn:
         return f"turn {turn} of game {game.setup.name!r} has ended; the game is at turn {game.state.turn}"
     refusal = end_turn_refusal(game.setup.name, game.state.phase is Phase.OVER, len(game.state.players))
     if refusal is not None:
         raise refusal
-    await game.ready()
     # told like every other operator change: a board message to every player (stored first),
     # then the turn's own messages
     await game.tell_turn_ending()

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from clients.cli import cli
+from tests.support.json_schemas import json_answer
 from tests.support.servers import free_port, serve_process
 
 pytestmark = pytest.mark.timeout(120)
@@ -75,7 +76,7 @@ def test_discover_finds_the_server_and_its_options_connect(tmp_path, monkeypatch
                 cli, ["--json", "discover", "--interface", "127.0.0.1", "--wait", "3"]
             )
             assert result.exit_code == 0, result.output
-            found = [entry for entry in json.loads(result.stdout)["servers"] if entry["port"] == port]
+            found = [entry for entry in json_answer(result.stdout)["servers"] if entry["port"] == port]
             if found:
                 break
         assert found, "the server's advertisement was not seen"

@@ -273,11 +273,16 @@ def test_tae_client_notify_sets_tests_and_removes_channels(tmp_path, sqlite_url)
         hook = f"http://127.0.0.1:{receivers.http}/ann-slack"
         added = tae_client(web_port, "notify", "webhook", hook, "--format", "slack")
         assert added.returncode == 0 and "webhook (slack)" in added.stdout, added.stderr
-        assert tae_client(web_port, "notify", "email", "ann@test.invalid").returncode == 0
+        emailed = json_answer(tae_client(web_port, "notify", "email", "ann@test.invalid", "--json").stdout)
+        assert [c["kind"] for c in emailed["channels"]] == ["webhook", "email"]
         confirm_email(web_port, receivers, "ann@test.invalid")
         refused = tae_client(web_port, "notify", "webhook", "gopher://example.org/")
         assert refused.returncode != 0 and "http:// or https://" in refused.stderr
         assert "Traceback" not in refused.stderr
+        refusal = json_answer(
+            tae_client(web_port, "notify", "webhook", "gopher://example.org/", "--json").stdout
+        )
+        assert refusal["error"]["code"] == "refused" and "http:// or https://" in refusal["error"]["message"]
         listing = json_answer(tae_client(web_port, "notify", "show", "--json").stdout)
         assert [(c["kind"], c["format"]) for c in listing["channels"]] == [
             ("webhook", "slack"),
@@ -297,11 +302,11 @@ def test_tae_client_notify_sets_tests_and_removes_channels(tmp_path, sqlite_url)
         slack = next(r for r in tests if r["channel"] == "webhook")
         assert set(slack["body"]) == {"text"} and "test notification" in slack["body"]["text"]
 
-        assert tae_client(web_port, "notify", "off", hook).returncode == 0
-        listing = json_answer(tae_client(web_port, "notify", "show", "--json").stdout)
+        listing = json_answer(tae_client(web_port, "notify", "off", hook, "--json").stdout)
         assert [c["kind"] for c in listing["channels"]] == ["email"]
-        assert tae_client(web_port, "notify", "off", "99").returncode != 0
-        assert tae_client(web_port, "notify", "off").returncode == 0
+        missing = json_answer(tae_client(web_port, "notify", "off", "99", "--json").stdout)
+        assert missing["error"]["code"] == "usage"
+        assert json_answer(tae_client(web_port, "notify", "off", "--json").stdout)["channels"] == []
         assert json_answer(tae_client(web_port, "notify", "show", "--json").stdout)["channels"] == []
     finally:
         server.kill()

@@ -273,6 +273,7 @@ def test_every_page_api_read_and_event_stream_leaves_the_seat_with_the_stand_in(
         f"/api/games/{NAME}/orders",
         f"/api/games/{NAME}/seat",
         f"/api/games/{NAME}/notifications",
+        "/api/openapi.json",
     ]
     streams = [f"/games/{NAME}/events", f"/games/{NAME}/play/events"]
     read: list[str] = []
