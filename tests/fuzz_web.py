@@ -416,7 +416,8 @@ def web_attack(running: Running, worker: Worker) -> Exchange:
         exchange.server_errors.append(f"a traceback in the answer to {first_line!r}")
     method, _, rest = first_line.partition(" ")
     path = rest.split(" ")[0]
-    valid = method.isalpha() and method.isupper() and first_line.endswith(" HTTP/1.1")
+    # (a request cut short inside its request line names no path to the server: any page will do)
+    valid = method.isalpha() and method.isupper() and first_line.endswith(" HTTP/1.1") and b"\r\n" in data
     if status >= 400 and valid and path.startswith("/api/") and b"application/json" not in head.lower():
         exchange.not_json.append(f"{status} for {first_line!r}")
     if not status and not fuzzer.half_close:
