@@ -106,3 +106,15 @@ class GamePlaces(Protocol):
 
     def default_name(self) -> str | None:
         """The cluster's default game (listed first in the lobby)."""
+
+
+class SessionRevocations(Protocol):
+    """The browser sessions that ended before their cookie expires, shared by every node and
+    kept across restarts (the database store's `web_sessions`,
+    `server.database.components.WebSessionRevocations`). Each answer may be a Deferred."""
+
+    def revoke(self, session_id: str, until: float, now: float) -> Any:
+        """Refuse the session from now until its cookie would have expired."""
+
+    def revoked_since(self, after: int, now: float) -> Any:
+        """The revocations (row number, session id) stored after row number `after`."""

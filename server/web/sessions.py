@@ -42,7 +42,7 @@ from twisted.logger import Logger
 from ruleset import Problem, ProblemCode
 
 if TYPE_CHECKING:
-    from server.database.components import WebSessionRevocations
+    from server.web.contract import SessionRevocations
 
 SESSION_COOKIE = b"tae_session"
 CSRF_COOKIE = b"tae_csrf"
@@ -97,7 +97,7 @@ class SessionStore:
         clock: IReactorTime,
         secret: bytes | None = None,
         lifetime: float = SESSION_LIFETIME,
-        revocations: WebSessionRevocations | None = None,
+        revocations: SessionRevocations | None = None,
     ):
         self.clock = clock
         self.secret = secret or os.urandom(32)

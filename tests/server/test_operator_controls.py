@@ -278,7 +278,7 @@ def test_ending_a_turn_is_told_to_every_player_like_every_other_operator_change(
     result(desk.poll())
     end = queue(db, game_id, "end_turn", {"open_turn": 0})
     result(desk.poll())
-    assert db.request(end).status == "done" and game.state.turn == 1
+    assert db.requests.get(end).status == "done" and game.state.turn == 1
     for player in (1, 2):
         (told,) = notices(game, player)
         assert told.startswith("The operator ended turn 0 now")
