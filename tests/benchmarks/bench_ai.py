@@ -23,17 +23,13 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from twisted.internet.task import Clock
-
 from ruleset import DEFAULT_BOARD
 from ruleset.ai import Level, ai_rng, decide
 from ruleset.seat import seat_view
 from ruleset.simulator import GameDidNotEnd, play_game
-from server.game.game import Game
 from server.game.stand_in import StandInPlayer
 from server.model.stand_in import StandInSettings
-from server.model.store import GameSetup, MemoryStore
-from server.model.timer_settings import TimerSettings
+from tests.benchmarks.bench_stand_in import turn_end_times
 
 CASES = (
     ("easy", Level.EASY, 0),
@@ -79,54 +75,19 @@ def decision_times(games: int) -> None:
         )
 
 
-def turn_end_times(absent: int, stand_in: StandInPlayer | None, turns: int = 12) -> list[float]:
-    clock = Clock()
-    store = MemoryStore()
-    setup = GameSetup("bench", seed=3, timer=TimerSettings(turn_length=0))
-    game = Game(store.create_game(setup), setup, setup.initial_state(), store, clock)
-    if stand_in is not None:
-        game.stand_in = stand_in
-    for name in ("ann", "bob", "cyd", "dee"):
-        game.create_account(name, "secret-password")
-    for player in range(2, 2 + absent):
-        game.resign(player)
-    times = []
-    for _ in range(turns):
-        if game.snapshot.over:
-            break
-        turn = game.state.turn
-        acting = list(game.snapshot.acting_players())
-        if not acting:
-            clock.advance(0)
-            continue
-        if stand_in is not None:
-            # The turn lasts until the searches that started when it opened are done.
-            while stand_in.searching():
-                time.sleep(0.01)
-        *first, last = acting
-        for player in first:
-            game.finish_turn(player)
-        started = time.perf_counter()
-        game.finish_turn(last)
-        clock.advance(0)
-        if game.state.turn > turn:
-            times.append(time.perf_counter() - started)
-    return times
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="bench_ai", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=6)
     args = parser.parse_args(argv if argv is not None else [])
     decision_times(args.games)
-    plain = statistics.median(turn_end_times(0, None))
+    plain = statistics.median(turn_end_times(0, turns=12))
     with ProcessPoolExecutor(2) as pool:
         hard = StandInPlayer(
             StandInSettings(Level.HARD, hard_budget=100, hard_wait=2.0),
             executor=pool,
             call_from_thread=lambda f, *a: f(*a),
         )
-        three = statistics.median(turn_end_times(3, hard))
+        three = statistics.median(turn_end_times(3, turns=12, stand_in=hard))
     print(
         f"end of turn in the game service: {plain * 1000:.2f} ms with nobody absent, "
         f"{three * 1000:.2f} ms with a hard stand-in (100 playouts) playing 3 of 4 seats (median; "

@@ -28,6 +28,7 @@ from ruleset import DEFAULT_BOARD, Phase
 from ruleset.simulator import GameDidNotEnd, RandomPlayer, play_game
 from ruleset.stand_in import seat_view, stand_in_orders, stand_in_rng
 from server.game.game import Game
+from server.game.stand_in import StandInPlayer
 from server.model.memory_store import MemoryStore
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
@@ -52,12 +53,15 @@ def decision_times(games: int) -> list[float]:
     return times
 
 
-def turn_end_times(absent: int, turns: int = 15) -> list[float]:
-    """Seconds from the last finish of a turn to the next turn, with `absent` seats resigned."""
+def turn_end_times(absent: int, turns: int = 15, stand_in: StandInPlayer | None = None) -> list[float]:
+    """Seconds from the last finish of a turn to the next turn, with `absent` seats resigned
+    (played by `stand_in`, or by the game's own stand-in)."""
     clock = Clock()
     store = MemoryStore()
     setup = GameSetup("bench", seed=3, timer=TimerSettings(turn_length=0))
     game = Game(store.create_game(setup), setup, setup.initial_state(), store, clock)
+    if stand_in is not None:
+        game.stand_in = stand_in
     for name in ("ann", "bob", "cyd", "dee"):
         game.create_account(name, "secret-password")
     for player in range(2, 2 + absent):
@@ -71,6 +75,10 @@ def turn_end_times(absent: int, turns: int = 15) -> list[float]:
         if not acting:
             clock.advance(0)
             continue
+        if stand_in is not None:
+            # The turn lasts until the searches that started when it opened are done.
+            while stand_in.searching():
+                time.sleep(0.01)
         *first, last = acting
         for player in first:
             game.finish_turn(player)
