@@ -66,14 +66,7 @@ def start_next_conflict(position: Position, log: TurnLog) -> bool:
         a = initial_strength(position, conflict, conflict.attacker)
         d = initial_strength(position, conflict, conflict.defender)
         position.conflicts[0] = replace(conflict, attacker_strength=a, defender_strength=d)
-        if not log.telling:
-            log.note(
-                "conflict started",
-                position.owner(conflict.attacker),
-                conflict.attacker,
-                conflict.unification,
-                f"{'internal' if conflict.internal else 'external'} {conflict.kind.label} {a}:{d}",
-            )
+        if not log.telling:  # no message and no event to keep (`TurnLog.note` keeps none either)
             return True
         unification = None if conflict.unification is None else position.system(conflict.unification)
         body = text.combat_starts(

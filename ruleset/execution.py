@@ -44,11 +44,8 @@ def _check(
     position: Position, order: Order, order_type: OrderType, fleet: Fleet, cell: int, log: TurnLog
 ) -> Condition | None:
     """The condition the order fails now (told to its owner, R26a, and noted), or None."""
-    if not log.telling:
-        condition = failed_condition(position, order_type, fleet, cell)
-        if condition is not None:
-            log.note("order failed", order.player, order.fleet, cell, condition.name)
-        return condition
+    if not log.telling:  # the condition alone: no message, and `TurnLog.note` keeps no event
+        return failed_condition(position, order_type, fleet, cell)
     failed = failure(position, order_type, fleet, cell)
     if failed is None:
         return None
