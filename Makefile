@@ -7,6 +7,10 @@ STAMP := $(VENV)/.installed
 # `make run` serves this machine only; open it up with, for example,
 #   make run LISTEN=tcp:6923 WEB=tcp:8080
 LISTEN ?= tcp:6923:interface=127.0.0.1
+# `make test` runs the test files in this many processes (pytest-xdist; a file stays in one
+# process). Most tests wait on sockets, servers and databases rather than on the CPU, so three
+# fit two cores; TEST_JOBS=0 runs them in one process.
+TEST_JOBS ?= 3
 WEB ?= tcp:8080:interface=127.0.0.1
 
 .PHONY: venv test lint run bench screenshots schemathesis clean
@@ -29,7 +33,7 @@ lint: venv
 test: venv
 	@git status --porcelain --untracked-files=all > $(VENV)/.status-before 2>/dev/null || true
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile
 	@git status --porcelain --untracked-files=all > $(VENV)/.status-after 2>/dev/null || true
 	@cmp -s $(VENV)/.status-before $(VENV)/.status-after || \
 		{ echo "make test changed the clone:"; diff $(VENV)/.status-before $(VENV)/.status-after; exit 1; }

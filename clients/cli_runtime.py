@@ -134,8 +134,21 @@ LONGEST_ECHOED_WORD = 80
 
 def clip_words(line: str, limit: int = LONGEST_ECHOED_WORD) -> str:
     """`line` with every word longer than `limit` characters cut to `limit` and "…". Every
-    error line goes through here (`TaeGroup.main`), whatever input it repeats."""
-    return " ".join(word if len(word) <= limit else word[:limit] + "…" for word in line.split(" "))
+    error line goes through here (`TaeGroup.main`), whatever input it repeats. A word that
+    names a file on this machine (the turn file or settings the user gave) stays whole: it is
+    the user's own, and a cut path is no use to them (a long temporary folder is common)."""
+    return " ".join(
+        word if len(word) <= limit or _names_a_file(word) else word[:limit] + "…" for word in line.split(" ")
+    )
+
+
+def _names_a_file(word: str) -> bool:
+    """Whether `word` is a path on this machine, or a missing file in a folder that exists."""
+    path = word.rstrip(":,;.")
+    try:
+        return os.path.exists(path) or (os.sep in path and os.path.isdir(os.path.dirname(path)))
+    except (OSError, ValueError):
+        return False
 
 
 def describe_failure(error: BaseException) -> tuple[int, str]:

@@ -471,6 +471,20 @@ def test_a_bad_file_exits_2_before_connecting(tmp_path):
     assert result.stderr == f"tae-client: {path}: order 1: Attack needs a 'target' ([x, y] or a system id)\n"
 
 
+def test_a_long_path_of_the_users_own_is_repeated_whole(tmp_path):
+    folder = tmp_path / ("turns-" + "x" * 100)
+    folder.mkdir()
+    path = folder / "turn.toml"
+    path.write_text("[[orders]\n")
+    result = CliRunner().invoke(cli, ["--port", "1", "--user", "a", "--password", "b", "submit", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"tae-client: {path}: not valid TOML")
+    missing = folder / "absent.toml"
+    args = ["--port", "1", "--user", "a", "--password", "b", "submit", str(missing)]
+    result = CliRunner().invoke(cli, args)
+    assert str(missing) in result.stderr and "…" not in result.stderr
+
+
 def test_finish_and_wait(server, world):
     assert invoke(server, "finish").stdout == "finished turn 0\n"
     assert world.finished == {1}
