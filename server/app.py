@@ -55,7 +55,7 @@ class Server(OrderedServices):
         guard = LoginGuarding(reactor, limits, default_game=lambda: self.directory.default_name)
         # the file descriptors the listeners other than TP share (web, and admin)
         self.descriptors = DescriptorShare(limits.tp_descriptor_share)
-        notifications = NotificationsService(config, reactor, self._store)
+        notifications = NotificationsService(config, reactor, self._store, web)
         desk: DeskLease | None = None
         desks: DeskHolder
         self._games: LoadedGames | ClusterNodeService

@@ -82,6 +82,7 @@ PATHS = [
     "/games/tae/play/finish",
     "/games/tae/play/notify",
     "/games/tae/play/notify-remove",
+    "/games/tae/play/notify-test",
     "/games/tae/notifications/confirm/abc.def",
     "/api/games",
     "/api/games/tae",

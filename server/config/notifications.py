@@ -17,7 +17,10 @@
     webhook_allow = []              # host names or networks webhooks may reach although they
                                     # are loopback, private or link-local ("10.1.0.0/16")
     public_url = ""                 # the web listener's address as players reach it, for the
-                                    # link that confirms an e-mail address ("": the request's)
+                                    # link to the game in every message and the link that
+                                    # confirms an e-mail address ("": the web listener's own)
+    gather = 10                     # seconds a "turn started" waits: if everyone else finishes
+                                    # meanwhile, the player gets one "waits only for you" instead
 
 The table is read against `NotificationSettings` (msgspec): unknown keys and wrong types are
 refused with a one-line error naming the key; `validate()` checks the ranges.
@@ -52,6 +55,7 @@ class NotificationSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
     max_channels: int = 4
     webhook_allow: list[str] = msgspec.field(default_factory=list)
     public_url: str = ""
+    gather: float = 10.0
 
     @property
     def email_enabled(self) -> bool:
@@ -65,7 +69,7 @@ class NotificationSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
             raise NotificationSettingsError(f"smtp_from: {self.smtp_from!r} is not an e-mail address")
         if bool(self.smtp_username) != bool(self.smtp_password):
             raise NotificationSettingsError("smtp_username and smtp_password go together")
-        for name in ("reminder_lead", "retry_base", "retry_cap"):
+        for name in ("reminder_lead", "retry_base", "retry_cap", "gather"):
             if getattr(self, name) < 0:
                 raise NotificationSettingsError(f"{name} cannot be negative")
         if self.retry_cap < self.retry_base:

@@ -186,8 +186,11 @@ def _insert_ignoring_duplicates(conn: Connection, rows: list[dict[str, Any]]) ->
 
 
 def thd_enqueue(conn: Connection, entries: Sequence[OutboxEntry], now: float) -> int:
-    """One outbox row for each entry and each channel of its player, due now; rows already
-    there (same key and channel) stay as they are. Returns how many were added."""
+    """One outbox row for each entry and each channel of its player, due at the entry's
+    `not_before` (at once when that has passed); rows already there (same key and channel)
+    stay as they are. An entry that `replaces` an event still waiting to be sent to a channel
+    takes its place there: the waiting row is closed as sent with this one, and this one tells
+    what it told (`_merged`). Returns how many rows were added."""
     if not entries:
         return 0
     c = notification_channels.c
@@ -202,20 +205,60 @@ def thd_enqueue(conn: Connection, entries: Sequence[OutboxEntry], now: float) ->
         )
         for row in conn.execute(query):
             channels.setdefault((game_id, row.player_id), []).append(row.id)
-    rows = [
-        {
-            "channel_id": channel_id,
-            "idempotency_key": entry.key,
-            "event": entry.event,
-            "payload": entry.payload,
-            "created": now,
-            "attempts": 0,
-            "next_attempt": now,
-        }
-        for entry in entries
-        for channel_id in channels.get((entry.game_id, entry.player_id), ())
-    ]
+    rows = []
+    for entry in entries:
+        for channel_id in channels.get((entry.game_id, entry.player_id), ()):
+            payload = entry.payload
+            if entry.replaces is not None:
+                replaced = _take_waiting(conn, channel_id, entry.replaces, entry.key, now)
+                if replaced is not None:
+                    payload = _merged(payload, replaced)
+            rows.append(
+                {
+                    "channel_id": channel_id,
+                    "idempotency_key": entry.key,
+                    "event": entry.event,
+                    "payload": payload,
+                    "created": now,
+                    "attempts": 0,
+                    "next_attempt": max(now, entry.not_before),
+                }
+            )
     return _insert_ignoring_duplicates(conn, rows)
+
+
+def _take_waiting(conn: Connection, channel_id: int, key: str, by: str, now: float) -> dict[str, Any] | None:
+    """The payload of the row of `key` for `channel_id` when it has not been tried yet (and
+    nobody is sending it), closed as sent with the event `by`; None when there is none."""
+    o = notification_outbox.c
+    waiting = sa.and_(
+        o.channel_id == channel_id,
+        o.idempotency_key == key,
+        o.delivered.is_(None),
+        o.failed.is_(None),
+        o.attempts == 0,
+        sa.or_(o.claimed_until.is_(None), o.claimed_until < now),
+    )
+    row = conn.execute(
+        notification_outbox.update()
+        .where(waiting)
+        .values(delivered=now, last_error=f"sent with {by}")
+        .returning(o.payload)
+    ).first()
+    return None if row is None else dict(row.payload)
+
+
+def _merged(payload: dict[str, Any], replaced: dict[str, Any]) -> dict[str, Any]:
+    """`payload` telling also what the event it replaces told beyond it (the conflicts of a
+    turn's start)."""
+    extra = replaced.get("conflict_text")
+    if not extra:
+        return payload
+    return {
+        **payload,
+        "text": f"{payload.get('text', '')} {extra}".strip(),
+        "conflicts": replaced.get("conflicts", []),
+    }
 
 
 def thd_enqueue_for_channel(conn: Connection, channel_id: int, entry: OutboxEntry, now: float) -> int:

@@ -25,6 +25,7 @@ import idna
 from server.database.notification_outbox import EMAIL, WEBHOOK
 from server.model.refusals import clipped
 from server.notifications.targets import TargetRefused, WebhookTargets
+from server.views.web.paths import game_url
 
 WEBHOOK_FORMATS = ("json", "discord", "slack")
 MAX_URL = 2048
@@ -121,9 +122,20 @@ def describe(kind: str, target: str, fmt: str) -> str:
     return f"e-mail {target}"
 
 
+def with_game_link(payload: dict[str, Any], base: str | None) -> dict[str, Any]:
+    """`payload` with `url`, the game's page on the web listener at `base` (when the server
+    has one, and the event is of a game): every message links to the game it is about."""
+    game = payload.get("game")
+    if not base or not isinstance(game, str) or not game:
+        return payload
+    return {**payload, "url": game_url(base, game)}
+
+
 def message_text(payload: dict[str, Any]) -> str:
-    """The event as one short message (Discord, Slack, the e-mail body's first line)."""
-    return f"{payload.get('title', '')}\n{payload.get('text', '')}".strip()
+    """The event as one short message (Discord, Slack, the e-mail body's first line), with
+    the link to the game as its last line."""
+    text = f"{payload.get('title', '')}\n{payload.get('text', '')}".strip()
+    return f"{text}\n{payload['url']}" if payload.get("url") else text
 
 
 def _slack_escape(text: str) -> str:
@@ -152,7 +164,10 @@ def email_message(payload: dict[str, Any], sender: str, recipient: str, now: flo
     message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
     message["X-TAE-Idempotency-Key"] = _CONTROL.sub(" ", str(payload.get("key", "")))
     # The text is the whole message; a game_over's holds the final standing, one line a place.
-    lines = [str(payload.get("text", "")), "", "--", "To stop these e-mails: tae-client notify off"]
+    lines = [str(payload.get("text", ""))]
+    if payload.get("url"):
+        lines += ["", f"Your game: {payload['url']}"]
+    lines += ["", "--", "To stop these e-mails: tae-client notify off"]
     message.set_content("\n".join(lines))
     return message.as_bytes()
 
@@ -170,4 +185,5 @@ __all__ = [
     "email_message",
     "message_text",
     "webhook_body",
+    "with_game_link",
 ]

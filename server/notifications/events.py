@@ -115,13 +115,26 @@ def _entry(
     return OutboxEntry(snapshot.game_id, player, key, kind, payload)
 
 
-def turn_started(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
+def turn_started(
+    snapshot: GameSnapshot, player: int, now: float, *, gather: float = 0.0, with_conflicts: bool = False
+) -> OutboxEntry:
+    """The turn has started and waits for `player`. It is sent `gather` seconds late: when
+    everyone else finishes meanwhile (players who play at once, computer players), the
+    `last_one` that follows takes its place, and the player gets one message, not two. With
+    `with_conflicts`, the player's conflicts of the new turn are told in the same message."""
     turn = open_turn(snapshot)
     combat = snapshot.phase is Phase.COMBAT
     what = "a combat turn: your leader fights" if combat else "your orders are awaited"
     title = f"{snapshot.name}: turn {turn} has started"
     text = f"Turn {turn} of game {snapshot.name} has started ({what}). {_deadline_sentence(snapshot, now)}"
-    return _entry(snapshot, player, TURN_STARTED, turn, title, text, now)
+    extra: dict[str, Any] = {}
+    documents = conflicts_of(snapshot, player) if with_conflicts else []
+    if documents:
+        sentence = _conflict_sentence(documents)
+        extra = {"conflicts": documents, "conflict_text": sentence[0].upper() + sentence[1:]}
+        text += " " + extra["conflict_text"]
+    entry = _entry(snapshot, player, TURN_STARTED, turn, title, text, now, **extra)
+    return OutboxEntry(entry.game_id, player, entry.key, TURN_STARTED, entry.payload, not_before=now + gather)
 
 
 def reminder(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
@@ -137,13 +150,17 @@ def reminder(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
 
 
 def last_one(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
+    """Everyone else who acts has finished; the turn waits only for `player`. It takes the
+    place of the turn's `turn_started` when that one has not been sent yet."""
     turn = open_turn(snapshot)
-    title = f"{snapshot.name}: everyone else has finished turn {turn}"
+    title = f"{snapshot.name}: turn {turn} waits only for you"
     text = (
         f"Everyone else has finished turn {turn} of game {snapshot.name}: the turn ends as soon "
         f"as you finish. {_deadline_sentence(snapshot, now)}"
     )
-    return _entry(snapshot, player, LAST_ONE, turn, title, text, now)
+    entry = _entry(snapshot, player, LAST_ONE, turn, title, text, now)
+    started = idempotency_key(snapshot.game_id, turn, TURN_STARTED, player)
+    return OutboxEntry(entry.game_id, player, entry.key, LAST_ONE, entry.payload, replaces=started)
 
 
 def conflict_signature(snapshot: GameSnapshot, player: int) -> tuple:
@@ -166,13 +183,18 @@ def conflict(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry | N
     if not documents:
         return None
     turn = open_turn(snapshot)
+    title = f"{snapshot.name}: you are in a conflict (turn {turn})"
+    text = f"Game {snapshot.name}, turn {turn}: {_conflict_sentence(documents)}"
+    return _entry(snapshot, player, CONFLICT, turn, title, text, now, conflicts=documents)
+
+
+def _conflict_sentence(documents: list[dict[str, Any]]) -> str:
+    """ "a war of Settler leaders against bob is queued; ...": the player's conflicts."""
     lines = []
     for doc in documents:
         when = "is fought this turn" if doc["running"] else "is queued"
         lines.append(f"a {doc['type']} of {doc['leader_kind']} leaders against {doc['opponent']} {when}")
-    title = f"{snapshot.name}: you are in a conflict (turn {turn})"
-    text = f"Game {snapshot.name}, turn {turn}: " + "; ".join(lines) + "."
-    return _entry(snapshot, player, CONFLICT, turn, title, text, now, conflicts=documents)
+    return "; ".join(lines) + "."
 
 
 def final_ranking(snapshot: GameSnapshot) -> list[dict[str, Any]]:

@@ -58,11 +58,17 @@ class _Watch:
 
 class GameFollower:
     def __init__(
-        self, outbox, clock: IReactorTime, reminder_lead: float, wake: Callable[[int], None] | None = None
+        self,
+        outbox,
+        clock: IReactorTime,
+        reminder_lead: float,
+        wake: Callable[[int], None] | None = None,
+        gather: float = 0.0,
     ):
         self.outbox = outbox
         self.clock = clock
         self.reminder_lead = reminder_lead
+        self.rule = rules.rule_gathering(gather)
         self.wake = wake  # the delivery worker: rows were stored
         self._watches: dict[int, _Watch] = {}
 
@@ -80,7 +86,7 @@ class GameFollower:
             self._drop(old)
         watch = _Watch(game, lambda: None, snapshot)
         self._watches[snapshot.game_id] = watch
-        game.notify_with(rules.entries_for)
+        game.notify_with(self.rule)
         stop_following = game.follow_changes(lambda record, after: self._changed(watch, record, after))
 
         def stop() -> None:

@@ -42,26 +42,33 @@ log = Logger()
 
 @dataclass(frozen=True, slots=True)
 class ChannelView:
-    """A channel as its player sees it (the API's list)."""
+    """A channel as its player sees it (the API's list, the page): `number` is its place in
+    the player's list, 1 to n, oldest first (what `notify off N` and the API's id name);
+    `row` is the database's id of it, which the player never sees."""
 
-    id: int
+    number: int
+    row: int
     kind: str
     target: str
     format: str
 
     @classmethod
-    def of(cls, row: ChannelRow) -> ChannelView:
-        return cls(row.id, row.kind, row.target, row.format)
+    def of(cls, number: int, row: ChannelRow) -> ChannelView:
+        return cls(number, row.id, row.kind, row.target, row.format)
 
     def document(self) -> dict:
         return {
-            "id": self.id,
+            "id": self.number,
             "kind": self.kind,
             "target": self.target,
             "format": self.format,
             "confirmed": self.format != UNCONFIRMED,
             "description": describe(self.kind, self.target, self.format),
         }
+
+
+def _row_id(row: ChannelRow) -> int:
+    return row.id
 
 
 def worker_name(node: str | None = None) -> str:
@@ -82,6 +89,7 @@ class Notifications:
         mail=None,
         poll_interval: float = 1.0,
         batch_delay: float | None = None,
+        site_url: Callable[[], str | None] | None = None,
     ):
         self.store = store
         self.reactor = reactor
@@ -98,11 +106,14 @@ class Notifications:
             webhooks=self.webhooks,
             mail=self.mail,
             poll_interval=poll_interval,
+            site_url=site_url,
         )
         self.outbox = Outbox(store, self.clock, on_stored=self.worker.wake)
         if batch_delay is not None:
             self.outbox.batch_delay = batch_delay
-        self.follower = GameFollower(self.outbox, self.clock, settings.reminder_lead, wake=self.worker.wake)
+        self.follower = GameFollower(
+            self.outbox, self.clock, settings.reminder_lead, wake=self.worker.wake, gather=settings.gather
+        )
         self.started = False
 
     # -- games -----------------------------------------------------------------------------
@@ -132,7 +143,7 @@ class Notifications:
 
     async def channels(self, game_id: int, player: int) -> list[ChannelView]:
         rows = await self.store.notifications.channels(game_id, player)
-        return [ChannelView.of(row) for row in rows]
+        return [ChannelView.of(number, row) for number, row in enumerate(sorted(rows, key=_row_id), 1)]
 
     async def add_webhook(self, game_id: int, player: int, url: str, fmt: str = "json") -> ChannelView:
         url, fmt = check_webhook(url, fmt, self.targets)
@@ -151,8 +162,8 @@ class Notifications:
             if known.kind == EMAIL and known.target == address and known.format == EMAIL:
                 return known
         channel = await self._add(game_id, player, EMAIL, address, UNCONFIRMED)
-        _, entry = confirm(channel.id, address)
-        added = await self.store.notifications.enqueue_for_channel(channel.id, entry, self.clock.seconds())
+        _, entry = confirm(channel.row, address)
+        added = await self.store.notifications.enqueue_for_channel(channel.row, entry, self.clock.seconds())
         if added:
             self.worker.wake()
         return channel
@@ -161,7 +172,7 @@ class Notifications:
         """The owner of `address` followed the link: the channel is used from now on (False:
         it is gone, or it is another address now)."""
         for known in await self.channels(game_id, player):
-            if known.id == channel_id and known.kind == EMAIL and known.target == address:
+            if known.row == channel_id and known.kind == EMAIL and known.target == address:
                 if known.format != EMAIL:
                     await self._add(game_id, player, EMAIL, address, EMAIL)
                 return True
@@ -174,10 +185,17 @@ class Notifications:
             raise TooManyChannels(
                 f"you have {limit} channels already, the most this server allows: remove one first"
             )
-        return ChannelView.of(channel)
+        return next(view for view in await self.channels(game_id, player) if view.row == channel.id)
 
-    async def remove(self, game_id: int, player: int, channel_id: int | None = None) -> int:
-        return int(await self.store.notifications.remove_channels(game_id, player, channel_id))
+    async def remove(self, game_id: int, player: int, number: int | None = None) -> int:
+        """Remove the player's channel `number` (1 to n, as listed), or all of them (None);
+        how many went."""
+        if number is None:
+            return int(await self.store.notifications.remove_channels(game_id, player, None))
+        for view in await self.channels(game_id, player):
+            if view.number == number:
+                return int(await self.store.notifications.remove_channels(game_id, player, view.row))
+        return 0
 
     async def test(self, snapshot: GameSnapshot, player: int) -> int:
         """Queue a test notification to each of the player's channels; how many were queued."""

@@ -22,6 +22,7 @@ from twisted.logger import Logger
 
 from server.config.notifications import NotificationSettings
 from server.database.notification_outbox import EMAIL, ClaimedDelivery, DeliveryOutcome
+from server.notifications.channels import with_game_link
 from server.notifications.delivery import DeliveryFailed
 
 log = Logger()
@@ -45,8 +46,10 @@ class DeliveryWorker:
         batch: int = BATCH,
         concurrency: int = CONCURRENCY,
         on_delivered: Callable[[ClaimedDelivery], None] | None = None,
+        site_url: Callable[[], str | None] | None = None,
     ):
         self.store = store
+        self.site_url = site_url
         self.clock = clock
         self.settings = settings
         self.name = name
@@ -121,10 +124,12 @@ class DeliveryWorker:
     # -- sending ---------------------------------------------------------------------------
 
     def _send(self, row: ClaimedDelivery) -> None:
+        base = self.site_url() if self.site_url is not None else self.settings.public_url
+        payload = with_game_link(row.payload, base)
         if row.kind == EMAIL:
-            d = defer.maybeDeferred(self.mail.send, row.target, row.payload)
+            d = defer.maybeDeferred(self.mail.send, row.target, payload)
         else:
-            d = defer.maybeDeferred(self.webhooks.send, row.target, row.format, row.payload)
+            d = defer.maybeDeferred(self.webhooks.send, row.target, row.format, payload)
         self._in_flight[row.id] = d
         d.addCallbacks(self._sent, self._not_sent, callbackArgs=(row,), errbackArgs=(row,))
 

@@ -14,6 +14,7 @@ stopping; each `Listeners` service closes those that were bound by a start that 
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Sequence
 from typing import Any
 
@@ -143,15 +144,39 @@ def announce(setting: str, description: str, address: Any) -> None:
     fields: dict[str, Any] = {"host": host, "port": port, "tls": tls}
     if setting == WEB:
         fields["listener"], what = "web", "the web pages and JSON API"
-        if host is not None:
-            local = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host) or _url_host(host)
-            fields["url"] = f"{'https' if tls else 'http'}://{local}:{port}/"
+        url = web_url(description, address, local=True)
+        if url is not None:
+            fields["url"] = url + "/"
             what += f": open {fields['url']}"
     elif setting == ADMIN:
         fields["listener"], what = "admin", f"the admin protocol ({'TLS' if tls else 'plain TCP'})"
     else:
         fields["listener"], what = ("tls", "TP over TLS") if tls else ("tp", "TP")
     log.info("listening on {where}{every} for {what}", where=where, every=every, what=what, **fields)
+
+
+def web_url(description: str, address: Any, *, local: bool = False) -> str | None:
+    """`http://HOST:PORT` of a web listener bound at `address` (None for a unix socket). A
+    listener on every interface is named by this machine's name, or with `local` by the
+    loopback address (what to open in a browser here)."""
+    host, port = getattr(address, "host", None), getattr(address, "port", None)
+    if host is None:
+        return None
+    if host in ("0.0.0.0", "::"):
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1"}[host] if local else socket.getfqdn()
+    scheme = "https" if description.split(":", 1)[0] == "ssl" else "http"
+    return f"{scheme}://{_url_host(host)}:{port}"
+
+
+def first_web_url(listeners: Listeners | None) -> str | None:
+    """The address of the first web listener of `listeners` that has one, once bound."""
+    if listeners is None:
+        return None
+    for description, port in zip(listeners.descriptions, listeners.ports, strict=False):
+        url = web_url(description, port.getHost())
+        if url is not None:
+            return url
+    return None
 
 
 def _url_host(host: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from twisted.application.service import Service
 
 from server.config.file import ServerConfig
+from server.services.listeners import Listeners, first_web_url
 from server.services.ordered import AsyncService
 from server.services.store import StoreService
 
@@ -27,11 +28,12 @@ def keeps_operations(store: Any) -> bool:
 class NotificationsService(AsyncService):
     """The server's `Notifications` (`notifications`, once started; None when there are none)."""
 
-    def __init__(self, config: ServerConfig, reactor, store: StoreService):
+    def __init__(self, config: ServerConfig, reactor, store: StoreService, web: Listeners | None = None):
         self.setName("notifications")
         self.config = config
         self.reactor = reactor
         self._store = store
+        self._web = web
         self.notifications: Any = None  # server.notifications.service.Notifications
 
     async def start(self) -> None:
@@ -42,7 +44,14 @@ class NotificationsService(AsyncService):
         from server.notifications.service import Notifications
 
         node = self.config.node
-        self.notifications = Notifications(store, self.reactor, settings, name=node.node if node else None)
+        self.notifications = Notifications(
+            store, self.reactor, settings, name=node.node if node else None, site_url=self.site_url
+        )
+
+    def site_url(self) -> str | None:
+        """Where players reach the web pages, for the link in every message: the operator's
+        `[notifications] public_url`, else this server's first web listener (None: no pages)."""
+        return self.config.notifications.public_url.rstrip("/") or first_web_url(self._web)
 
     async def stop(self) -> None:
         notifications, self.notifications = self.notifications, None

@@ -7,10 +7,10 @@ both read who is asking through a `Browser`.
 from __future__ import annotations
 
 import secrets
-from urllib.parse import quote
 
 from server.model.refusals import Refused
 from server.model.snapshot import GameSnapshot
+from server.views.web.paths import game_path
 from server.web.contract import ServedGame
 from server.web.forms import FormError, form_fields
 from server.web.relay import is_secure
@@ -19,10 +19,6 @@ from server.web.sessions import BAD_CSRF, CSRF_COOKIE, SESSION_COOKIE, Session, 
 from server.web.website import WebSite
 
 HTML = b"text/html; charset=utf-8"
-
-
-def game_path(name: str, *rest: str) -> str:
-    return "/games/" + quote(name, safe="") + "".join("/" + part for part in rest)
 
 
 class Browser:

@@ -24,7 +24,7 @@ from server.model.refusals import Refused
 from server.model.store import StoreError
 from server.notifications.channels import EVENT_KINDS, WEBHOOK_FORMATS, ChannelError, TooManyChannels
 from server.web.api import Api, answer, encode, error_document, json_fields, refusal
-from server.web.notification_pages import confirmer
+from server.web.notification_pages import confirmer, test_wait
 from server.web.routing import HTTPFailure, Router
 from server.web.website import WebSite
 
@@ -153,16 +153,13 @@ class NotificationApi:
     async def test(self, request, name: str) -> bytes:
         game, service, player = await self._caller(request, name)
         json_fields(request)
-        tests = self.web.notification_tests
-        if tests is not None:
-            key, now = f"{game.snapshot.game_id}:{player}", self.web.now()
-            if not tests.take(key, now):
-                wait = max(1, int(tests.wait(key, now)) + 1)
-                problem = Problem(
-                    ProblemCode.UNAVAILABLE_TEMPORARILY,
-                    f"Too many test notifications; the next one in {wait} s.",
-                )
-                raise HTTPFailure(429, encode(error_document(problem)), JSON, {b"retry-after": b"%d" % wait})
+        wait = test_wait(self.web, game.snapshot.game_id, player)
+        if wait:
+            problem = Problem(
+                ProblemCode.UNAVAILABLE_TEMPORARILY,
+                f"Too many test notifications; the next one in {wait} s.",
+            )
+            raise HTTPFailure(429, encode(error_document(problem)), JSON, {b"retry-after": b"%d" % wait})
         queued = await service.test(game.snapshot, player)
         request.setResponseCode(202)
         return answer(request, {"queued": queued})

@@ -1,7 +1,8 @@
-"""The "Notifications" box of a player's own page (/games/NAME/play): their channels, a form to
-add a webhook or an e-mail address, and a button to remove each (docs/notifications.md).
+"""The "Notifications" box of a player's own page (/games/NAME/play): their channels, numbered,
+a form to add a webhook (or an e-mail address, when the server has an SMTP relay), a button to
+remove each and one to send a test message to them all (docs/notifications.md).
 
-The forms post to /games/NAME/play/notify and /games/NAME/play/notify-remove with the page's
+The forms post to /games/NAME/play/notify, .../notify-remove and .../notify-test with the page's
 CSRF token, like the page's other forms, and come back to the page with a notice.
 """
 
@@ -22,7 +23,8 @@ from server.notifications.confirmation import (
     confirmation_token,
     read_confirmation,
 )
-from server.web.browser import HTML, Browser, game_path
+from server.views.web.paths import game_path
+from server.web.browser import HTML, Browser
 from server.web.contract import ServedGame
 from server.web.relay import is_secure
 from server.web.routing import Router
@@ -111,11 +113,53 @@ class NotificationForms:
                 browser.notify("error", "The server cannot reach its database; try again soon.")
         return self._back(request, name)
 
+    async def test(self, request, name: str) -> bytes:
+        """The box's Test button: a test message to each of the player's channels."""
+        browser = Browser(self.web, request)
+        game, player = self.player(browser, name)
+        try:
+            browser.form()
+        except Refused as refused:
+            browser.notify("error", refused.message)
+            return self._back(request, name)
+        service = self.web.notifications
+        wait = test_wait(self.web, game.snapshot.game_id, player)
+        if service is None or not service.settings.enabled:
+            browser.notify("error", "This server sends no notifications.")
+        elif wait:
+            browser.notify("error", f"Too many test notifications; the next one in {wait} s.")
+        else:
+            try:
+                queued = await service.test(game.snapshot, player)
+            except StoreError:
+                browser.notify("error", "The server cannot reach its database; try again soon.")
+            else:
+                browser.notify(
+                    "ok" if queued else "error",
+                    f"A test message is on its way to {queued} channel{'s' if queued != 1 else ''}."
+                    if queued
+                    else "You have no channel to test (an e-mail address counts once it is confirmed).",
+                )
+        return self._back(request, name)
+
     @staticmethod
     def _back(request, name: str) -> bytes:
         request.setResponseCode(303)
         request.setHeader(b"location", (game_path(name, "play") + "#notifications").encode())
         return b""
+
+
+def test_wait(web: WebSite, game_id: int, player: int) -> int:
+    """0 when the player may send a test notification now (and it is counted), else the
+    seconds until they may: the page's button and the API share the limit
+    (`notification_tests_per_hour`)."""
+    tests = web.notification_tests
+    if tests is None:
+        return 0
+    key, now = f"{game_id}:{player}", web.now()
+    if tests.take(key, now):
+        return 0
+    return max(1, int(tests.wait(key, now)) + 1)
 
 
 def confirmer(web: WebSite, request: Any, snapshot: GameSnapshot, player: int):
@@ -218,6 +262,7 @@ def register(router: Router, web: WebSite, player: PlayerOf) -> None:
     forms = NotificationForms(web, player)
     router.add("POST", "/games/{name}/play/notify", forms.add)
     router.add("POST", "/games/{name}/play/notify-remove", forms.remove)
+    router.add("POST", "/games/{name}/play/notify-test", forms.test)
     confirmations = Confirmations(web)
     router.add("GET", "/games/{name}/notifications/confirm/{token}", confirmations.show)
     router.add("POST", "/games/{name}/notifications/confirm/{token}", confirmations.confirm)

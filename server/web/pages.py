@@ -23,10 +23,11 @@ from server.views.deadline import in_words, local_time_words
 from server.views.web.documents import my_view, public_game, summary_document, with_time
 from server.views.web.mapsvg import STYLE, map_head, map_key, order_marks, own_marks, owner_colour, render_map
 from server.views.web.palette import player_class
+from server.views.web.paths import game_path
 from server.views.web.scoreplot import score_plot
 from server.web import actions
 from server.web.api import error_document
-from server.web.browser import HTML, Browser, game_path, logged_in_player
+from server.web.browser import HTML, Browser, logged_in_player
 from server.web.contract import ServedGame
 from server.web.live import player_key, public_key, version
 from server.web.notification_pages import channel_box

@@ -166,7 +166,7 @@ def served(tmp_path_factory):
     receiver = Receiver()
     config.write_text(
         "[limits]\npassword_hash_cost = 10\naccounts_per_address = 0\n"  # every player is on 127.0.0.1
-        "[notifications]\nreminder_lead = 0\nretry_base = 0.2\nretry_cap = 1.0\n"
+        "[notifications]\nreminder_lead = 0\nretry_base = 0.2\nretry_cap = 1.0\ngather = 0\n"
         'webhook_allow = ["127.0.0.1"]\n'  # the receiver of this test is on this host
         f'[admin.users]\n{ADMIN} = "{hash_password(ADMIN_PASSWORD, n=1024)}"\n'
     )

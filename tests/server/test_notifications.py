@@ -22,7 +22,7 @@ from server.game.game import Game
 from server.model.changes import TurnEnded
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
-from server.notifications import events, rules
+from server.notifications import channels, events, rules
 from server.notifications.channels import ChannelError, check_address, check_webhook, webhook_body
 from server.notifications.confirmation import Confirmation, confirmation_entry
 from server.notifications.delivery import DeliveryFailed
@@ -76,6 +76,7 @@ def settings(**changes) -> NotificationSettings:
         "retry_base": 10,
         "retry_cap": 40,
         "webhook_allow": ["127.0.0.0/8"],  # the tests' receivers
+        "gather": 0,  # a turn's start is sent at once (the tests of `gather` set it)
         **changes,
     }
     return NotificationSettings(**values).validate()
@@ -254,6 +255,65 @@ def test_a_new_turn_is_announced_with_its_deadline_to_every_player_who_acts(stor
     assert "turn 1" in second[0]["text"].lower()
 
 
+def test_a_turn_that_waits_only_for_me_at_once_is_one_message_not_two(store):
+    """Everyone else finishes within the `gather` seconds a turn's start waits (computer
+    players, bots): the last player gets "waits only for you" alone; a player whose turn
+    started long before gets both."""
+    clock = Clock()
+    clock.advance(START)
+    hooks = RecordingSender()
+    notifications = service(store, clock, hooks, reminder_lead=0, gather=10)
+    game = new_game(store, clock)
+    notifications.follow(game)
+    for player in (1, 2, 3):
+        successResultOf(notifications.add_webhook(game.id, player, f"https://chat.example/{player}"))
+    join(game, "ann", "bob", "cid")
+    deliver(clock, notifications, 1)
+    assert hooks.sent == []  # the turn's start waits its 10 s
+    successResultOf(game.finish_turn(1))
+    successResultOf(game.finish_turn(2))  # at once: cid is the last one
+    deliver(clock, notifications, 10)
+    assert sorted((t, p["event"]) for t, p in hooks.sent) == [
+        ("https://chat.example/1", "turn_started"),
+        ("https://chat.example/2", "turn_started"),
+        ("https://chat.example/3", "last_one"),
+    ]
+    # the next turn: every start is sent (10 s), and the last one minutes later on its own
+    successResultOf(game.finish_turn(3))
+    deliver(clock, notifications, 10)
+    successResultOf(game.finish_turn(1))
+    successResultOf(game.finish_turn(3))
+    deliver(clock, notifications, 300)
+    second = [(t, p["event"]) for t, p in hooks.sent if p["turn"] == 1]
+    assert sorted(second) == [
+        ("https://chat.example/1", "turn_started"),
+        ("https://chat.example/2", "last_one"),
+        ("https://chat.example/2", "turn_started"),
+        ("https://chat.example/3", "turn_started"),
+    ]
+    assert successResultOf(defer.maybeDeferred(store.notifications.counts)).pending == 0
+
+
+def test_every_message_links_to_the_game(store):
+    clock = Clock()
+    clock.advance(START)
+    hooks = RecordingSender()
+    notifications = service(store, clock, hooks, reminder_lead=0, public_url="https://tae.example.org/")
+    game = new_game(store, clock, name="Nebula 7")
+    notifications.follow(game)
+    successResultOf(notifications.add_webhook(game.id, 1, "https://chat.example/1", "discord"))
+    join(game, "ann", "bob")
+    deliver(clock, notifications)
+    ((_, payload),) = hooks.sent
+    assert payload["url"] == "https://tae.example.org/games/Nebula%207"
+    assert channels.message_text(payload).endswith("\nhttps://tae.example.org/games/Nebula%207")
+    mail = channels.email_message(payload, "tae@example.org", "ann@example.org", START).decode()
+    assert "Your game: https://tae.example.org/games/Nebula%207" in mail
+    # no web listener and no public_url: no link, and nothing else changes
+    assert channels.with_game_link(payload | {"url": None}, None)["url"] is None
+    assert "url" not in channels.with_game_link({"game": "g"}, "")
+
+
 def test_the_game_keeps_its_pace_whatever_the_channels_do(store):
     """A webhook that never answers holds up no turn: the end of a turn takes no longer."""
     clock = Clock()
@@ -414,7 +474,8 @@ def test_a_conflict_is_told_to_both_sides_and_nobody_else(store):
     ]
     assert events.conflict(snapshot, 3, clock.seconds()) is None
 
-    # a turn that queued a war: both sides are told (the rule stores it with the turn's record)
+    # a turn that starts the war: both sides are told, each in one message with the turn's
+    # start (the rule stores it with the turn's record); cid, who does not act, in none
     now = clock.seconds()
     fighting = replace(
         game.snapshot,
@@ -422,13 +483,21 @@ def test_a_conflict_is_told_to_both_sides_and_nobody_else(store):
         state=replace(state, conflicts=(war,), phase=Phase.COMBAT, turn=state.turn + 1),
     )
     ended = TurnEnded(state.turn + 1, Phase.COMBAT.value, None)
-    conflicts = [
-        e.payload for e in rules.entries_for(ended, game.snapshot, fighting, now) if e.event == "conflict"
+    told_now = rules.entries_for(ended, game.snapshot, fighting, now)
+    assert sorted((e.payload["player"], e.event) for e in told_now) == [
+        ("ann", "turn_started"),
+        ("bob", "turn_started"),
     ]
-    assert sorted(p["player"] for p in conflicts) == ["ann", "bob"]
-    assert all(p["conflicts"][0]["running"] for p in conflicts)
+    assert all(e.payload["conflicts"][0]["running"] for e in told_now)
+    assert "A war of scientist leaders against bob is fought this turn." in told_now[0].payload["text"]
     # the next turn, the same war: no news
-    assert not [e for e in rules.entries_for(ended, fighting, fighting, now) if e.event == "conflict"]
+    assert not [e for e in rules.entries_for(ended, fighting, fighting, now) if "conflicts" in e.payload]
+    # a queued war of a player who does not act in the turn: a message of its own
+    cid = state.leader(3, Kind.SCIENTIST).id
+    other = Conflict(internal=False, kind=Kind.SCIENTIST, attacker=cid, defender=ann, unification=0)
+    queued = replace(fighting, state=replace(fighting.state, conflicts=(war, other)))
+    alone = [e for e in rules.entries_for(ended, fighting, queued, now) if e.payload["player"] == "cid"]
+    assert [e.event for e in alone] == ["conflict"]
 
 
 def test_a_payload_shows_nothing_of_the_opponents_hands_or_scores(store):

@@ -69,7 +69,7 @@ def test_a_player_lists_adds_changes_and_removes_their_channels(site):
     listing = put(client, {"webhook": "https://chat.example/h", "format": "slack"}).json()
     assert [(c["kind"], c["format"]) for c in listing["channels"]] == [("webhook", "slack")]
     listing = put(client, {"email": "alice@example.org"}).json()
-    assert [c["kind"] for c in listing["channels"]] == ["webhook", "email"]
+    assert [(c["id"], c["kind"]) for c in listing["channels"]] == [(1, "webhook"), (2, "email")]
     # bob sees only his own
     bobs = client.get("/api/games/Nebula/notifications", headers=basic("bob", "bob-pw")).json()
     assert bobs["channels"] == []
@@ -83,7 +83,7 @@ def test_a_player_lists_adds_changes_and_removes_their_channels(site):
     gone = client.request(
         "DELETE", f"/api/games/Nebula/notifications/{first}", headers=basic("alice", "alice-pw")
     )
-    assert [c["kind"] for c in gone.json()["channels"]] == ["email"]
+    assert [(c["id"], c["kind"]) for c in gone.json()["channels"]] == [(1, "email")]  # numbered anew
     replaced = put(
         client, {"channels": [{"kind": "webhook", "target": "https://hooks.example/x", "format": "discord"}]}
     )
@@ -223,7 +223,7 @@ def test_the_players_page_lists_adds_and_removes_channels(site):
     assert refused.status == 303
     assert "must start with http:// or https://" in browser.get("/games/Nebula/play").text
     (channel,) = successResultOf(defer.ensureDeferred(notifications.channels(1, 1)))
-    browser.post_form("/games/Nebula/play/notify-remove", {"csrf": token, "channel": str(channel.id)})
+    browser.post_form("/games/Nebula/play/notify-remove", {"csrf": token, "channel": str(channel.number)})
     assert successResultOf(defer.ensureDeferred(notifications.channels(1, 1))) == []
     forged = Client(client.site).post_form("/games/Nebula/play/notify", fields)
     assert forged.status in (303, 400, 403)
@@ -234,3 +234,44 @@ def test_the_players_page_lists_adds_and_removes_channels(site):
     assert stale.status == 303
     assert "This form has expired" in browser.get("/games/Nebula/play").text
     assert successResultOf(defer.ensureDeferred(notifications.channels(1, 1))) == []
+
+
+def test_the_page_numbers_the_channels_and_tests_them_with_a_button(site):
+    from .helpers import log_in
+
+    client, _, notifications, sent = site
+    browser = log_in(client.site, "Nebula", "alice", "alice-pw")
+    assert "Send a test message" not in browser.get("/games/Nebula/play").text  # nothing to test
+    token = browser.csrf("/games/Nebula/play")
+    for n in (1, 2):
+        fields = {"csrf": token, "kind": "webhook", "target": f"https://chat.example/{n}", "format": "json"}
+        assert browser.post_form("/games/Nebula/play/notify", fields).status == 303
+    page = browser.get("/games/Nebula/play").text
+    assert '<li value="1">webhook (json) https://chat.example/1' in page
+    assert '<li value="2">webhook (json) https://chat.example/2' in page
+    answer = browser.post_form("/games/Nebula/play/notify-test", {"csrf": token})
+    assert answer.status == 303 and answer.header("location").endswith("/play#notifications")
+    assert "A test message is on its way to 2 channels." in browser.get("/games/Nebula/play").text
+    # the page's button and the API share one limit
+    for _ in range(10):
+        browser.post_form("/games/Nebula/play/notify-test", {"csrf": token})
+    assert "Too many test notifications" in browser.get("/games/Nebula/play").text
+    test = {"Content-Type": "application/json", **basic("alice", "alice-pw")}
+    assert client.request("POST", "/api/games/Nebula/notifications/test", b"{}", test).status == 429
+
+
+def test_no_e_mail_is_offered_by_a_server_without_a_relay(tmp_path):
+    from .helpers import log_in
+
+    url = f"sqlite:///{tmp_path / 'tae.db'}"
+    upgrade(url)
+    store = DatabaseStore(url, thread=SynchronousDatabaseThread())
+    successResultOf(defer.maybeDeferred(store.create_game, GameSetup("Nebula")))
+    clock, game, _ = world()
+    settings = NotificationSettings(smtp_host="").validate()
+    notifications = Notifications(store, clock, settings, clock=clock, name="t", batch_delay=0)
+    site = make_site(FakeDirectory(game), None, clock, secret=b"test-secret", notifications=notifications)
+    browser = log_in(site, "Nebula", "alice", "alice-pw")
+    box = browser.get("/games/Nebula/play").text.split('id="notifications"')[1]
+    assert "Send to the webhook" in box and "e-mail" not in box and "name@example.org" not in box
+    store.engine.dispose()
