@@ -94,9 +94,9 @@ def confirmed_email(notifications, game_id: int, player: int, address: str):
     channel = successResultOf(
         defer.ensureDeferred(notifications.add_email(game_id, player, address, confirm))
     )
-    assert channel.format == "unconfirmed" and sent == [channel.id]
+    assert channel.format == "unconfirmed" and sent == [channel.row]
     assert successResultOf(
-        defer.ensureDeferred(notifications.confirm_email(game_id, player, channel.id, address))
+        defer.ensureDeferred(notifications.confirm_email(game_id, player, channel.row, address))
     )
     return channel
 
@@ -576,7 +576,7 @@ def test_a_player_has_at_most_the_channels_the_server_allows(store):
     d.addErrback(lambda _: None)
     channels = successResultOf(defer.ensureDeferred(notifications.channels(game.id, 1)))
     assert [(c.kind, c.format) for c in channels] == [("webhook", "slack"), ("email", "email")]
-    assert successResultOf(defer.ensureDeferred(notifications.remove(game.id, 1, channels[0].id))) == 1
+    assert successResultOf(defer.ensureDeferred(notifications.remove(game.id, 1, channels[0].number))) == 1
     assert successResultOf(defer.ensureDeferred(notifications.remove(game.id, 1))) == 1
 
 
