@@ -17,7 +17,6 @@ The functions here are pure: they take the snapshot and `now` (the game clock's 
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from ruleset import FinalStanding, Phase
@@ -25,6 +24,7 @@ from server.model.outbox_entry import OutboxEntry
 from server.model.snapshot import GameSnapshot
 from server.notifications.channels import EVENT_KINDS
 from server.views.conflicts import conflicts_of
+from server.views.deadline import deadline_fields, deadline_words, in_words
 from server.views.standing import categories_words, place_words, standing_document, standing_of
 from server.views.web.documents import standing_fields
 
@@ -49,44 +49,19 @@ def open_turn(snapshot: GameSnapshot) -> int:
     return snapshot.turn
 
 
-def utc_text(moment: float) -> str:
-    """`2026-12-01 20:00 UTC`: a deadline as every player reads it."""
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(moment))
-
-
-def duration_text(seconds: float) -> str:
-    """`2 d 3 h`, `4 h 10 min`, `5 min`, `40 s`."""
-    seconds = max(0, int(round(seconds)))
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h" if hours else f"{days} d"
-    if hours:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    if minutes:
-        return f"{minutes} min"
-    return f"{secs} s"
-
-
 def _deadline_fields(snapshot: GameSnapshot, now: float) -> dict[str, Any]:
-    deadline = snapshot.deadline
-    if deadline is None:
-        return {"deadline": None, "deadline_utc": None, "seconds_left": None}
+    """The deadline as every surface gives it (`server.views.deadline`: ISO 8601 with its
+    offset, and the seconds left), with the line people read."""
     return {
-        "deadline": round(deadline, 3),
-        "deadline_utc": utc_text(deadline),
-        "seconds_left": max(0, int(round(deadline - now))),
+        **deadline_fields(snapshot.deadline, now),
+        "deadline_utc": None if snapshot.deadline is None else deadline_words(snapshot.deadline, now),
     }
 
 
 def _deadline_sentence(snapshot: GameSnapshot, now: float) -> str:
     if snapshot.deadline is None:
         return "It ends when everyone has finished."
-    return (
-        f"It ends at {utc_text(snapshot.deadline)} "
-        f"(in {duration_text(snapshot.deadline - now)}) or when everyone has finished."
-    )
+    return f"It ends {deadline_words(snapshot.deadline, now)} or when everyone has finished."
 
 
 def _entry(
@@ -139,11 +114,11 @@ def turn_started(
 
 def reminder(snapshot: GameSnapshot, player: int, now: float) -> OutboxEntry:
     turn = open_turn(snapshot)
-    left = duration_text((snapshot.deadline or now) - now)
+    left = in_words((snapshot.deadline or now) - now)
     title = f"{snapshot.name}: turn {turn} ends in {left}"
     text = (
         f"Turn {turn} of game {snapshot.name} ends in {left}"
-        + (f", at {utc_text(snapshot.deadline)}" if snapshot.deadline is not None else "")
+        + (f", {deadline_words(snapshot.deadline, now)}" if snapshot.deadline is not None else "")
         + ", and you have not finished it yet."
     )
     return _entry(snapshot, player, REMINDER, turn, title, text, now)

@@ -27,6 +27,7 @@ from server.notifications.channels import ChannelError, check_address, check_web
 from server.notifications.confirmation import Confirmation, confirmation_entry
 from server.notifications.delivery import DeliveryFailed
 from server.notifications.service import Notifications
+from server.views.deadline import deadline_iso, deadline_words
 from tests.support.deferreds import successResultOf
 
 START = 1_800_000_000.0
@@ -163,7 +164,8 @@ def test_each_event_reaches_each_channel_exactly_once_also_across_a_restart(stor
     assert len(confirmations) == 1  # the mail that asked ann to confirm her address
     assert [k for k in mail.delivered_keys() if k not in confirmations] == [f"{gid}:0:turn_started:1"]
     started = hooks.sent[0][1]
-    assert started["deadline"] == START + 600 and started["deadline_utc"].endswith("UTC")
+    assert started["deadline"] == deadline_iso(START + 600) and started["seconds_left"] == 600
+    assert started["deadline_utc"] == deadline_words(START + 600, START)  # as every page writes it
     assert started["player"] == "ann" and started["turn"] == 0
 
     deliver(clock, notifications, 480)  # two minutes before the deadline: the reminders
@@ -251,7 +253,7 @@ def test_a_new_turn_is_announced_with_its_deadline_to_every_player_who_acts(stor
     deliver(clock, notifications)
     second = [p for _, p in hooks.sent if p["turn"] == 1 and p["event"] == "turn_started"]
     assert sorted(p["player"] for p in second) == ["ann", "bob"]
-    assert all(p["deadline"] == START + 10 + 600 for p in second)
+    assert all(p["deadline"] == deadline_iso(START + 10 + 600) for p in second)
     assert "turn 1" in second[0]["text"].lower()
 
 
