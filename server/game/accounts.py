@@ -1,5 +1,10 @@
 """Players and accounts of one game: logins, passwords, new accounts, removing and reinstating.
 
+A seat belongs to one of the server's accounts (`server.game.server_accounts`): a login checks
+the account's password; a new seat is a new account, or an existing account that joins with its
+password (or vouched for: an operator, a logged-in player); a password change is the account's
+in every game.
+
 `PlayerAccounts` is the part of the write side (`server.game.game.Game`) that changes accounts; like
 every write of the game it runs under the game's lock and changes nothing until the store has it.
 """
@@ -14,7 +19,6 @@ from twisted.logger import Logger
 import ruleset
 from ruleset import Phase, Problem, join_rng
 from server.game.write_side import GameWriteSide
-from server.model.attendance import Presence, attendance_of
 from server.model.changes import JOINED, REINSTATED, PasswordChanged, SeatChanged
 from server.model.changes import REMOVED as REMOVED_SEAT
 from server.model.names import BadName, looks_taken, prepare_username, username_key
@@ -25,16 +29,24 @@ from server.model.refusals import (
     CREATION_DISABLED,
     GAME_ENDED,
     GAME_FULL,
+    NO_SUCH_ACCOUNT,
     NO_SUCH_PLAYER,
     POOL_EXHAUSTED,
     REMOVED_LOGIN,
-    RESIGNED,
+    WRONG_ACCOUNT_PASSWORD,
     Refused,
     looks_like,
     refuse,
 )
 from server.model.store import Account
-from server.model.writes import MarkReinstated, MarkRemoved, StoreAccount, StoreNotices, StorePasswordHash
+from server.model.writes import (
+    MarkReinstated,
+    MarkRemoved,
+    StoreAccount,
+    StoreNotices,
+    StoreOwner,
+    StorePasswordHash,
+)
 from server.views.board import operator_notices
 
 log = Logger()
@@ -50,18 +62,58 @@ class PlayerAccounts(GameWriteSide):
         account = self._account_named(username)
         d = self.hasher.verify(password, None if account is None else account.password_hash)
 
-        def checked(ok: bool) -> int:
+        def checked(ok: bool) -> defer.Deferred:
             if not ok or account is None:
                 raise Refused(BAD_LOGIN)
             if account.player_id in self._removed:
                 raise Refused(REMOVED_LOGIN)
-            if attendance_of(self._attendance, account.player_id).presence is Presence.RESIGNED:
-                raise Refused(RESIGNED)
+            # a player who resigned still reads their game; the game refuses their orders
             if self.hasher.policy.needs_upgrade(account.password_hash):
                 self._upgrade_hash(account, password)
-            return account.player_id
+            return self._joined_if_proved(account, password).addCallback(lambda _: account.player_id)
 
         return d.addCallback(checked)
+
+    def _joined_if_proved(self, account: Account, password: str) -> defer.Deferred:
+        """The password was proved for the account: accounts kept apart under its name that
+        have the same password are joined to it now (`ServerAccounts.prove`); a failure to join
+        them only leaves them apart (and is logged), the login goes on."""
+        d = self.server_accounts.prove(account.account_name, password, self.hasher)
+        return d.addErrback(
+            lambda failure: log.failure(
+                "game {game}: joining the accounts of {user} failed",
+                failure,
+                game=self.setup.name,
+                user=account.username,
+            )
+        )
+
+    def take_password_hash(self, player_id: int, digest: str) -> None:
+        """The account holding `player_id`'s seat has a new password hash, stored already (a
+        change made through another game): logins here check it, old tokens are revoked."""
+        for name, account in list(self._accounts.items()):
+            if account.player_id == player_id:
+                self._accounts[name] = replace(account, password_hash=digest)
+                self._publish(touched=())
+
+    def move_seat(self, player_id: int, owner: str, digest: str) -> defer.Deferred:
+        """The seat of `player_id` moves to the server account `owner` (hash `digest`): two
+        accounts of one person are joined (`ServerAccounts.prove`)."""
+        return self._lock.run(self._move_seat, player_id, owner, digest)
+
+    def _move_seat(self, player_id: int, owner: str, digest: str) -> defer.Deferred:
+        seat = next((a for a in self._accounts.values() if a.player_id == player_id), None)
+        if seat is None:
+            return refuse(NO_SUCH_PLAYER)
+
+        def stored() -> int:
+            moved = replace(seat, owner="" if owner == seat.username else owner, password_hash=digest)
+            self._accounts[seat.username] = moved
+            self._publish(touched=())
+            return player_id
+
+        step = StoreOwner(player_id, owner, digest)
+        return self._write(PasswordChanged(player_id), (step,), stored)
 
     def _upgrade_hash(self, account: Account, password: str) -> None:
         """Store a hash of the policy's strength for a password just verified (in the background:
@@ -130,6 +182,7 @@ class PlayerAccounts(GameWriteSide):
         def stored() -> int:
             self._accounts[username] = replace(account, password_hash=digest)
             self._publish(touched=())  # a new credential mark: the player's API tokens are revoked
+            self.server_accounts.password_changed(account.account_name, digest, self)
             return account.player_id
 
         step = StorePasswordHash(account.player_id, digest)
@@ -147,9 +200,26 @@ class PlayerAccounts(GameWriteSide):
     ) -> defer.Deferred:
         """Add a player; fires with the new player id, or fails with Refused.
 
+        The name may be the server's account of another game: it joins this one with its
+        password (a wrong one: Refused(WRONG_ACCOUNT_PASSWORD)); otherwise a new account is made.
         Operators hand over `password_hash` (made by `server.game.passwords.hash_password`) instead
-        of a password."""
+        of a password: they make new accounts only (`join_account` adds an existing one)."""
         problem = self._account_problem(username, creation_setting_applies)
+        existing = self.server_accounts.account(username) if problem is None else None
+        if existing is not None:
+            if password_hash:
+                return refuse(ACCOUNT_EXISTS)
+            d = self.hasher.verify(password, existing.password_hash)
+
+            def proved(ok: bool) -> defer.Deferred:
+                if not ok:
+                    raise Refused(WRONG_ACCOUNT_PASSWORD)
+                return self._join_with(existing, email, comment, creation_setting_applies)
+
+            return d.addCallback(proved)
+        if problem is None:
+            taken = looks_taken(username, self.server_accounts.names())
+            problem = None if taken is None else looks_like(taken)
         if problem is None and not password_hash:
             problem = self.hasher.policy.problem(password)
         if problem is not None:
@@ -162,6 +232,28 @@ class PlayerAccounts(GameWriteSide):
             )
         )
 
+    def join_account(
+        self, name: str, email: str = "", comment: str = "", *, creation_setting_applies: bool = True
+    ) -> defer.Deferred:
+        """An existing account of the server joins this game, vouched for by the caller (an
+        operator, or a player logged in with that account): fires with the new player id;
+        Refused(NO_SUCH_ACCOUNT), or as `create_account` refuses."""
+        existing = self.server_accounts.account(name)
+        if existing is None:
+            return refuse(NO_SUCH_ACCOUNT)
+        return self._join_with(existing, email, comment, creation_setting_applies)
+
+    def _join_with(
+        self, existing: Account, email: str, comment: str, creation_setting_applies: bool
+    ) -> defer.Deferred:
+        name = existing.account_name
+        problem = self._account_problem(name, creation_setting_applies)
+        if problem is not None:
+            return refuse(problem)
+        return self._lock.run(
+            self._create_account, name, existing.password_hash, email, comment, creation_setting_applies
+        )
+
     def _create_account(
         self, username: str, password_hash: str, email: str, comment: str, creation_setting_applies: bool
     ) -> defer.Deferred:
@@ -170,7 +262,7 @@ class PlayerAccounts(GameWriteSide):
             return refuse(problem)
         player_id = len(self._state.players) + 1
         state, messages = ruleset.add_player(self._state, username, join_rng(self.setup.seed, player_id))
-        account = Account(username, password_hash, player_id, email, comment)
+        account = Account(username, password_hash, player_id, email, comment)  # the account's own name
 
         def stored() -> int:
             self._state = state

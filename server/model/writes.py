@@ -94,7 +94,19 @@ class StoreSetup:
 
 @dataclass(frozen=True, slots=True)
 class StorePasswordHash:
+    """The new password hash of the server account holding `player`'s seat (every game it joined)."""
+
     player: int
+    password_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoreOwner:
+    """`player`'s seat moves to the server account `owner` (whose hash is `password_hash`): two
+    accounts of one person are joined; an account left with no seat goes."""
+
+    player: int
+    owner: str
     password_hash: str
 
 
@@ -113,6 +125,7 @@ Step = (
     | StoreDeadline
     | StoreSetup
     | StorePasswordHash
+    | StoreOwner
 )
 
 

@@ -28,7 +28,7 @@ from twisted.internet.interfaces import IReactorTime
 
 from server.guards.login_guard import GuardedClient, LoginGuard
 from server.guards.rates import address_key
-from server.model.refusals import BAD_LOGIN, Refused
+from server.model.refusals import BAD_LOGIN, WRONG_ACCOUNT_PASSWORD, Refused
 from server.web.relay import client_address
 
 #: How long a verified HTTP Basic header is taken without hashing again.
@@ -77,7 +77,7 @@ class WebLogins:
             try:
                 result = await defer.maybeDeferred(run)
             except Refused as refused:
-                delay = ticket.done(False, counts=refused.problem == BAD_LOGIN)
+                delay = ticket.done(False, counts=refused.problem in (BAD_LOGIN, WRONG_ACCOUNT_PASSWORD))
                 if delay > 0:
                     await task.deferLater(self.clock, delay, lambda: None)
                 self._close_after(request, client)

@@ -1,0 +1,132 @@
+"""The server's accounts: one name and password for every game the account joined.
+
+A seat of a game (`server.model.store.Account`) belongs to one server account, named by
+`Account.account_name`; the account's password hash is the same in each of its seats. This is
+the view over the games of one server (`server.game.directory.GameDirectory`) that finds an
+account by name, passes a new password hash on to its other games, lists its seats, and joins
+accounts kept apart (`alice~g2`, made by revision 0007a from per-game accounts that shared a
+name) once their owner proves each password.
+
+It keeps nothing of its own: every seat is in its game, which stores and applies its changes
+under its lock. In a cluster it sees the games this node runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from twisted.internet import defer
+from twisted.logger import Logger
+
+from server.game.passwords import PasswordHasher
+from server.model.names import kept_apart_from, lookup_key
+from server.model.refusals import BAD_LOGIN, Refused
+from server.model.store import Account
+
+if TYPE_CHECKING:
+    from server.game.game import Game
+
+log = Logger()
+
+
+class ServerAccounts:
+    """The accounts of the games `games()` gives (see the module docstring)."""
+
+    def __init__(self, games: Callable[[], Iterable[Game]]):
+        self._games = games
+
+    def seats(self, name: str) -> list[tuple[Game, Account]]:
+        """Every seat the account `name` holds (compared as names are: `username_key`)."""
+        key = lookup_key(name)
+        if key is None:
+            return []
+        return [
+            (game, account)
+            for game in self._games()
+            for account in game.accounts.values()
+            if lookup_key(account.account_name) == key
+        ]
+
+    def account(self, name: str) -> Account | None:
+        """A seat of the account `name` (its hash is the account's), None when there is none."""
+        seats = self.seats(name)
+        return seats[0][1] if seats else None
+
+    def names(self) -> set[str]:
+        """The name of every account (for the check that a new name looks like none of them)."""
+        return {account.account_name for game in self._games() for account in game.accounts.values()}
+
+    def kin(self, name: str) -> list[str]:
+        """The accounts `name` may be joined with: for `alice` those kept apart as `alice~…`,
+        for `alice~g2` the account `alice` and the other `alice~…`. Main account first."""
+        base = kept_apart_from(name) or name
+        base_key = lookup_key(base)
+        if base_key is None:
+            return []
+        found = {
+            account.account_name
+            for game in self._games()
+            for account in game.accounts.values()
+            if lookup_key(kept_apart_from(account.account_name) or account.account_name) == base_key
+        }
+        found.discard(name)
+        return sorted(found, key=lambda other: (kept_apart_from(other) is not None, other))
+
+    def password_changed(self, name: str, digest: str, source: Game) -> None:
+        """Every other game with a seat of the account takes its new hash (stored already)."""
+        for game, account in self.seats(name):
+            if game is not source:
+                game.take_password_hash(account.player_id, digest)
+
+    def authenticate(self, name: str, password: str, hasher: PasswordHasher) -> defer.Deferred:
+        """The name of the account of a correct name and password (joined with the accounts kept
+        apart that the password proves, `prove`); Refused(BAD_LOGIN) otherwise. A name kept
+        apart (`alice~g2`) cannot be typed: `alice` with that account's password finds it."""
+        candidates = [name, *self.kin(name)] if self.account(name) else self.kin(name)
+        accounts = [self.account(candidate) for candidate in candidates]
+        checks = [
+            hasher.verify(password, None if account is None else account.password_hash)
+            for account in accounts or [None]
+        ]
+
+        def checked(results: list[tuple[bool, bool]]) -> defer.Deferred:
+            proved = [c for c, (_, ok) in zip(candidates, results, strict=False) if ok]
+            if not proved:
+                raise Refused(BAD_LOGIN)
+            return self.prove(proved[0], password, hasher)
+
+        return defer.DeferredList(checks, consumeErrors=True).addCallback(checked)
+
+    def prove(self, name: str, password: str, hasher: PasswordHasher) -> defer.Deferred:
+        """`password` is proved for the account `name`: join to it every account kept apart
+        under the same name whose password it is too (all go to the main account `alice`, when
+        it is one of them). Fires with the name of the account the proved one is now part of."""
+        kin = self.kin(name)
+        if not kin:
+            return defer.succeed(name)
+        checks = []
+        for other in kin:
+            account = self.account(other)
+            checks.append(hasher.verify(password, None if account is None else account.password_hash))
+
+        def checked(results: list[tuple[bool, bool]]) -> defer.Deferred:
+            proved = sorted(
+                [name, *(other for other, (_, ok) in zip(kin, results, strict=False) if ok)],
+                key=lambda other: (kept_apart_from(other) is not None, other),
+            )
+            main = proved[0]
+            if len(proved) == 1 or kept_apart_from(main) is not None:
+                return defer.succeed(name)  # only accounts kept apart: they stay apart
+            target = self.account(main)
+            assert target is not None
+            moves = [
+                game.move_seat(account.player_id, main, target.password_hash)
+                for other in proved[1:]
+                for game, account in self.seats(other)
+            ]
+            for other in proved[1:]:
+                log.info("account {other} joined to account {main}", other=other, main=main)
+            return defer.gatherResults(moves, consumeErrors=True).addCallback(lambda _: main)
+
+        return defer.DeferredList(checks, consumeErrors=True).addCallback(checked)
