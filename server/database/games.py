@@ -129,7 +129,9 @@ def _require_game(conn: Connection, game_id: int, *, lock: bool = False) -> Row:
 # -- accounts ------------------------------------------------------------------------------
 
 
-def thd_add_account(conn: Connection, game_id: int, account: Account, messages: Iterable[Message]) -> None:
+def thd_add_account(
+    conn: Connection, game_id: int, account: Account, messages: Iterable[Message], vouched: bool = False
+) -> None:
     """Store an account and the board messages its joining posted, in one transaction.
 
     The player joins the game as it is after its last stored turn: that turn is the join turn.
@@ -140,7 +142,7 @@ def thd_add_account(conn: Connection, game_id: int, account: Account, messages: 
             game_id=game_id,
             player_id=account.player_id,
             username=account.username,
-            user_id=_user_id(conn, account.account_name, account.password_hash),
+            user_id=_user_id(conn, account.account_name, account.password_hash, vouched),
             email=account.email,
             comment=account.comment,
             joined_turn=game.last_turn,
@@ -149,12 +151,13 @@ def thd_add_account(conn: Connection, game_id: int, account: Account, messages: 
     _post_between_turns(conn, game_id, account.player_id, messages)
 
 
-def _user_id(conn: Connection, name: str, password_hash: str) -> int:
+def _user_id(conn: Connection, name: str, password_hash: str, vouched: bool = False) -> int:
     """The id of the server account `name` (made with `password_hash` when there is none).
 
     The game joins an existing account only once its password was proved (or an operator
     vouched), giving the account's hash: a different hash here means another game made an
-    account of that name meanwhile, a ConflictError (the joining is refused)."""
+    account of that name meanwhile, a ConflictError (the joining is refused), unless an
+    operator `vouched` for the joining."""
     key = username_key(name)
     row = conn.execute(sa.select(users.c.id, users.c.password_hash).where(users.c.name_key == key)).first()
     if row is None:
@@ -162,7 +165,7 @@ def _user_id(conn: Connection, name: str, password_hash: str) -> int:
         inserted = result.inserted_primary_key
         assert inserted is not None, "an INSERT has a primary key"
         return int(inserted[0])
-    if row.password_hash != password_hash:
+    if row.password_hash != password_hash and not vouched:
         raise ConflictError(f"an account named {name!r} was made meanwhile")
     return int(row.id)
 

@@ -203,12 +203,14 @@ class PlayerAccounts(GameWriteSide):
         The name may be the server's account of another game: it joins this one with its
         password (a wrong one: Refused(WRONG_ACCOUNT_PASSWORD)); otherwise a new account is made.
         Operators hand over `password_hash` (made by `server.game.passwords.hash_password`) instead
-        of a password: they make new accounts only (`join_account` adds an existing one)."""
+        of a password: an existing account then joins as vouched for (`join_account`), with its
+        own password; a server account this process does not see (a game that is not loaded
+        here) is joined by the store, also with its own password."""
         problem = self._account_problem(username, creation_setting_applies)
         existing = self.server_accounts.account(username) if problem is None else None
         if existing is not None:
             if password_hash:
-                return refuse(ACCOUNT_EXISTS)
+                return self._join_with(existing, email, comment, creation_setting_applies)
             d = self.hasher.verify(password, existing.password_hash)
 
             def proved(ok: bool) -> defer.Deferred:
@@ -228,7 +230,13 @@ class PlayerAccounts(GameWriteSide):
         hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password)
         return hashed.addCallback(
             lambda digest: self._lock.run(
-                self._create_account, username, digest, email, comment, creation_setting_applies
+                self._create_account,
+                username,
+                digest,
+                email,
+                comment,
+                creation_setting_applies,
+                bool(password_hash),
             )
         )
 
@@ -255,7 +263,13 @@ class PlayerAccounts(GameWriteSide):
         )
 
     def _create_account(
-        self, username: str, password_hash: str, email: str, comment: str, creation_setting_applies: bool
+        self,
+        username: str,
+        password_hash: str,
+        email: str,
+        comment: str,
+        creation_setting_applies: bool,
+        vouched: bool = False,
     ) -> defer.Deferred:
         problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
@@ -275,7 +289,7 @@ class PlayerAccounts(GameWriteSide):
 
         change = SeatChanged(JOINED, player_id, self._state.turn)
         after = self._preview(state=state)
-        return self._write(change, (StoreAccount(account, messages),), stored, after)
+        return self._write(change, (StoreAccount(account, messages, vouched),), stored, after)
 
     def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
         if creation_setting_applies and not self.setup.account_creation:

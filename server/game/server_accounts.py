@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from server.game.passwords import PasswordHasher
+from server.game.passwords import InlineHasher, PasswordHasher, credential_mark
 from server.model.names import kept_apart_from, lookup_key
 from server.model.refusals import BAD_LOGIN, Refused
 from server.model.store import Account
@@ -73,18 +73,24 @@ class ServerAccounts:
         found.discard(name)
         return sorted(found, key=lambda other: (kept_apart_from(other) is not None, other))
 
-    def password_changed(self, name: str, digest: str, source: Game) -> None:
+    def password_changed(self, name: str, digest: str, source: object) -> None:
         """Every other game with a seat of the account takes its new hash (stored already)."""
         for game, account in self.seats(name):
             if game is not source:
                 game.take_password_hash(account.player_id, digest)
 
-    def authenticate(self, name: str, password: str, hasher: PasswordHasher) -> defer.Deferred:
+    def credential_mark(self, name: str) -> str:
+        """`server.game.passwords.credential_mark` of the account's hash ("" for no account)."""
+        account = self.account(name)
+        return "" if account is None else credential_mark(account.password_hash)
+
+    def authenticate(self, name: str, password: str) -> defer.Deferred:
         """The name of the account of a correct name and password (joined with the accounts kept
         apart that the password proves, `prove`); Refused(BAD_LOGIN) otherwise. A name kept
         apart (`alice~g2`) cannot be typed: `alice` with that account's password finds it."""
         candidates = [name, *self.kin(name)] if self.account(name) else self.kin(name)
         accounts = [self.account(candidate) for candidate in candidates]
+        hasher = next((game.hasher for game in self._games()), None) or InlineHasher()
         checks = [
             hasher.verify(password, None if account is None else account.password_hash)
             for account in accounts or [None]

@@ -17,7 +17,7 @@ from server.model.attendance import Attendance
 from server.model.changes import ChangeRecord
 from server.model.names import username_key
 from server.model.outbox_entry import OutboxEntry
-from server.model.store import Account, GameSetup, OrderEntry, StoredGame, TurnRecord
+from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoredGame, TurnRecord
 from server.model.writes import (
     GameWrite,
     MarkReinstated,
@@ -55,7 +55,7 @@ class MemoryStore:
         self.changes: dict[int, list[ChangeRecord]] = {}
         self.outbox: list[OutboxEntry] = []
         self._steps: dict[type, Callable[[int, Any], None]] = {
-            StoreAccount: lambda g, s: self.add_account(g, s.account, s.messages),
+            StoreAccount: lambda g, s: self.add_account(g, s.account, s.messages, s.vouched),
             StoreOrder: lambda g, s: self.record_order(g, s.entry),
             TakeBackOrder: lambda g, s: self.remove_order(g, s.seq),
             TakeDownMessage: lambda g, s: self.remove_message(g, s.player, s.index),
@@ -99,7 +99,19 @@ class MemoryStore:
         self.games[game_id] = StoredGame(game_id, setup)
         return game_id
 
-    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> None:
+    def add_account(
+        self, game_id: int, account: Account, messages: tuple[Message, ...], vouched: bool = False
+    ) -> None:
+        """A seat; its server account is the one of that name in any game, as the database's
+        (`server.database.games.thd_add_account`)."""
+        key = username_key(account.account_name)
+        existing = next(
+            (a for g in self.games.values() for a in g.accounts if username_key(a.account_name) == key), None
+        )
+        if existing is not None:
+            if existing.password_hash != account.password_hash and not vouched:
+                raise ConflictError(f"an account named {account.account_name!r} was made meanwhile")
+            account = replace(account, password_hash=existing.password_hash)
         stored = self.games[game_id]
         stored.accounts.append(account)
         stored.join_messages.extend(messages)

@@ -120,7 +120,7 @@ def test_removing_a_player_closes_their_connection_only():
     assert isinstance(again.one(tp.Login("bob", "pw")), tp.Fail)
 
 
-def test_resigning_closes_the_players_connection_only():
+def test_a_resigned_player_stays_logged_in_and_reads_but_gives_no_order():
     directory, game = make_directory()
     ann, bob = Wire(directory), Wire(directory)
     ann.login("ann")
@@ -128,5 +128,11 @@ def test_resigning_closes_the_players_connection_only():
     resigned = []
     game.resign(2).addCallback(resigned.append)
     assert resigned, "the resignation is stored"
-    assert bob.transport.disconnecting and not ann.transport.disconnecting
-    assert isinstance(ann.one(tp.Ping()), tp.Okay)
+    assert not bob.transport.disconnecting and not ann.transport.disconnecting
+    again = Wire(directory)
+    again.login("bob", create=False)  # a new login too
+    assert again.items(tp.GetPlayer((2,)))[0].name == "bob"
+    fleet = next(f for f in game.state.fleets.values() if f.owner == 2)
+    target = game.state.board.system_id(game.state.board.cell_at(0, 0))
+    refused = again.one(tp.InsertOrder(fleet.id, -1, 1, (tp.ObjectArg(target),)))
+    assert isinstance(refused, tp.Fail) and refused.message == "You resigned from this game."
