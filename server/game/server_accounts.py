@@ -88,7 +88,8 @@ class ServerAccounts:
         """The name of the account of a correct name and password (joined with the accounts kept
         apart that the password proves, `prove`); Refused(BAD_LOGIN) otherwise. A name kept
         apart (`alice~g2`) cannot be typed: `alice` with that account's password finds it."""
-        candidates = [name, *self.kin(name)] if self.account(name) else self.kin(name)
+        main = self.account(name)
+        candidates = [main.account_name, *self.kin(name)] if main else self.kin(name)
         accounts = [self.account(candidate) for candidate in candidates]
         hasher = next((game.hasher for game in self._games()), None) or InlineHasher()
         checks = [

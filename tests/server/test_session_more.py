@@ -5,6 +5,7 @@ from twisted.internet.task import Clock
 
 import protocol as tp
 from protocol import FailCode, Version
+from ruleset import Kind, Role
 from server.game.directory import GameDirectory
 from server.game.game import Game
 from server.model.memory_store import MemoryStore
@@ -132,7 +133,11 @@ def test_a_resigned_player_stays_logged_in_and_reads_but_gives_no_order():
     again = Wire(directory)
     again.login("bob", create=False)  # a new login too
     assert again.items(tp.GetPlayer((2,)))[0].name == "bob"
-    fleet = next(f for f in game.state.fleets.values() if f.owner == 2)
+    fleet = next(
+        f
+        for f in game.state.fleets.values()
+        if f.owner == 2 and f.role is Role.COLONIST and f.kind is not Kind.MINING
+    )
     target = game.state.board.system_id(game.state.board.cell_at(0, 0))
     refused = again.one(tp.InsertOrder(fleet.id, -1, 1, (tp.ObjectArg(target),)))
     assert isinstance(refused, tp.Fail) and refused.message == "You resigned from this game."
