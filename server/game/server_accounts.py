@@ -41,12 +41,16 @@ class ServerAccounts:
         key = lookup_key(name)
         if key is None:
             return []
-        return [
+        found = [
             (game, account)
             for game in self._games()
             for account in game.accounts.values()
             if lookup_key(account.account_name) == key
         ]
+        # an exact match first: a game from before names were compared so may hold two
+        # accounts whose names differ only in case (as `Game._account_named` reads them)
+        exact = [(game, account) for game, account in found if account.account_name == name]
+        return exact or found
 
     def account(self, name: str) -> Account | None:
         """A seat of the account `name` (its hash is the account's), None when there is none."""
@@ -127,12 +131,18 @@ class ServerAccounts:
                 return defer.succeed(name)  # only accounts kept apart: they stay apart
             target = self.account(main)
             assert target is not None
+            # one seat per account in a game: an account with a seat in a game the main account
+            # plays too (two players of one game whose names differ only in case) stays apart
+            played = {id(game) for game, _ in self.seats(main)}
+            joining = [
+                other for other in proved[1:] if not any(id(game) in played for game, _ in self.seats(other))
+            ]
             moves = [
                 game.move_seat(account.player_id, main, target.password_hash)
-                for other in proved[1:]
+                for other in joining
                 for game, account in self.seats(other)
             ]
-            for other in proved[1:]:
+            for other in joining:
                 log.info("account {other} joined to account {main}", other=other, main=main)
             return defer.gatherResults(moves, consumeErrors=True).addCallback(lambda _: main)
 
