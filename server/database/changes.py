@@ -54,7 +54,7 @@ changes = sa.Table(
 #: The query that stores each kind of step; the result of `StoreTurn`'s says whether the turn
 #: was stored already (a retried commit whose first attempt committed).
 STEP_QUERIES: dict[type, Callable[[Connection, int, Any], Any]] = {
-    StoreAccount: lambda c, g, s: q.thd_add_account(c, g, s.account, s.messages, s.vouched),
+    StoreAccount: lambda c, g, s: q.thd_add_account(c, g, s.account, s.messages),
     StoreOrder: lambda c, g, s: q.thd_record_order(c, g, s.entry),
     TakeBackOrder: lambda c, g, s: q.thd_remove_order(c, g, s.seq),
     TakeDownMessage: lambda c, g, s: q.thd_remove_message(c, g, s.player, s.index),

@@ -30,7 +30,7 @@ from server.database.schema import (
     users,
 )
 from server.model.attendance import Attendance, Presence
-from server.model.names import username_key
+from server.model.names import lookup_key, username_key
 from server.model.store import (
     Account,
     ConflictError,
@@ -129,9 +129,7 @@ def _require_game(conn: Connection, game_id: int, *, lock: bool = False) -> Row:
 # -- accounts ------------------------------------------------------------------------------
 
 
-def thd_add_account(
-    conn: Connection, game_id: int, account: Account, messages: Iterable[Message], vouched: bool = False
-) -> None:
+def thd_add_account(conn: Connection, game_id: int, account: Account, messages: Iterable[Message]) -> None:
     """Store an account and the board messages its joining posted, in one transaction.
 
     The player joins the game as it is after its last stored turn: that turn is the join turn.
@@ -142,7 +140,7 @@ def thd_add_account(
             game_id=game_id,
             player_id=account.player_id,
             username=account.username,
-            user_id=_user_id(conn, account.account_name, account.password_hash, vouched),
+            user_id=_user_id(conn, account.account_name, account.password_hash),
             email=account.email,
             comment=account.comment,
             joined_turn=game.last_turn,
@@ -151,13 +149,12 @@ def thd_add_account(
     _post_between_turns(conn, game_id, account.player_id, messages)
 
 
-def _user_id(conn: Connection, name: str, password_hash: str, vouched: bool = False) -> int:
+def _user_id(conn: Connection, name: str, password_hash: str) -> int:
     """The id of the server account `name` (made with `password_hash` when there is none).
 
     The game joins an existing account only once its password was proved (or an operator
     vouched), giving the account's hash: a different hash here means another game made an
-    account of that name meanwhile, a ConflictError (the joining is refused), unless an
-    operator `vouched` for the joining."""
+    account of that name meanwhile, a ConflictError (the joining is refused)."""
     key = username_key(name)
     row = conn.execute(sa.select(users.c.id, users.c.password_hash).where(users.c.name_key == key)).first()
     if row is None:
@@ -165,9 +162,20 @@ def _user_id(conn: Connection, name: str, password_hash: str, vouched: bool = Fa
         inserted = result.inserted_primary_key
         assert inserted is not None, "an INSERT has a primary key"
         return int(inserted[0])
-    if row.password_hash != password_hash and not vouched:
+    if row.password_hash != password_hash:
         raise ConflictError(f"an account named {name!r} was made meanwhile")
     return int(row.id)
+
+
+def thd_account_hash(conn: Connection, name: str) -> tuple[str, str] | None:
+    """(name, password hash) of the server account `name` (compared as names are), or None."""
+    key = lookup_key(name)
+    if key is None:
+        return None
+    row = conn.execute(
+        sa.select(users.c.username, users.c.password_hash).where(users.c.name_key == key)
+    ).first()
+    return None if row is None else (row.username, row.password_hash)
 
 
 def thd_set_owner(conn: Connection, game_id: int, player_id: int, owner: str, password_hash: str) -> None:

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from twisted.internet import defer
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 import ruleset
 from ruleset import Phase, Problem, join_rng
@@ -38,7 +39,7 @@ from server.model.refusals import (
     looks_like,
     refuse,
 )
-from server.model.store import Account
+from server.model.store import Account, ConflictError
 from server.model.writes import (
     MarkReinstated,
     MarkRemoved,
@@ -200,28 +201,51 @@ class PlayerAccounts(GameWriteSide):
     ) -> defer.Deferred:
         """Add a player; fires with the new player id, or fails with Refused.
 
-        The name may be the server's account of another game: it joins this one with its
+        The name may be a server account that plays other games: it joins this one with its
         password (a wrong one: Refused(WRONG_ACCOUNT_PASSWORD)); otherwise a new account is made.
         Operators hand over `password_hash` (made by `server.game.passwords.hash_password`) instead
-        of a password: an existing account then joins as vouched for (`join_account`), with its
-        own password; a server account this process does not see (a game that is not loaded
-        here) is joined by the store, also with its own password."""
+        of a password: an existing account then joins as vouched for, keeping its own password."""
         problem = self._account_problem(username, creation_setting_applies)
-        existing = self.server_accounts.account(username) if problem is None else None
-        if existing is not None:
-            if password_hash:
-                return self._join_with(existing, email, comment, creation_setting_applies)
-            d = self.hasher.verify(password, existing.password_hash)
+        if problem is not None:
+            return refuse(problem)
+        d = self._server_account(username)
 
-            def proved(ok: bool) -> defer.Deferred:
-                if not ok:
-                    raise Refused(WRONG_ACCOUNT_PASSWORD)
-                return self._join_with(existing, email, comment, creation_setting_applies)
+        def found(existing: tuple[str, str] | None) -> defer.Deferred:
+            if existing is not None:
+                if password_hash:
+                    return self._join_with(existing, email, comment, creation_setting_applies)
+                return self.hasher.verify(password, existing[1]).addCallback(proved, existing)
+            return self._new_account(
+                username, password, email, comment, creation_setting_applies, password_hash
+            )
 
-            return d.addCallback(proved)
-        if problem is None:
-            taken = looks_taken(username, self.server_accounts.names())
-            problem = None if taken is None else looks_like(taken)
+        def proved(ok: bool, existing: tuple[str, str]) -> defer.Deferred:
+            if not ok:
+                raise Refused(WRONG_ACCOUNT_PASSWORD)
+            return self._join_with(existing, email, comment, creation_setting_applies)
+
+        return d.addCallback(found)
+
+    def _server_account(self, name: str) -> defer.Deferred:
+        """(name, password hash) of the server account `name`, None when there is none: from a
+        game this process runs, else from the store (games it does not run: a cluster's other
+        nodes, or a command line changing one game of a database)."""
+        seat = self.server_accounts.account(name)
+        if seat is not None:
+            return defer.succeed((seat.account_name, seat.password_hash))
+        return defer.maybeDeferred(self.store.account_hash, name)
+
+    def _new_account(
+        self,
+        username: str,
+        password: str,
+        email: str,
+        comment: str,
+        creation_setting_applies: bool,
+        password_hash: str | None,
+    ) -> defer.Deferred:
+        taken = looks_taken(username, self.server_accounts.names())
+        problem = None if taken is None else looks_like(taken)
         if problem is None and not password_hash:
             problem = self.hasher.policy.problem(password)
         if problem is not None:
@@ -230,36 +254,33 @@ class PlayerAccounts(GameWriteSide):
         hashed = defer.succeed(password_hash) if password_hash else self.hasher.hash(password)
         return hashed.addCallback(
             lambda digest: self._lock.run(
-                self._create_account,
-                username,
-                digest,
-                email,
-                comment,
-                creation_setting_applies,
-                bool(password_hash),
+                self._create_account, username, digest, email, comment, creation_setting_applies
             )
         )
 
     def join_account(
         self, name: str, email: str = "", comment: str = "", *, creation_setting_applies: bool = True
     ) -> defer.Deferred:
-        """An existing account of the server joins this game, vouched for by the caller (an
-        operator, or a player logged in with that account): fires with the new player id;
+        """An existing account of the server joins this game, vouched for by the caller (a
+        player logged in with that account): fires with the new player id;
         Refused(NO_SUCH_ACCOUNT), or as `create_account` refuses."""
-        existing = self.server_accounts.account(name)
-        if existing is None:
-            return refuse(NO_SUCH_ACCOUNT)
-        return self._join_with(existing, email, comment, creation_setting_applies)
+
+        def found(existing: tuple[str, str] | None) -> defer.Deferred:
+            if existing is None:
+                raise Refused(NO_SUCH_ACCOUNT)
+            return self._join_with(existing, email, comment, creation_setting_applies)
+
+        return self._server_account(name).addCallback(found)
 
     def _join_with(
-        self, existing: Account, email: str, comment: str, creation_setting_applies: bool
+        self, existing: tuple[str, str], email: str, comment: str, creation_setting_applies: bool
     ) -> defer.Deferred:
-        name = existing.account_name
+        name, password_hash = existing
         problem = self._account_problem(name, creation_setting_applies)
         if problem is not None:
             return refuse(problem)
         return self._lock.run(
-            self._create_account, name, existing.password_hash, email, comment, creation_setting_applies
+            self._create_account, name, password_hash, email, comment, creation_setting_applies
         )
 
     def _create_account(
@@ -269,7 +290,6 @@ class PlayerAccounts(GameWriteSide):
         email: str,
         comment: str,
         creation_setting_applies: bool,
-        vouched: bool = False,
     ) -> defer.Deferred:
         problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
@@ -289,7 +309,15 @@ class PlayerAccounts(GameWriteSide):
 
         change = SeatChanged(JOINED, player_id, self._state.turn)
         after = self._preview(state=state)
-        return self._write(change, (StoreAccount(account, messages, vouched),), stored, after)
+        d = self._write(change, (StoreAccount(account, messages),), stored, after)
+        return d.addErrback(self._taken_elsewhere)
+
+    @staticmethod
+    def _taken_elsewhere(failure: Failure) -> None:
+        """The store has a server account of that name with another password: made meanwhile
+        (by a game on another cluster node)."""
+        failure.trap(ConflictError)
+        raise Refused(WRONG_ACCOUNT_PASSWORD)
 
     def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
         if creation_setting_applies and not self.setup.account_creation:

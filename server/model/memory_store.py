@@ -15,7 +15,7 @@ from typing import Any
 from ruleset import Event, Message
 from server.model.attendance import Attendance
 from server.model.changes import ChangeRecord
-from server.model.names import username_key
+from server.model.names import lookup_key, username_key
 from server.model.outbox_entry import OutboxEntry
 from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoredGame, TurnRecord
 from server.model.writes import (
@@ -55,7 +55,7 @@ class MemoryStore:
         self.changes: dict[int, list[ChangeRecord]] = {}
         self.outbox: list[OutboxEntry] = []
         self._steps: dict[type, Callable[[int, Any], None]] = {
-            StoreAccount: lambda g, s: self.add_account(g, s.account, s.messages, s.vouched),
+            StoreAccount: lambda g, s: self.add_account(g, s.account, s.messages),
             StoreOrder: lambda g, s: self.record_order(g, s.entry),
             TakeBackOrder: lambda g, s: self.remove_order(g, s.seq),
             TakeDownMessage: lambda g, s: self.remove_message(g, s.player, s.index),
@@ -99,19 +99,12 @@ class MemoryStore:
         self.games[game_id] = StoredGame(game_id, setup)
         return game_id
 
-    def add_account(
-        self, game_id: int, account: Account, messages: tuple[Message, ...], vouched: bool = False
-    ) -> None:
+    def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> None:
         """A seat; its server account is the one of that name in any game, as the database's
         (`server.database.games.thd_add_account`)."""
-        key = username_key(account.account_name)
-        existing = next(
-            (a for g in self.games.values() for a in g.accounts if username_key(a.account_name) == key), None
-        )
-        if existing is not None:
-            if existing.password_hash != account.password_hash and not vouched:
-                raise ConflictError(f"an account named {account.account_name!r} was made meanwhile")
-            account = replace(account, password_hash=existing.password_hash)
+        existing = self.account_hash(account.account_name)
+        if existing is not None and existing[1] != account.password_hash:
+            raise ConflictError(f"an account named {account.account_name!r} was made meanwhile")
         stored = self.games[game_id]
         stored.accounts.append(account)
         stored.join_messages.extend(messages)
@@ -171,6 +164,15 @@ class MemoryStore:
                 else a
                 for a in stored.accounts
             ]
+
+    def account_hash(self, name: str) -> tuple[str, str] | None:
+        """(name, password hash) of the server account `name` (in any game), or None."""
+        key = lookup_key(name)
+        for stored in self.games.values():
+            for account in stored.accounts:
+                if key is not None and username_key(account.account_name) == key:
+                    return (account.account_name, account.password_hash)
+        return None
 
     def set_owner(self, game_id: int, player_id: int, owner: str, password_hash: str) -> None:
         accounts = self.games[game_id].accounts

@@ -22,12 +22,11 @@ from server.model.store import Account, GameSetup, OrderEntry, TurnRecord
 @dataclass(frozen=True, slots=True)
 class StoreAccount:
     """A new seat and the messages its joining posted. Its server account is made when there
-    is none of that name; an existing one is joined when its hash is the seat's (its password
-    was proved), or in any case when an operator `vouched` for it (its own hash stays)."""
+    is none of that name; an existing one is joined when its hash is the seat's (the game found
+    the account and its password was proved, or its owner logged in)."""
 
     account: Account
     messages: tuple[Message, ...]
-    vouched: bool = False
 
 
 @dataclass(frozen=True, slots=True)

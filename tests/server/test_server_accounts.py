@@ -146,3 +146,21 @@ def test_a_tp_client_creates_name_at_game_with_the_accounts_password(version):
     assert isinstance(second.one(tp.CreateAccount("alice@g2", "alice-pw", "", "")), tp.Okay)
     assert isinstance(second.one(tp.Login("alice@g2", "alice-pw")), tp.Okay)
     assert g2.snapshot.usernames == {1: "alice"}
+
+
+def test_an_account_of_a_game_another_process_runs_joins_with_its_password_only():
+    """Two directories on one store, as two cluster nodes: the store knows the account."""
+    store = MemoryStore()
+    games = []
+    for name in ("north", "south"):
+        setup = GameSetup(name, ctime=1_700_000_000, timer=TimerSettings(turn_length=0))
+        game = Game(store.create_game(setup), setup, setup.initial_state(), store, Clock())
+        GameDirectory().add(game)
+        games.append(game)
+    north, south = games
+    successResultOf(north.create_account("alice", "alice-pw"))
+    assert refusal(south.create_account("alice", "other-pw")) == WRONG_ACCOUNT_PASSWORD
+    assert south.snapshot.usernames == {}
+    assert successResultOf(south.create_account("Alice", "alice-pw")) == 1
+    assert successResultOf(south.authenticate("alice", "alice-pw")) == 1
+    assert south.snapshot.usernames == {1: "alice"}
