@@ -208,7 +208,7 @@ class PlayerAccounts(GameWriteSide):
         problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
             return refuse(problem)
-        d = self._server_account(username)
+        d = self.find_server_account(username)
 
         def found(existing: tuple[str, str] | None) -> defer.Deferred:
             if existing is not None:
@@ -226,7 +226,7 @@ class PlayerAccounts(GameWriteSide):
 
         return d.addCallback(found)
 
-    def _server_account(self, name: str) -> defer.Deferred:
+    def find_server_account(self, name: str) -> defer.Deferred:
         """(name, password hash) of the server account `name`, None when there is none: from a
         game this process runs, else from the store (games it does not run: a cluster's other
         nodes, or a command line changing one game of a database)."""
@@ -270,7 +270,7 @@ class PlayerAccounts(GameWriteSide):
                 raise Refused(NO_SUCH_ACCOUNT)
             return self._join_with(existing, email, comment, creation_setting_applies)
 
-        return self._server_account(name).addCallback(found)
+        return self.find_server_account(name).addCallback(found)
 
     def _join_with(
         self, existing: tuple[str, str], email: str, comment: str, creation_setting_applies: bool

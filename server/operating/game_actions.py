@@ -27,14 +27,16 @@ class OperationError(Exception):
 async def add_player_to(
     game: Game, username: str, password_hash: str, email: str = "", comment: str = ""
 ) -> str:
-    """Add an account through the game service (it gets the Welcome messages); idempotent for
-    the same name and password hash, so a request carried out twice adds one player."""
+    """Add a player through the game service (it gets the Welcome messages): a new account, or
+    the server's account of that name (it keeps its password). Idempotent for the same name and
+    password hash, so a request carried out twice adds one player."""
     existing = game.accounts.get(username)
     if existing is not None:
         if existing.password_hash == password_hash:
             return f"player {username!r} is player {existing.player_id} of game {game.setup.name!r}"
         raise OperationError(f"game {game.setup.name!r} already has a player named {username!r}")
     await game.ready()
+    account = await game.find_server_account(username)
     try:
         player = await game.create_account(
             username,
@@ -48,7 +50,10 @@ async def add_player_to(
         raise OperationError(
             f"cannot add {username!r} to game {game.setup.name!r}: {refused.message}"
         ) from None
-    return f"player {username!r} added to game {game.setup.name!r} as player {player}"
+    added = f"player {username!r} added to game {game.setup.name!r} as player {player}"
+    if account is not None:  # one account per server: it joins with the password it has
+        return f"{added} (the server's account {account[0]!r}, which keeps its own password)"
+    return added
 
 
 async def set_password_of(game: Game, username: str, password_hash: str) -> str:
