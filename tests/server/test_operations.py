@@ -389,9 +389,9 @@ def test_offline_edits_go_straight_to_the_database(url, db):
         add_player(db, "nope", "x", "pw")
     create_game(db, setup("two"))
     joined = add_player(db, "two", "Ann", "not-her-password")
-    assert (
-        joined.text
-        == "player 'Ann' added to game 'two' as player 1 (the server's account 'ann', which keeps its own password)"
+    assert joined.text == (
+        "player 'Ann' added to game 'two' as player 1"
+        " (the server's account 'ann', which keeps its own password)"
     )
     assert "removed" in remove_player(db, "one", "bob").text
     with pytest.raises(OperationError, match="no player named"):
