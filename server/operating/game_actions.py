@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ruleset import Phase
 from server.game.game import Game
+from server.model.names import kept_apart_from, lookup_key
 from server.model.refusals import Refused, clipped
 from server.model.store import GameSetup
 from server.model.timer_settings import LONGEST_WAIT_S, DeadlineTooFar, NoDeadline, TimerSettingsError
@@ -66,6 +67,34 @@ async def set_password_of(game: Game, username: str, password_hash: str) -> str:
         raise OperationError(f"game {game.setup.name!r} has no player named {clipped(username)}") from None
     name = game.snapshot.usernames.get(player, username)
     return f"password of player {name!r} (player {player}) of game {game.setup.name!r} changed"
+
+
+async def join_kept_apart(game: Game, username: str) -> str:
+    """Join a player's account kept apart since accounts are one per server (`alice~g2`, made
+    by revision 0007a) to the server's account of that name (`alice`): the player then logs in
+    with that account's password, in this game too. Doing it twice says so."""
+    await game.ready()
+    player = game.player_id(username)
+    seat = next((a for a in game.accounts.values() if a.player_id == player), None)
+    if seat is None:
+        raise OperationError(f"game {game.setup.name!r} has no player named {clipped(username)}")
+    base = kept_apart_from(seat.account_name)
+    if base is None:
+        name = game.setup.name
+        return f"player {seat.username!r} of game {name!r} plays with the account {seat.account_name!r}"
+    main = await game.find_server_account(base)
+    if main is None:
+        raise OperationError(f"the server has no account named {base!r}")
+    if any(lookup_key(a.account_name) == lookup_key(main[0]) for a in game.accounts.values()):
+        raise OperationError(f"the account {main[0]!r} plays game {game.setup.name!r} already")
+    try:
+        await game.move_seat(seat.player_id, main[0], main[1])
+    except Refused as refused:
+        raise OperationError(f"cannot join {seat.account_name!r} to {main[0]!r}: {refused.message}") from None
+    return (
+        f"player {seat.username!r} of game {game.setup.name!r} now plays with the account "
+        f"{main[0]!r} and its password ({seat.account_name!r} is no more)"
+    )
 
 
 async def remove_player_from(game: Game, username: str) -> str:

@@ -4,6 +4,8 @@ SQLite and PostgreSQL (`database_url`)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import sqlalchemy as sa
 from alembic import command
@@ -17,7 +19,9 @@ from server.game.game import Game
 from server.game.passwords import hash_password
 from server.model.refusals import BAD_LOGIN, Refused
 from server.model.store import GameSetup
+from server.operating.game_actions import OperationError
 from tests.support.deferreds import failureResultOf, successResultOf
+from tests.support.operator import operate
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -89,6 +93,25 @@ def test_the_upgrade_keeps_every_player_and_keeps_same_named_accounts_apart(data
         assert dict(again.find("g2").snapshot.owners) == {1: "alice", 2: "carol~g2", 3: "Bob"}
         names = db.run(lambda conn: sorted(conn.execute(sa.text("SELECT username FROM users")).scalars()))
         assert names == ["Bob", "alice", "carol", "carol~g2", "dave"]
+
+
+def test_an_operator_joins_an_account_kept_apart_to_the_account_of_its_name(database_url):
+    database_of_the_version_before(database_url)
+    upgrade(database_url)
+    with SyncDatabase(database_url) as db:
+        joined = operate(db, "join-accounts", "g2", "carol", wallclock=time.time)
+        assert joined.text == (
+            "player 'carol' of game 'g2' now plays with the account 'carol' and its password"
+            " ('carol~g2' is no more)"
+        )
+        again = operate(db, "join-accounts", "g2", "carol", wallclock=time.time)
+        assert again.text == "player 'carol' of game 'g2' plays with the account 'carol'"
+        with pytest.raises(OperationError, match="has no player named 'zed'"):
+            operate(db, "join-accounts", "g2", "zed", wallclock=time.time)
+        g2 = restored(db).find("g2")
+        assert g2.snapshot.owners[2] == "carol"
+        assert successResultOf(g2.authenticate("carol", "carol-tae")) == 2
+        assert failureResultOf(g2.authenticate("carol", "carol-g2"), Refused).value.problem == BAD_LOGIN
 
 
 def test_the_upgrade_goes_down_again_with_every_password(database_url):
