@@ -130,5 +130,7 @@ def test_resigning_is_for_good(running):
     assert public_players(web_port)["bob"]["seat"] == "resigned"
     answer = tp_login(tp_port, "bob")  # they still read their game
     assert isinstance(answer, tp.Okay), answer
-    again = client(tp_port, web_port, "bob", "vacation")
-    assert again.exit_code == 1 and "resigned" in again.output
+    seat = client(tp_port, web_port, "bob", "vacation")  # reading the seat is still theirs
+    assert seat.exit_code == 0 and "resigned" in seat.output, seat.output
+    again = client(tp_port, web_port, "bob", "vacation", "2")
+    assert again.exit_code == 1 and "You resigned from this game." in again.output, again.output
