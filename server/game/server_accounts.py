@@ -13,8 +13,8 @@ under its lock. In a cluster it sees the games this node runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
 
 from twisted.internet import defer
 from twisted.logger import Logger
@@ -24,10 +24,20 @@ from server.model.names import kept_apart_from, lookup_key
 from server.model.refusals import BAD_LOGIN, Refused
 from server.model.store import Account
 
-if TYPE_CHECKING:
-    from server.game.game import Game
-
 log = Logger()
+
+
+class Game(Protocol):
+    """What this needs of a game (`server.game.game.Game`, which imports this module)."""
+
+    hasher: PasswordHasher
+
+    @property
+    def accounts(self) -> Mapping[str, Account]: ...
+
+    def take_password_hash(self, player_id: int, digest: str) -> None: ...
+
+    def move_seat(self, player_id: int, owner: str, digest: str) -> Any: ...
 
 
 class ServerAccounts:
