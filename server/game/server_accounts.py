@@ -31,6 +31,7 @@ class Game(Protocol):
     """What this needs of a game (`server.game.game.Game`, which imports this module)."""
 
     hasher: PasswordHasher
+    store: Any
 
     @property
     def accounts(self) -> Mapping[str, Account]: ...
@@ -101,23 +102,36 @@ class ServerAccounts:
     def authenticate(self, name: str, password: str) -> defer.Deferred:
         """The name of the account of a correct name and password (joined with the accounts kept
         apart that the password proves, `prove`); Refused(BAD_LOGIN) otherwise. A name kept
-        apart (`alice~g2`) cannot be typed: `alice` with that account's password finds it."""
+        apart (`alice~g2`) cannot be typed: `alice` with that account's password finds it. An
+        account with no seat in these games (a cluster's other nodes run them) is looked up in
+        the store."""
+        games = list(self._games())
+        hasher = games[0].hasher if games else InlineHasher()
         main = self.account(name)
         candidates = [main.account_name, *self.kin(name)] if main else self.kin(name)
-        accounts = [self.account(candidate) for candidate in candidates]
-        hasher = next((game.hasher for game in self._games()), None) or InlineHasher()
-        checks = [
-            hasher.verify(password, None if account is None else account.password_hash)
-            for account in accounts or [None]
-        ]
+        found: defer.Deferred
+        if candidates or not games:
+            found = defer.succeed([(c, self.account(c)) for c in candidates])
+        else:
+            stored = defer.maybeDeferred(games[0].store.account_hash, name)
+            found = stored.addCallback(
+                lambda row: [] if row is None else [(row[0], Account(row[0], row[1], 0))]
+            )
 
-        def checked(results: list[tuple[bool, bool]]) -> defer.Deferred:
-            proved = [c for c, (_, ok) in zip(candidates, results, strict=False) if ok]
+        def verify(pairs: list[tuple[str, Account | None]]) -> defer.Deferred:
+            checks = [
+                hasher.verify(password, None if account is None else account.password_hash)
+                for _, account in pairs or [("", None)]
+            ]
+            return defer.DeferredList(checks, consumeErrors=True).addCallback(checked, [c for c, _ in pairs])
+
+        def checked(results: list[tuple[bool, bool]], names: list[str]) -> defer.Deferred:
+            proved = [c for c, (_, ok) in zip(names, results, strict=False) if ok]
             if not proved:
                 raise Refused(BAD_LOGIN)
             return self.prove(proved[0], password, hasher)
 
-        return defer.DeferredList(checks, consumeErrors=True).addCallback(checked)
+        return found.addCallback(verify)
 
     def prove(self, name: str, password: str, hasher: PasswordHasher) -> defer.Deferred:
         """`password` is proved for the account `name`: join to it every account kept apart

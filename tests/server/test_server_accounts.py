@@ -148,8 +148,8 @@ def test_a_tp_client_creates_name_at_game_with_the_accounts_password(version):
     assert g2.snapshot.usernames == {1: "alice"}
 
 
-def test_an_account_of_a_game_another_process_runs_joins_with_its_password_only():
-    """Two directories on one store, as two cluster nodes: the store knows the account."""
+def two_processes() -> tuple[Game, Game]:
+    """Two directories on one store, as two cluster nodes: the store knows every account."""
     store = MemoryStore()
     games = []
     for name in ("north", "south"):
@@ -157,7 +157,21 @@ def test_an_account_of_a_game_another_process_runs_joins_with_its_password_only(
         game = Game(store.create_game(setup), setup, setup.initial_state(), store, Clock())
         GameDirectory().add(game)
         games.append(game)
-    north, south = games
+    return games[0], games[1]
+
+
+def test_an_account_another_process_plays_logs_in_and_joins_through_the_store():
+    north, south = two_processes()
+    successResultOf(north.create_account("alice", "alice-pw"))
+    assert successResultOf(south.server_accounts.authenticate("ALICE", "alice-pw")) == "alice"
+    assert refusal(south.server_accounts.authenticate("alice", "other-pw")) == BAD_LOGIN
+    assert refusal(south.server_accounts.authenticate("nobody", "other-pw")) == BAD_LOGIN
+    assert successResultOf(south.join_account("alice")) == 1
+    assert successResultOf(south.authenticate("alice", "alice-pw")) == 1
+
+
+def test_an_account_of_a_game_another_process_runs_joins_with_its_password_only():
+    north, south = two_processes()
     successResultOf(north.create_account("alice", "alice-pw"))
     assert refusal(south.create_account("alice", "other-pw")) == WRONG_ACCOUNT_PASSWORD
     assert south.snapshot.usernames == {}
