@@ -205,6 +205,23 @@ class PlayerAccounts(GameWriteSide):
         password (a wrong one: Refused(WRONG_ACCOUNT_PASSWORD)); otherwise a new account is made.
         Operators hand over `password_hash` (made by `server.game.passwords.hash_password`) instead
         of a password: an existing account then joins as vouched for, keeping its own password."""
+        d = self._create_or_join(
+            username, password, email, comment, creation_setting_applies, password_hash, True
+        )
+        return d.addErrback(self._taken_elsewhere)
+
+    def _create_or_join(
+        self,
+        username: str,
+        password: str,
+        email: str,
+        comment: str,
+        creation_setting_applies: bool,
+        password_hash: str | None,
+        again: bool,
+    ) -> defer.Deferred:
+        """`create_account`; `again`: when the account was made meanwhile (by another game, as
+        the same person joins two games at once), join it as it is now, once."""
         problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
             return refuse(problem)
@@ -215,14 +232,23 @@ class PlayerAccounts(GameWriteSide):
                 if password_hash:
                     return self._join_with(existing, email, comment, creation_setting_applies)
                 return self.hasher.verify(password, existing[1]).addCallback(proved, existing)
-            return self._new_account(
+            made = self._new_account(
                 username, password, email, comment, creation_setting_applies, password_hash
             )
+            if again:
+                made.addErrback(made_meanwhile)
+            return made
 
         def proved(ok: bool, existing: tuple[str, str]) -> defer.Deferred:
             if not ok:
                 raise Refused(WRONG_ACCOUNT_PASSWORD)
             return self._join_with(existing, email, comment, creation_setting_applies)
+
+        def made_meanwhile(failure: Failure) -> defer.Deferred:
+            failure.trap(ConflictError)
+            return self._create_or_join(
+                username, password, email, comment, creation_setting_applies, password_hash, False
+            )
 
         return d.addCallback(found)
 
@@ -270,7 +296,7 @@ class PlayerAccounts(GameWriteSide):
                 raise Refused(NO_SUCH_ACCOUNT)
             return self._join_with(existing, email, comment, creation_setting_applies)
 
-        return self.find_server_account(name).addCallback(found)
+        return self.find_server_account(name).addCallback(found).addErrback(self._taken_elsewhere)
 
     def _join_with(
         self, existing: tuple[str, str], email: str, comment: str, creation_setting_applies: bool
@@ -309,13 +335,12 @@ class PlayerAccounts(GameWriteSide):
 
         change = SeatChanged(JOINED, player_id, self._state.turn)
         after = self._preview(state=state)
-        d = self._write(change, (StoreAccount(account, messages),), stored, after)
-        return d.addErrback(self._taken_elsewhere)
+        return self._write(change, (StoreAccount(account, messages),), stored, after)
 
     @staticmethod
     def _taken_elsewhere(failure: Failure) -> None:
-        """The store has a server account of that name with another password: made meanwhile
-        (by a game on another cluster node)."""
+        """The store has a server account of that name with another password hash than the one
+        the game joined or made it with: made, or given a new password, meanwhile."""
         failure.trap(ConflictError)
         raise Refused(WRONG_ACCOUNT_PASSWORD)
 

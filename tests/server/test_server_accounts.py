@@ -6,6 +6,7 @@ In memory (MemoryStore, a Clock); the database side is in test_account_migration
 from __future__ import annotations
 
 import pytest
+from twisted.internet import defer
 from twisted.internet.task import Clock
 
 import protocol as tp
@@ -22,6 +23,7 @@ from server.model.refusals import (
 )
 from server.model.store import Account, GameSetup, StoredGame
 from server.model.timer_settings import TimerSettings
+from server.model.writes import StoreAccount
 from tests.support.deferreds import failureResultOf, successResultOf
 
 from .wire import Wire
@@ -178,3 +180,49 @@ def test_an_account_of_a_game_another_process_runs_joins_with_its_password_only(
     assert successResultOf(south.create_account("Alice", "alice-pw")) == 1
     assert successResultOf(south.authenticate("alice", "alice-pw")) == 1
     assert south.snapshot.usernames == {1: "alice"}
+
+
+class HeldStore(MemoryStore):
+    """A store whose seats are stored only when the test says so (a busy database)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list = []
+
+    def write(self, game_id, write):
+        if any(isinstance(step, StoreAccount) for step in write.steps):
+            d = defer.Deferred()
+            self.held.append((d, game_id, write))
+            return d
+        return super().write(game_id, write)
+
+    def release(self) -> None:
+        while self.held:
+            d, game_id, write = self.held.pop(0)
+            try:
+                d.callback(super().write(game_id, write))
+            except Exception:
+                d.errback()
+
+
+def test_one_person_joining_two_games_at_once_makes_one_account():
+    """As bots join every game of a cluster at the same moment: both games find no account and
+    make one; the second store write finds the first's, and its game joins it instead."""
+    store = HeldStore()
+    games = []
+    for name in ("north", "south"):
+        setup = GameSetup(name, ctime=1_700_000_000, timer=TimerSettings(turn_length=0))
+        game = Game(store.create_game(setup), setup, setup.initial_state(), store, Clock())
+        GameDirectory().add(game)
+        games.append(game)
+    north, south = games
+    first, second = north.create_account("p0", "a-password"), south.create_account("p0", "a-password")
+    other = south.create_account("p1", "b-password")
+    store.release()  # north's p0 is stored; south's p0 finds it and joins it (held again)
+    store.release()
+    assert successResultOf(first) == 1 and successResultOf(second) in (1, 2) and successResultOf(other)
+    assert successResultOf(south.authenticate("p0", "a-password")) == south.player_id("p0")
+    made = [north.create_account("p2", "c-password"), south.create_account("p2", "not-the-same")]
+    store.release()
+    store.release()
+    assert successResultOf(made[0]) == 2 and refusal(made[1]) == WRONG_ACCOUNT_PASSWORD
