@@ -31,6 +31,7 @@ from server.model.writes import (
     StoreFinished,
     StoreNotices,
     StoreOrder,
+    StoreOwner,
     StorePasswordHash,
     StorePause,
     StoreSetup,
@@ -67,6 +68,7 @@ STEP_QUERIES: dict[type, Callable[[Connection, int, Any], Any]] = {
     StoreDeadline: lambda c, g, s: q.thd_set_deadline(c, g, s.turn, s.deadline),
     StoreSetup: lambda c, g, s: q.thd_update_setup(c, g, s.setup),
     StorePasswordHash: lambda c, g, s: q.thd_set_password_hash(c, g, s.player, s.password_hash),
+    StoreOwner: lambda c, g, s: q.thd_set_owner(c, g, s.player, s.owner, s.password_hash),
 }
 
 

@@ -27,8 +27,10 @@ from server.database.schema import (
     orders,
     removed_messages,
     turns,
+    users,
 )
 from server.model.attendance import Attendance, Presence
+from server.model.names import lookup_key, username_key
 from server.model.store import (
     Account,
     ConflictError,
@@ -138,13 +140,64 @@ def thd_add_account(conn: Connection, game_id: int, account: Account, messages: 
             game_id=game_id,
             player_id=account.player_id,
             username=account.username,
-            password_hash=account.password_hash,
+            user_id=_user_id(conn, account.account_name, account.password_hash),
             email=account.email,
             comment=account.comment,
             joined_turn=game.last_turn,
         )
     )
     _post_between_turns(conn, game_id, account.player_id, messages)
+
+
+def _user_id(conn: Connection, name: str, password_hash: str) -> int:
+    """The id of the server account `name` (made with `password_hash` when there is none).
+
+    The game joins an existing account only once its password was proved (or an operator
+    vouched), giving the account's hash: a different hash here means another game made an
+    account of that name meanwhile, a ConflictError (the joining is refused)."""
+    key = username_key(name)
+    row = conn.execute(sa.select(users.c.id, users.c.password_hash).where(users.c.name_key == key)).first()
+    if row is None:
+        result = conn.execute(users.insert().values(username=name, name_key=key, password_hash=password_hash))
+        inserted = result.inserted_primary_key
+        assert inserted is not None, "an INSERT has a primary key"
+        return int(inserted[0])
+    if row.password_hash != password_hash:
+        raise ConflictError(f"an account named {name!r} was made meanwhile")
+    return int(row.id)
+
+
+def thd_account_hash(conn: Connection, name: str) -> tuple[str, str] | None:
+    """(name, password hash) of the server account `name` (compared as names are), or None."""
+    key = lookup_key(name)
+    if key is None:
+        return None
+    row = conn.execute(
+        sa.select(users.c.username, users.c.password_hash).where(users.c.name_key == key)
+    ).first()
+    return None if row is None else (row.username, row.password_hash)
+
+
+def thd_set_owner(conn: Connection, game_id: int, player_id: int, owner: str, password_hash: str) -> None:
+    """Move a seat to the server account `owner` (two accounts of one person joined); the
+    account it leaves goes when it holds no seat any more."""
+    seat = _seat(conn, game_id, player_id)
+    conn.execute(
+        accounts.update()
+        .where(accounts.c.game_id == game_id, accounts.c.player_id == player_id)
+        .values(user_id=_user_id(conn, owner, password_hash))
+    )
+    still_held = sa.select(accounts.c.player_id).where(accounts.c.user_id == seat.user_id).exists()
+    conn.execute(users.delete().where(users.c.id == seat.user_id, ~still_held))
+
+
+def _seat(conn: Connection, game_id: int, player_id: int) -> Row:
+    row = conn.execute(
+        sa.select(accounts.c.user_id).where(accounts.c.game_id == game_id, accounts.c.player_id == player_id)
+    ).first()
+    if row is None:
+        raise NotFoundError(f"game {game_id} has no player {player_id}")
+    return row
 
 
 def _post_between_turns(conn: Connection, game_id: int, about: int, messages: Iterable[Message]) -> None:
@@ -316,14 +369,10 @@ def thd_remove_player(conn: Connection, game_id: int, player_id: int) -> None:
 
 
 def thd_set_password_hash(conn: Connection, game_id: int, player_id: int, password_hash: str) -> None:
-    """Replace a player's password hash (a password change, or a hash made stronger)."""
-    result = conn.execute(
-        accounts.update()
-        .where(accounts.c.game_id == game_id, accounts.c.player_id == player_id)
-        .values(password_hash=password_hash)
-    )
-    if result.rowcount == 0:
-        raise NotFoundError(f"game {game_id} has no player {player_id}")
+    """Replace the password hash of the account holding a player's seat (a password change,
+    or a hash made stronger): it is the account's in every game it joined."""
+    seat = _seat(conn, game_id, player_id)
+    conn.execute(users.update().where(users.c.id == seat.user_id).values(password_hash=password_hash))
 
 
 def thd_set_deadline(conn: Connection, game_id: int, turn: int, deadline: float | None) -> None:
@@ -513,10 +562,16 @@ def thd_load_games(
             (row.joins_before, Message(row.player, row.turn, row.subject, row.body))
         )
     for row in conn.execute(
-        sa.select(accounts).where(*where(accounts)).order_by(accounts.c.game_id, accounts.c.player_id)
+        sa.select(accounts, users.c.username.label("owner"), users.c.password_hash)
+        .join(users, users.c.id == accounts.c.user_id)
+        .where(*where(accounts))
+        .order_by(accounts.c.game_id, accounts.c.player_id)
     ):
         game = stored[row.game_id]
-        game.accounts.append(Account(row.username, row.password_hash, row.player_id, row.email, row.comment))
+        owner = "" if row.owner == row.username else row.owner
+        game.accounts.append(
+            Account(row.username, row.password_hash, row.player_id, row.email, row.comment, owner)
+        )
         game.join_turns[row.player_id] = row.joined_turn
         if row.removed:
             game.removed_players.add(row.player_id)

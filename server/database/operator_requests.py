@@ -32,6 +32,7 @@ KINDS = (
     "remove_player",
     "move_game",
     "set_password",
+    "join_accounts",
     # the clock and the settings (server.operating.commands: pause, resume, extend, set, reinstate)
     "pause",
     "resume",

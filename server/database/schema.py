@@ -37,6 +37,12 @@ Added by revision 0004t (timer controls):
 * games.paused / paused_left: an operator paused the clock; the seconds the deadline had left.
 * notices: board messages posted by operators' changes; `joins_before` orders them among the
   join messages.
+
+Added by revision 0007a (one account per server):
+
+* users: the server's accounts: a name (unique by its RFC 8265 key, `name_key`), the password
+  hash, when it was made. accounts (a seat in one game) refers to one by `user_id`; the seat's
+  `username` is the name the game shows (the account's, or its name before 0007a).
 """
 
 from __future__ import annotations
@@ -92,20 +98,31 @@ games = sa.Table(
     sa.Column("paused_left", sa.Float, nullable=True),
 )
 
+users = sa.Table(
+    "users",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("username", sa.String(200), nullable=False),
+    sa.Column("name_key", sa.String(200), nullable=False, unique=True),
+    sa.Column("password_hash", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+)
+
 accounts = sa.Table(
     "accounts",
     metadata,
     _game_fk(),
     sa.Column("player_id", sa.Integer, nullable=False),
     sa.Column("username", sa.String(64), nullable=False),
-    sa.Column("password_hash", sa.Text, nullable=False),
     sa.Column("email", sa.Text, nullable=False),
     sa.Column("comment", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
     sa.Column("joined_turn", sa.Integer, nullable=False, server_default="0"),
     sa.Column("removed", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("user_id", sa.Integer, nullable=True),  # users.id (no foreign key: see 0007a)
     sa.PrimaryKeyConstraint("game_id", "player_id"),
     sa.UniqueConstraint("game_id", "username"),
+    sa.Index("ix_accounts_user_id", "user_id"),
 )
 
 join_messages = sa.Table(

@@ -136,6 +136,10 @@ class _Games:
     def add_notices(self, game_id: int, messages: tuple[Message, ...]):
         return self._write(q.thd_add_notices, game_id, tuple(messages))
 
+    def account_hash(self, name: str):
+        """(name, password hash) of the server account `name`, or None."""
+        return self._run(q.thd_account_hash, name)
+
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str):
         return self._run(q.thd_set_password_hash, game_id, player_id, password_hash)
 

@@ -1,5 +1,10 @@
 """Players and accounts of one game: logins, passwords, new accounts, removing and reinstating.
 
+A seat belongs to one of the server's accounts (`server.game.server_accounts`): a login checks
+the account's password; a new seat is a new account, or an existing account that joins with its
+password (or vouched for: an operator, a logged-in player); a password change is the account's
+in every game.
+
 `PlayerAccounts` is the part of the write side (`server.game.game.Game`) that changes accounts; like
 every write of the game it runs under the game's lock and changes nothing until the store has it.
 """
@@ -10,11 +15,11 @@ from dataclasses import replace
 
 from twisted.internet import defer
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 import ruleset
 from ruleset import Phase, Problem, join_rng
 from server.game.write_side import GameWriteSide
-from server.model.attendance import Presence, attendance_of
 from server.model.changes import JOINED, REINSTATED, PasswordChanged, SeatChanged
 from server.model.changes import REMOVED as REMOVED_SEAT
 from server.model.names import BadName, looks_taken, prepare_username, username_key
@@ -25,16 +30,24 @@ from server.model.refusals import (
     CREATION_DISABLED,
     GAME_ENDED,
     GAME_FULL,
+    NO_SUCH_ACCOUNT,
     NO_SUCH_PLAYER,
     POOL_EXHAUSTED,
     REMOVED_LOGIN,
-    RESIGNED,
+    WRONG_ACCOUNT_PASSWORD,
     Refused,
     looks_like,
     refuse,
 )
-from server.model.store import Account
-from server.model.writes import MarkReinstated, MarkRemoved, StoreAccount, StoreNotices, StorePasswordHash
+from server.model.store import Account, ConflictError
+from server.model.writes import (
+    MarkReinstated,
+    MarkRemoved,
+    StoreAccount,
+    StoreNotices,
+    StoreOwner,
+    StorePasswordHash,
+)
 from server.views.board import operator_notices
 
 log = Logger()
@@ -50,18 +63,58 @@ class PlayerAccounts(GameWriteSide):
         account = self._account_named(username)
         d = self.hasher.verify(password, None if account is None else account.password_hash)
 
-        def checked(ok: bool) -> int:
+        def checked(ok: bool) -> defer.Deferred:
             if not ok or account is None:
                 raise Refused(BAD_LOGIN)
             if account.player_id in self._removed:
                 raise Refused(REMOVED_LOGIN)
-            if attendance_of(self._attendance, account.player_id).presence is Presence.RESIGNED:
-                raise Refused(RESIGNED)
+            # a player who resigned still reads their game; the game refuses their orders
             if self.hasher.policy.needs_upgrade(account.password_hash):
                 self._upgrade_hash(account, password)
-            return account.player_id
+            return self._joined_if_proved(account, password).addCallback(lambda _: account.player_id)
 
         return d.addCallback(checked)
+
+    def _joined_if_proved(self, account: Account, password: str) -> defer.Deferred:
+        """The password was proved for the account: accounts kept apart under its name that
+        have the same password are joined to it now (`ServerAccounts.prove`); a failure to join
+        them only leaves them apart (and is logged), the login goes on."""
+        d = self.server_accounts.prove(account.account_name, password, self.hasher)
+        return d.addErrback(
+            lambda failure: log.failure(
+                "game {game}: joining the accounts of {user} failed",
+                failure,
+                game=self.setup.name,
+                user=account.username,
+            )
+        )
+
+    def take_password_hash(self, player_id: int, digest: str) -> None:
+        """The account holding `player_id`'s seat has a new password hash, stored already (a
+        change made through another game): logins here check it, old tokens are revoked."""
+        for name, account in list(self._accounts.items()):
+            if account.player_id == player_id:
+                self._accounts[name] = replace(account, password_hash=digest)
+                self._publish(touched=())
+
+    def move_seat(self, player_id: int, owner: str, digest: str) -> defer.Deferred:
+        """The seat of `player_id` moves to the server account `owner` (hash `digest`): two
+        accounts of one person are joined (`ServerAccounts.prove`)."""
+        return self._lock.run(self._move_seat, player_id, owner, digest)
+
+    def _move_seat(self, player_id: int, owner: str, digest: str) -> defer.Deferred:
+        seat = next((a for a in self._accounts.values() if a.player_id == player_id), None)
+        if seat is None:
+            return refuse(NO_SUCH_PLAYER)
+
+        def stored() -> int:
+            moved = replace(seat, owner="" if owner == seat.username else owner, password_hash=digest)
+            self._accounts[seat.username] = moved
+            self._publish(touched=())
+            return player_id
+
+        step = StoreOwner(player_id, owner, digest)
+        return self._write(PasswordChanged(player_id), (step,), stored)
 
     def _upgrade_hash(self, account: Account, password: str) -> None:
         """Store a hash of the policy's strength for a password just verified (in the background:
@@ -130,6 +183,7 @@ class PlayerAccounts(GameWriteSide):
         def stored() -> int:
             self._accounts[username] = replace(account, password_hash=digest)
             self._publish(touched=())  # a new credential mark: the player's API tokens are revoked
+            self.server_accounts.password_changed(account.account_name, digest, self)
             return account.player_id
 
         step = StorePasswordHash(account.player_id, digest)
@@ -147,9 +201,77 @@ class PlayerAccounts(GameWriteSide):
     ) -> defer.Deferred:
         """Add a player; fires with the new player id, or fails with Refused.
 
+        The name may be a server account that plays other games: it joins this one with its
+        password (a wrong one: Refused(WRONG_ACCOUNT_PASSWORD)); otherwise a new account is made.
         Operators hand over `password_hash` (made by `server.game.passwords.hash_password`) instead
-        of a password."""
+        of a password: an existing account then joins as vouched for, keeping its own password."""
+        d = self._create_or_join(
+            username, password, email, comment, creation_setting_applies, password_hash, True
+        )
+        return d.addErrback(self._taken_elsewhere)
+
+    def _create_or_join(
+        self,
+        username: str,
+        password: str,
+        email: str,
+        comment: str,
+        creation_setting_applies: bool,
+        password_hash: str | None,
+        again: bool,
+    ) -> defer.Deferred:
+        """`create_account`; `again`: when the account was made meanwhile (by another game, as
+        the same person joins two games at once), join it as it is now, once."""
         problem = self._account_problem(username, creation_setting_applies)
+        if problem is not None:
+            return refuse(problem)
+        d = self.find_server_account(username)
+
+        def found(existing: tuple[str, str] | None) -> defer.Deferred:
+            if existing is not None:
+                if password_hash:
+                    return self._join_with(existing, email, comment, creation_setting_applies)
+                return self.hasher.verify(password, existing[1]).addCallback(proved, existing)
+            made = self._new_account(
+                username, password, email, comment, creation_setting_applies, password_hash
+            )
+            if again:
+                made.addErrback(made_meanwhile)
+            return made
+
+        def proved(ok: bool, existing: tuple[str, str]) -> defer.Deferred:
+            if not ok:
+                raise Refused(WRONG_ACCOUNT_PASSWORD)
+            return self._join_with(existing, email, comment, creation_setting_applies)
+
+        def made_meanwhile(failure: Failure) -> defer.Deferred:
+            failure.trap(ConflictError)
+            return self._create_or_join(
+                username, password, email, comment, creation_setting_applies, password_hash, False
+            )
+
+        return d.addCallback(found)
+
+    def find_server_account(self, name: str) -> defer.Deferred:
+        """(name, password hash) of the server account `name`, None when there is none: from a
+        game this process runs, else from the store (games it does not run: a cluster's other
+        nodes, or a command line changing one game of a database)."""
+        seat = self.server_accounts.account(name)
+        if seat is not None:
+            return defer.succeed((seat.account_name, seat.password_hash))
+        return defer.maybeDeferred(self.store.account_hash, name)
+
+    def _new_account(
+        self,
+        username: str,
+        password: str,
+        email: str,
+        comment: str,
+        creation_setting_applies: bool,
+        password_hash: str | None,
+    ) -> defer.Deferred:
+        taken = looks_taken(username, self.server_accounts.names())
+        problem = None if taken is None else looks_like(taken)
         if problem is None and not password_hash:
             problem = self.hasher.policy.problem(password)
         if problem is not None:
@@ -162,15 +284,45 @@ class PlayerAccounts(GameWriteSide):
             )
         )
 
+    def join_account(
+        self, name: str, email: str = "", comment: str = "", *, creation_setting_applies: bool = True
+    ) -> defer.Deferred:
+        """An existing account of the server joins this game, vouched for by the caller (a
+        player logged in with that account): fires with the new player id;
+        Refused(NO_SUCH_ACCOUNT), or as `create_account` refuses."""
+
+        def found(existing: tuple[str, str] | None) -> defer.Deferred:
+            if existing is None:
+                raise Refused(NO_SUCH_ACCOUNT)
+            return self._join_with(existing, email, comment, creation_setting_applies)
+
+        return self.find_server_account(name).addCallback(found).addErrback(self._taken_elsewhere)
+
+    def _join_with(
+        self, existing: tuple[str, str], email: str, comment: str, creation_setting_applies: bool
+    ) -> defer.Deferred:
+        name, password_hash = existing
+        problem = self._account_problem(name, creation_setting_applies)
+        if problem is not None:
+            return refuse(problem)
+        return self._lock.run(
+            self._create_account, name, password_hash, email, comment, creation_setting_applies
+        )
+
     def _create_account(
-        self, username: str, password_hash: str, email: str, comment: str, creation_setting_applies: bool
+        self,
+        username: str,
+        password_hash: str,
+        email: str,
+        comment: str,
+        creation_setting_applies: bool,
     ) -> defer.Deferred:
         problem = self._account_problem(username, creation_setting_applies)
         if problem is not None:
             return refuse(problem)
         player_id = len(self._state.players) + 1
         state, messages = ruleset.add_player(self._state, username, join_rng(self.setup.seed, player_id))
-        account = Account(username, password_hash, player_id, email, comment)
+        account = Account(username, password_hash, player_id, email, comment)  # the account's own name
 
         def stored() -> int:
             self._state = state
@@ -184,6 +336,13 @@ class PlayerAccounts(GameWriteSide):
         change = SeatChanged(JOINED, player_id, self._state.turn)
         after = self._preview(state=state)
         return self._write(change, (StoreAccount(account, messages),), stored, after)
+
+    @staticmethod
+    def _taken_elsewhere(failure: Failure) -> None:
+        """The store has a server account of that name with another password hash than the one
+        the game joined or made it with: made, or given a new password, meanwhile."""
+        failure.trap(ConflictError)
+        raise Refused(WRONG_ACCOUNT_PASSWORD)
 
     def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
         if creation_setting_applies and not self.setup.account_creation:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from server.game.game import Game
+from server.game.server_accounts import ServerAccounts
 from server.game.stand_in import StandInPlayer
 
 
@@ -13,9 +14,12 @@ class GameDirectory:
         # The computer player of every seat the stand-in plays in these games (the `[stand_in]`
         # settings); `normal` unless the server configured another level.
         self.stand_in = stand_in or StandInPlayer()
+        # The server's accounts, over these games (one name and password for all of them).
+        self.accounts = ServerAccounts(lambda: self.games.values())
 
     def add(self, game: Game) -> None:
         game.stand_in = self.stand_in
+        game.server_accounts = self.accounts
         self.games[game.setup.name] = game
         if self.default_name is None:
             self.default_name = game.setup.name

@@ -35,6 +35,7 @@ from server.game.passwords import InlineHasher, PasswordHasher, credential_mark
 from server.game.queues import OrdersAndBoards
 from server.game.records import ChangeRecords
 from server.game.seats import Seats
+from server.game.server_accounts import ServerAccounts
 from server.game.stand_in import StandInPlayer
 from server.game.timer import TurnTimer
 from server.game.turn_end import TurnEnd
@@ -87,6 +88,9 @@ class Game(PlayerAccounts, Seats, OrdersAndBoards, TurnClockControls, TurnEnd, C
         # The computer player of the seats the stand-in plays; the directory gives every game
         # the server's (`server.game.directory.GameDirectory.add`).
         self.stand_in = StandInPlayer()
+        # The server's accounts (one per server, each with seats in several games); the
+        # directory gives every game the server's. Alone, a game sees its own seats only.
+        self.server_accounts = ServerAccounts(lambda: (self,))
         self._state = state
         self._accounts: dict[str, Account] = {}
         self._queues: dict[int, tuple[QueuedOrder, ...]] = {}
@@ -235,6 +239,7 @@ class Game(PlayerAccounts, Seats, OrdersAndBoards, TurnClockControls, TurnEnd, C
             removed_players=frozenset(self._removed),
             attendance=MappingProxyType(dict(self._attendance)),
             usernames=MappingProxyType({a.player_id: a.username for a in self._accounts.values()}),
+            owners=MappingProxyType({a.player_id: a.account_name for a in self._accounts.values()}),
             credential_marks=MappingProxyType(
                 {a.player_id: credential_mark(a.password_hash) for a in self._accounts.values()}
             ),

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from ruleset import GameState, Message
     from server.game.passwords import PasswordHasher
+    from server.game.server_accounts import ServerAccounts
     from server.game.stand_in import StandInPlayer
     from server.game.timer import TurnTimer
     from server.model.attendance import Attendance
@@ -58,6 +59,7 @@ class GameWriteSide:
         _closed: bool
         _ready: defer.Deferred | None
         stand_in: StandInPlayer
+        server_accounts: ServerAccounts
         _refusable: list[defer.Deferred]
         _store_trouble: Exception | None
         _retry: IDelayedCall | None

@@ -180,18 +180,19 @@ class GuardedClient:
         *,
         account: str | None = None,
         creating: bool = False,
-        counts: bool = True,
+        counts: bool | Callable[[Any], bool] = True,
         hurry: Callable[[], bool] = lambda: False,
     ) -> defer.Deferred:
         """One password check of a connection that answers with bytes (TP, admin) through the
         guard: `request()` (its answer, or a Deferred of it) runs once `admit` lets it, and
-        `succeeded(answer)` says how it went (`counts`: a failure counts as a failed login).
+        `succeeded(answer)` says how it went (`counts`, or `counts(answer)`: a failure counts as
+        a failed login).
         Fires with the answer, a failure's after the delay it earns (none when `hurry()`: the
         connection is going); fails with Refused when the check is refused untried."""
 
         def run(ticket: Ticket) -> defer.Deferred:
             def finished(answer: Any) -> Any:
-                delay = ticket.done(succeeded(answer), counts=counts)
+                delay = ticket.done(succeeded(answer), counts=counts(answer) if callable(counts) else counts)
                 if delay <= 0 or hurry():
                     return answer
                 return task.deferLater(self.guard.clock, delay, lambda: answer)

@@ -15,8 +15,9 @@ from typing import Any
 from ruleset import Event, Message
 from server.model.attendance import Attendance
 from server.model.changes import ChangeRecord
+from server.model.names import lookup_key, username_key
 from server.model.outbox_entry import OutboxEntry
-from server.model.store import Account, GameSetup, OrderEntry, StoredGame, TurnRecord
+from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoredGame, TurnRecord
 from server.model.writes import (
     GameWrite,
     MarkReinstated,
@@ -27,6 +28,7 @@ from server.model.writes import (
     StoreFinished,
     StoreNotices,
     StoreOrder,
+    StoreOwner,
     StorePasswordHash,
     StorePause,
     StoreSetup,
@@ -67,6 +69,7 @@ class MemoryStore:
             StoreDeadline: lambda g, s: self.set_deadline(g, s.turn, s.deadline),
             StoreSetup: lambda g, s: self.update_setup(g, s.setup),
             StorePasswordHash: lambda g, s: self.set_password_hash(g, s.player, s.password_hash),
+            StoreOwner: lambda g, s: self.set_owner(g, s.player, s.owner, s.password_hash),
         }
 
     # -- one write of a game -----------------------------------------------------------------
@@ -97,6 +100,11 @@ class MemoryStore:
         return game_id
 
     def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> None:
+        """A seat; its server account is the one of that name in any game, as the database's
+        (`server.database.games.thd_add_account`)."""
+        existing = self.account_hash(account.account_name)
+        if existing is not None and existing[1] != account.password_hash:
+            raise ConflictError(f"an account named {account.account_name!r} was made meanwhile")
         stored = self.games[game_id]
         stored.accounts.append(account)
         stored.join_messages.extend(messages)
@@ -147,10 +155,36 @@ class MemoryStore:
         stored.notices.extend((len(stored.join_messages), m) for m in messages)
 
     def set_password_hash(self, game_id: int, player_id: int, password_hash: str) -> None:
+        """The hash of the server account holding the seat: in every game it joined."""
+        owner = self._seat(game_id, player_id).account_name
+        for stored in self.games.values():
+            stored.accounts[:] = [
+                replace(a, password_hash=password_hash)
+                if username_key(a.account_name) == username_key(owner)
+                else a
+                for a in stored.accounts
+            ]
+
+    def account_hash(self, name: str) -> tuple[str, str] | None:
+        """(name, password hash) of the server account `name` (in any game), or None."""
+        key = lookup_key(name)
+        for stored in self.games.values():
+            for account in stored.accounts:
+                if key is not None and username_key(account.account_name) == key:
+                    return (account.account_name, account.password_hash)
+        return None
+
+    def set_owner(self, game_id: int, player_id: int, owner: str, password_hash: str) -> None:
         accounts = self.games[game_id].accounts
         accounts[:] = [
-            replace(a, password_hash=password_hash) if a.player_id == player_id else a for a in accounts
+            replace(a, owner="" if owner == a.username else owner, password_hash=password_hash)
+            if a.player_id == player_id
+            else a
+            for a in accounts
         ]
+
+    def _seat(self, game_id: int, player_id: int) -> Account:
+        return next(a for a in self.games[game_id].accounts if a.player_id == player_id)
 
     # -- reads -------------------------------------------------------------------------------
 

@@ -65,6 +65,8 @@ def prepare_username(name: str) -> str:
         raise BadName(f"a user name has at most {MAX_NAME} characters")
     if "@" in name:
         raise BadName("a user name cannot contain '@' (it separates the name from the game)")
+    if KEPT_APART in name:
+        raise BadName(f"a user name cannot contain '{KEPT_APART}' (it marks accounts kept apart)")
     try:
         prepared = _PRESERVED.enforce(name)
     except UnicodeError as error:
@@ -72,6 +74,23 @@ def prepare_username(name: str) -> str:
     if len(prepared) > MAX_NAME:
         raise BadName(f"a user name has at most {MAX_NAME} characters")
     return str(prepared)
+
+
+#: Marks the name of an account kept apart (`kept_apart_name`): never in a new name.
+KEPT_APART = "~"
+
+
+def kept_apart_name(name: str, game: str, game_id: int) -> str:
+    """The server account name of a per-game account (before accounts were per server) whose
+    name another game's account had first: `alice~g2` until its owner proves both passwords."""
+    long = f"{name}{KEPT_APART}{game}"
+    return long if len(long) <= MAX_NAME else f"{name[: MAX_NAME - 12]}{KEPT_APART}{game_id}"
+
+
+def kept_apart_from(account_name: str) -> str | None:
+    """The name an account kept apart claims (`alice` for `alice~g2`); None for any other."""
+    base, mark, _ = account_name.partition(KEPT_APART)
+    return base if mark and base else None
 
 
 @functools.lru_cache(maxsize=8192)

@@ -34,6 +34,14 @@ MAX_NAME = 64
 MAX_PASSWORD = 1024
 
 ACCOUNT_EXISTS = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "An account with that name already exists.")
+# Joining a game with an account of the server (one per server) whose password is not this one:
+# counted by the login brake as a wrong password is.
+WRONG_ACCOUNT_PASSWORD = Problem(
+    ProblemCode.UNAVAILABLE_PERMANENTLY,
+    "An account with that name exists on this server: give its password to join this game with it,"
+    " or choose another name.",
+)
+NO_SUCH_ACCOUNT = Problem(ProblemCode.NO_SUCH_THING, "No account with that name on this server.")
 GAME_FULL = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game has no room for more players.")
 GAME_ENDED = Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, "This game is over.")
 CREATION_DISABLED = Problem(ProblemCode.PERMISSION_DENIED, "This game does not allow creating accounts.")

@@ -72,6 +72,8 @@ class GameSnapshot:
     * `attendance`: player id → who plays their seat (`server.model.attendance`), for players whose
       seat is played by the stand-in or who missed turns; private parts (missed turns, the end
       of a vacation) are the player's own: public views use `seat_label`.
+    * `owners`: player id → the name of the server account holding the seat
+      (`server.model.store.Account.account_name`; one account has seats in several games).
     * `credential_marks`: player id → `server.game.passwords.credential_mark` of their password hash
       (never the hash): an API token carries the mark it was issued under, so a password change
       revokes the tokens issued before it.
@@ -90,6 +92,7 @@ class GameSnapshot:
     removed_players: frozenset[int] = frozenset()
     attendance: Mapping[int, Attendance] = field(default_factory=_empty)
     usernames: Mapping[int, str] = field(default_factory=_empty)
+    owners: Mapping[int, str] = field(default_factory=_empty)
     credential_marks: Mapping[int, str] = field(default_factory=_empty)
     boards: Mapping[int, tuple[BoardMessage, ...]] = field(default_factory=_empty)
     posted: Mapping[int, int] = field(default_factory=_empty)

@@ -63,11 +63,24 @@ class GameSetup:
 
 @dataclass(frozen=True, slots=True)
 class Account:
+    """A seat of one game (`username`, `player_id`) and the server's account that holds it.
+
+    `password_hash` is the server account's (one account per server: the same name and password
+    work in every game it joined); `owner` is that account's name when it differs from the
+    seat's: an account that two games held under the same name before accounts were per server
+    stays apart as `NAME~GAME` until its owner proves both passwords (docs/web.md, "Accounts")."""
+
     username: str
     password_hash: str
     player_id: int
     email: str = ""
     comment: str = ""
+    owner: str = ""
+
+    @property
+    def account_name(self) -> str:
+        """The name of the server's account holding this seat."""
+        return self.owner or self.username
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +139,7 @@ class StoredGame:
 class GameStore(Protocol):
     def create_game(self, setup: GameSetup) -> Any: ...
     def add_account(self, game_id: int, account: Account, messages: tuple[Message, ...]) -> Any: ...
+    def account_hash(self, name: str) -> Any: ...
     def record_order(self, game_id: int, entry: OrderEntry) -> Any: ...
     def remove_order(self, game_id: int, seq: int) -> Any: ...
     def remove_message(self, game_id: int, player: int, index: int) -> Any: ...

@@ -21,6 +21,10 @@ from server.model.store import Account, GameSetup, OrderEntry, TurnRecord
 
 @dataclass(frozen=True, slots=True)
 class StoreAccount:
+    """A new seat and the messages its joining posted. Its server account is made when there
+    is none of that name; an existing one is joined when its hash is the seat's (the game found
+    the account and its password was proved, or its owner logged in)."""
+
     account: Account
     messages: tuple[Message, ...]
 
@@ -94,7 +98,19 @@ class StoreSetup:
 
 @dataclass(frozen=True, slots=True)
 class StorePasswordHash:
+    """The new password hash of the server account holding `player`'s seat (every game it joined)."""
+
     player: int
+    password_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoreOwner:
+    """`player`'s seat moves to the server account `owner` (whose hash is `password_hash`): two
+    accounts of one person are joined; an account left with no seat goes."""
+
+    player: int
+    owner: str
     password_hash: str
 
 
@@ -113,6 +129,7 @@ Step = (
     | StoreDeadline
     | StoreSetup
     | StorePasswordHash
+    | StoreOwner
 )
 
 

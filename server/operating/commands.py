@@ -51,6 +51,7 @@ from server.operating.game_actions import (
     end_turn_of,
     end_turn_refusal,
     extend_game,
+    join_kept_apart,
     pause_game,
     reinstate_player_in,
     remove_player_from,
@@ -85,6 +86,10 @@ async def _add_player(game: Game, values: Mapping[str, Any]) -> str:
 
 async def _set_password(game: Game, values: Mapping[str, Any]) -> str:
     return await set_password_of(game, values["username"], values["password_hash"])
+
+
+async def _join_accounts(game: Game, values: Mapping[str, Any]) -> str:
+    return await join_kept_apart(game, values["username"])
 
 
 async def _remove_player(game: Game, values: Mapping[str, Any]) -> str:
@@ -228,6 +233,17 @@ ADD_PLAYER = OperatorCommand(
         Option("comment", Text("the comment", empty=True), "A comment on the account.", "comment", ""),
     ),
 )
+JOIN_ACCOUNTS = OperatorCommand(
+    "join-accounts",
+    "Joins a player's account kept apart (NAME~GAME, from the upgrade to one account per server) "
+    "to the server's account NAME: its password is then theirs in this game too.",
+    (_GAME, _PLAYER),
+    Changes.THE_GAME,
+    Told.NOBODY,
+    WithoutServer.CHANGES_THE_DATABASE,
+    request="join_accounts",
+    action=_join_accounts,
+)
 REMOVE_PLAYER = OperatorCommand(
     "remove-player",
     "Removes a player: no more logins or orders; turns stop waiting for them.",
@@ -359,6 +375,7 @@ COMMANDS: tuple[OperatorCommand, ...] = (
     CREATE_GAME,
     ADD_PLAYER,
     SET_PASSWORD,
+    JOIN_ACCOUNTS,
     REMOVE_PLAYER,
     REINSTATE,
     END_TURN,

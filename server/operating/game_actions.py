@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ruleset import Phase
 from server.game.game import Game
+from server.model.names import kept_apart_from, lookup_key
 from server.model.refusals import Refused, clipped
 from server.model.store import GameSetup
 from server.model.timer_settings import LONGEST_WAIT_S, DeadlineTooFar, NoDeadline, TimerSettingsError
@@ -27,14 +28,16 @@ class OperationError(Exception):
 async def add_player_to(
     game: Game, username: str, password_hash: str, email: str = "", comment: str = ""
 ) -> str:
-    """Add an account through the game service (it gets the Welcome messages); idempotent for
-    the same name and password hash, so a request carried out twice adds one player."""
+    """Add a player through the game service (it gets the Welcome messages): a new account, or
+    the server's account of that name (it keeps its password). Idempotent for the same name and
+    password hash, so a request carried out twice adds one player."""
     existing = game.accounts.get(username)
     if existing is not None:
         if existing.password_hash == password_hash:
             return f"player {username!r} is player {existing.player_id} of game {game.setup.name!r}"
         raise OperationError(f"game {game.setup.name!r} already has a player named {username!r}")
     await game.ready()
+    account = await game.find_server_account(username)
     try:
         player = await game.create_account(
             username,
@@ -48,7 +51,10 @@ async def add_player_to(
         raise OperationError(
             f"cannot add {username!r} to game {game.setup.name!r}: {refused.message}"
         ) from None
-    return f"player {username!r} added to game {game.setup.name!r} as player {player}"
+    added = f"player {username!r} added to game {game.setup.name!r} as player {player}"
+    if account is not None:  # one account per server: it joins with the password it has
+        return f"{added} (the server's account {account[0]!r}, which keeps its own password)"
+    return added
 
 
 async def set_password_of(game: Game, username: str, password_hash: str) -> str:
@@ -61,6 +67,34 @@ async def set_password_of(game: Game, username: str, password_hash: str) -> str:
         raise OperationError(f"game {game.setup.name!r} has no player named {clipped(username)}") from None
     name = game.snapshot.usernames.get(player, username)
     return f"password of player {name!r} (player {player}) of game {game.setup.name!r} changed"
+
+
+async def join_kept_apart(game: Game, username: str) -> str:
+    """Join a player's account kept apart since accounts are one per server (`alice~g2`, made
+    by revision 0007a) to the server's account of that name (`alice`): the player then logs in
+    with that account's password, in this game too. Doing it twice says so."""
+    await game.ready()
+    player = game.player_id(username)
+    seat = next((a for a in game.accounts.values() if a.player_id == player), None)
+    if seat is None:
+        raise OperationError(f"game {game.setup.name!r} has no player named {clipped(username)}")
+    base = kept_apart_from(seat.account_name)
+    if base is None:
+        name = game.setup.name
+        return f"player {seat.username!r} of game {name!r} plays with the account {seat.account_name!r}"
+    main = await game.find_server_account(base)
+    if main is None:
+        raise OperationError(f"the server has no account named {base!r}")
+    if any(lookup_key(a.account_name) == lookup_key(main[0]) for a in game.accounts.values()):
+        raise OperationError(f"the account {main[0]!r} plays game {game.setup.name!r} already")
+    try:
+        await game.move_seat(seat.player_id, main[0], main[1])
+    except Refused as refused:
+        raise OperationError(f"cannot join {seat.account_name!r} to {main[0]!r}: {refused.message}") from None
+    return (
+        f"player {seat.username!r} of game {game.setup.name!r} now plays with the account "
+        f"{main[0]!r} and its password ({seat.account_name!r} is no more)"
+    )
 
 
 async def remove_player_from(game: Game, username: str) -> str:

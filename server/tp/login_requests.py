@@ -10,7 +10,6 @@ import protocol as tp
 from protocol import FailCode, FeatureId
 from server.game.game import Game
 from server.game.passwords import split_login
-from server.model.attendance import Presence
 from server.model.refusals import clipped
 from server.model.snapshot import GameSnapshot
 from server.tp.errors import TPRefusal
@@ -57,14 +56,9 @@ class LoginRequests(SessionBase):
 
     def _snapshot_published(self, snapshot: GameSnapshot) -> None:
         """News of the logged-in game: a timer announcement is pushed as TimeRemaining; a
-        player an operator removed, or who resigned, may not stay logged in."""
-        gone = (
-            "removed"
-            if self.player in snapshot.removed_players
-            else "resigned"
-            if self.player is not None and snapshot.presence(self.player) is Presence.RESIGNED
-            else None
-        )
+        player an operator removed may not stay logged in (one who resigned may: they read
+        their game, and the game refuses their orders)."""
+        gone = "removed" if self.player in snapshot.removed_players else None
         if gone is not None and self.close is not None:
             log.info(
                 "game {game}: closing the connection of {gone} player {player}",

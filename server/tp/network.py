@@ -35,6 +35,7 @@ from server.config.limits import Limits
 from server.game.directory import GameDirectory
 from server.guards.login_guard import GuardedClient, LoginGuard
 from server.guards.rates import FrameThrottle, address_key
+from server.model.refusals import WRONG_ACCOUNT_PASSWORD
 from server.tp.errors import fail, fail_for, internal_error
 from server.tp.pump import RequestPump
 from server.tp.session import Session, State
@@ -258,6 +259,11 @@ class TPConnection(twisted_protocol.Protocol):
                 return _state(session) is State.PLAYING
             return _frame_type(answer) == tp.FrameType.OKAY
 
+        def counts(answer: bytes) -> bool:
+            """A failed login counts; so does an account creation that joins a game with a
+            wrong password for the server's account of that name (a guess all the same)."""
+            return is_login or WRONG_ACCOUNT_PASSWORD.message.encode() in answer
+
         def refused(failure):
             answer = fail_for(failure.value)
             if answer is None:
@@ -269,7 +275,7 @@ class TPConnection(twisted_protocol.Protocol):
             request,
             succeeded,
             creating=not is_login,
-            counts=is_login,
+            counts=counts,
             hurry=lambda: self.closing,
         )
         return d.addErrback(refused)

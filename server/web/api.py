@@ -27,10 +27,12 @@ from typing import Any
 import msgspec
 
 from ruleset import Problem, ProblemCode
-from server.model.refusals import BAD_LOGIN, RATE_LIMITED, REMOVED, REMOVED_LOGIN, RESIGNED, Refused
+from server.model.names import lookup_key
+from server.model.refusals import BAD_LOGIN, RATE_LIMITED, REMOVED, REMOVED_LOGIN, Refused
 from server.model.snapshot import GameSnapshot
 from server.model.store import StoreUnavailable
 from server.views.web.documents import (
+    my_game_entry,
     my_orders,
     my_view,
     public_game,
@@ -41,6 +43,7 @@ from server.views.web.documents import (
     with_time,
 )
 from server.web import actions
+from server.web.logins import ACCOUNTS
 from server.web.routing import JSON_BODY, UNAVAILABLE, HTTPFailure, Router
 from server.web.sessions import same
 from server.web.website import WebSite
@@ -194,7 +197,7 @@ class Api:
                 raise refusal(BAD_TOKEN)
             if not same(found[2], snapshot.credential_marks.get(found[1], "")):
                 raise refusal(REVOKED_TOKEN)  # the password changed since the token was issued
-            self._still_playing(snapshot, found[1])
+            self._not_removed(snapshot, found[1])
             return found[1]
         username, password = basic_credentials(
             request, NO_CREDENTIALS if allow_token else TOKEN_NEEDS_PASSWORD
@@ -205,7 +208,6 @@ class Api:
             # the answer the password would get now (the game's own login refuses the same)
             if player in snapshot.removed_players:
                 raise refusal(REMOVED_LOGIN)
-            self._still_playing(snapshot, player)
             return player
         player = await logins.check(
             request, snapshot.name, username, lambda: game.authenticate(username, password)
@@ -214,11 +216,65 @@ class Api:
         return player
 
     @staticmethod
-    def _still_playing(snapshot: GameSnapshot, player: int) -> None:
+    def _not_removed(snapshot: GameSnapshot, player: int) -> None:
+        """A removed player's token is refused; one who resigned still reads their game (the
+        game refuses their orders, with RESIGNED)."""
         if player in snapshot.removed_players:
             raise refusal(REMOVED)
-        if snapshot.seat_label(player) == "resigned":
-            raise refusal(RESIGNED)
+
+    async def account(self, request) -> str:
+        """The name of the caller's server account: HTTP Basic (name and password, through the
+        login brake, verified once: `server.web.logins`) or a token of any of its games."""
+        header = (request.getHeader(b"authorization") or b"").strip()
+        scheme, _, value = header.partition(b" ")
+        accounts = self.web.games.accounts
+        if scheme.lower() == b"bearer":
+            found = self.web.sessions.read_token(value.decode("latin-1"))
+            game = self.web.games.find(found[0]) if found is not None else None
+            if found is None or game is None or not game.snapshot.state.has_player(found[1]):
+                raise refusal(BAD_TOKEN)
+            snapshot = game.snapshot
+            if not same(found[2], snapshot.credential_marks.get(found[1], "")):
+                raise refusal(REVOKED_TOKEN)
+            self._not_removed(snapshot, found[1])
+            return snapshot.owners.get(found[1], "")
+        username, password = basic_credentials(request)
+        logins = self.web.logins
+        marks = _AccountMarks(accounts)
+        name = logins.remembered(ACCOUNTS, header, marks)
+        if name is not None:
+            return name
+        name = await logins.check(
+            request, ACCOUNTS, username, lambda: accounts.authenticate(username, password)
+        )
+        logins.remember(ACCOUNTS, header, name, marks.get(name))
+        return name
+
+    async def my_games(self, request) -> bytes:
+        """`GET /api/me`: the caller's account and every game it plays here
+        (`server.views.web.documents.my_game_entry`), and its accounts kept apart (revision
+        0007a) that a login with their password would join to it."""
+        name = await self.account(request)
+        now = self.web.now()
+        key = lookup_key(name)
+        games = []
+        for game in self.web.games.ordered():
+            snapshot = game.snapshot
+            for player, owner in snapshot.owners.items():
+                if lookup_key(owner) == key:
+                    games.append(my_game_entry(snapshot, player, now))
+        return answer(
+            request, {"account": name, "games": games, "kept_apart": self.web.games.accounts.kin(name)}
+        )
+
+    async def join(self, request, name: str) -> bytes:
+        """`POST /api/games/NAME/join`: the caller's account joins the game (201, its player)."""
+        game = self.game(name)
+        json_fields(request)
+        account = await self.account(request)
+        player = await game.join_account(account, "", "joined through the API")
+        request.setResponseCode(201)
+        return answer(request, {"game": game.snapshot.name, "player": player, "name": account})
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -375,6 +431,16 @@ class Api:
         return answer(request, {"player": player})
 
 
+class _AccountMarks:
+    """The credential marks of the server's accounts, by name (what `remembered` compares)."""
+
+    def __init__(self, accounts) -> None:
+        self._accounts = accounts
+
+    def get(self, name: str, default: str = "") -> str:
+        return self._accounts.credential_mark(name) or default
+
+
 def seat_answer(snapshot: GameSnapshot, player: int) -> dict[str, Any]:
     """The caller's own seat (`seat_document`) with the game's two settings about seats."""
     return {
@@ -422,6 +488,7 @@ def register(router: Router, web: WebSite) -> None:
     api = Api(web)
     router.add("GET", "/api/openapi.json", openapi)
     routes = [
+        ("GET", "/api/me", api.my_games),
         ("GET", "/api/games", api.games),
         ("GET", "/api/games/{name}", api.public),
         ("GET", "/api/games/{name}/history", api.history),
@@ -434,6 +501,7 @@ def register(router: Router, web: WebSite) -> None:
         ("POST", "/api/games/{name}/finish", api.finish),
         ("POST", "/api/games/{name}/token", api.token),
         ("POST", "/api/games/{name}/accounts", api.accounts),
+        ("POST", "/api/games/{name}/join", api.join),
         ("GET", "/api/games/{name}/seat", api.seat),
         ("POST", "/api/games/{name}/back", api.back),
         ("POST", "/api/games/{name}/vacation", api.vacation),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 
+from server.model.names import lookup_key
 from server.model.refusals import Refused
 from server.model.snapshot import GameSnapshot
 from server.views.web.paths import game_path
@@ -86,10 +87,42 @@ class Browser:
 
     def add_login(self, game_name: str, player: int, username: str, mark: str) -> None:
         """Log this browser in to a game: a new session (`start_session`) with the login,
-        good while the account's credential mark is `mark`."""
+        good while the account's credential mark is `mark`, and with a login to every other
+        game the same server account plays here (one account, one login: the lobby switches
+        between them)."""
         session = self.start_session()
+        session.logins.update(self._account_logins(game_name, player))
         session.logins[game_name] = (player, username, mark)
         self.save()
+
+    def _account_logins(self, game_name: str, player: int) -> dict[str, tuple[int, str, str]]:
+        game = self.web.games.find(game_name)
+        owner = game.snapshot.owners.get(player) if game is not None else None
+        key = lookup_key(owner) if owner else None
+        if key is None:
+            return {}
+        found = {}
+        for other in self.web.games.ordered():
+            snapshot = other.snapshot
+            for seat, seat_owner in snapshot.owners.items():
+                if lookup_key(seat_owner) == key and seat not in snapshot.removed_players:
+                    mark = snapshot.credential_marks.get(seat, "")
+                    found[snapshot.name] = (seat, snapshot.usernames.get(seat, ""), mark)
+        return found
+
+    def account(self) -> str | None:
+        """The name of the server account this browser is logged in with (None: none), from a
+        login whose credential mark still holds."""
+        if self.session is None:
+            return None
+        for game_name in list(self.session.logins):
+            game = self.web.games.find(game_name)
+            login = self.login(game_name, game.snapshot) if game is not None else None
+            if game is not None and login is not None:
+                owner = game.snapshot.owners.get(login[0])
+                if owner:
+                    return owner
+        return None
 
     def save(self) -> None:
         """Send the session cookie again (its logins changed): every node reads them from it."""

@@ -33,7 +33,12 @@ class ServedGame(Protocol):
         """Deferred[player id]; fails with Refused(BAD_LOGIN) or the password policy's Refused."""
 
     def create_account(self, username: str, password: str, email: str = "", comment: str = "") -> Any:
-        """Deferred[player id]; fails with Refused."""
+        """Deferred[player id]: a new account, or the server's account of that name joins with
+        its password; fails with Refused."""
+
+    def join_account(self, name: str, email: str = "", comment: str = "") -> Any:
+        """Deferred[player id]: the server's account `name` (its owner logged in) joins the game;
+        fails with Refused."""
 
     def check_order(self, player: int, object_id: int, order_type: int, target: int) -> Problem | None:
         """The problem inserting this order now would meet (synchronous probe)."""
@@ -61,8 +66,25 @@ class ServedGame(Protocol):
         """Deferred[Attendance]; fails with Refused."""
 
 
+class Accounts(Protocol):
+    """The server's accounts, one name and password for every game
+    (`server.game.server_accounts.ServerAccounts`)."""
+
+    def authenticate(self, name: str, password: str) -> Any:
+        """Deferred[the account's name]; fails with Refused(BAD_LOGIN)."""
+
+    def credential_mark(self, name: str) -> str:
+        """The fingerprint of the account's password hash ("" for no account)."""
+
+    def kin(self, name: str) -> list[str]:
+        """The accounts kept apart under the same name, not joined yet."""
+
+
 class GameFinder(Protocol):
     """The games a server hosts (`server.game.directory.GameDirectory`)."""
+
+    @property
+    def accounts(self) -> Accounts: ...
 
     def find(self, name: str | None) -> ServedGame | None: ...
 

@@ -28,11 +28,14 @@ from twisted.internet.interfaces import IReactorTime
 
 from server.guards.login_guard import GuardedClient, LoginGuard
 from server.guards.rates import address_key
-from server.model.refusals import BAD_LOGIN, Refused
+from server.model.refusals import BAD_LOGIN, WRONG_ACCOUNT_PASSWORD, Refused
 from server.web.relay import client_address
 
 #: How long a verified HTTP Basic header is taken without hashing again.
 BASIC_KEPT_S = 300.0
+#: What `check`, `remembered` and `remember` take as the game name for a login to the server's
+#: account rather than to a seat of one game (`GET /api/me`): no game can be named so.
+ACCOUNTS = "@accounts"
 BASIC_KEPT = 4096
 
 
@@ -41,7 +44,7 @@ class WebLogins:
         self.guard = guard
         self.clock = clock
         self._secret = secret
-        self._basic: OrderedDict[bytes, tuple[int, str, float]] = OrderedDict()
+        self._basic: OrderedDict[bytes, tuple[int | str, str, float]] = OrderedDict()
 
     def _client(self, request: Any) -> tuple[GuardedClient, bool]:
         """The brake's client for this request: its connection's (kept), or one of its own."""
@@ -77,7 +80,7 @@ class WebLogins:
             try:
                 result = await defer.maybeDeferred(run)
             except Refused as refused:
-                delay = ticket.done(False, counts=refused.problem == BAD_LOGIN)
+                delay = ticket.done(False, counts=refused.problem in (BAD_LOGIN, WRONG_ACCOUNT_PASSWORD))
                 if delay > 0:
                     await task.deferLater(self.clock, delay, lambda: None)
                 self._close_after(request, client)
@@ -104,9 +107,10 @@ class WebLogins:
     def _basic_key(self, game_name: str, header: bytes) -> bytes:
         return hmac.new(self._secret, b"basic|" + game_name.encode() + b"|" + header, hashlib.sha256).digest()
 
-    def remembered(self, game_name: str, header: bytes, marks: Any) -> int | None:
+    def remembered(self, game_name: str, header: bytes, marks: Any) -> Any:
         """The player of an `Authorization: Basic` header verified lately, while their
-        credential mark (`marks`: the snapshot's) is still the one it was verified with."""
+        credential mark (`marks`: the snapshot's) is still the one it was verified with. For the
+        server's accounts (`ACCOUNTS`) the player is the account's name."""
         key = self._basic_key(game_name, header)
         found = self._basic.get(key)
         if found is None:
@@ -119,7 +123,7 @@ class WebLogins:
             return None
         return player
 
-    def remember(self, game_name: str, header: bytes, player: int, mark: str) -> None:
+    def remember(self, game_name: str, header: bytes, player: int | str, mark: str) -> None:
         key = self._basic_key(game_name, header)
         self._basic[key] = (player, mark, self.clock.seconds() + BASIC_KEPT_S)
         self._basic.move_to_end(key)

@@ -76,6 +76,7 @@ class Pages:
             "lobby.html",
             games=games,
             logins=logins,
+            account=browser.account(),
             csrf=browser.csrf(),
             notices=browser.notices(),
         )
@@ -201,6 +202,8 @@ class Pages:
         return self._redirect(request, game_path(name))
 
     async def join(self, request) -> bytes:
+        """The lobby's form: a new account joins a game, or the server's account of that name
+        joins it with its password."""
         browser = Browser(self.web, request)
         fields: dict[str, str] = {}
         try:
@@ -212,20 +215,45 @@ class Pages:
                 raise Refused(Problem(ProblemCode.FRAME, "The two passwords differ."))
             player = await actions.create_account(self.web, request, game, fields)
         except Refused as refused:
-            games = await self.web.lobby_entries()
-            status = 429 if refused.problem in RATE_LIMITED else 409
-            return self.render(
-                request,
-                "lobby.html",
-                status=status,
-                games=games,
-                logins=browser.session.logins if browser.session else {},
-                csrf=browser.csrf(),
-                notices=[("error", refused.message)],
-                joining={k: v for k, v in fields.items() if k not in ("password", "password2", "csrf")},
-            )
+            return await self._lobby_refusal(request, browser, refused, fields)
+        return self._joined(request, browser, game, player)
+
+    async def join_game(self, request, name: str) -> bytes:
+        """The lobby's Join button: the account this browser is logged in with joins the game."""
+        browser = Browser(self.web, request)
+        try:
+            browser.form()
+            game = self.web.game(name)
+            account = browser.account()
+            if account is None:
+                raise Refused(
+                    Problem(ProblemCode.PERMISSION_DENIED, "Log in first, or join with a name and password.")
+                )
+            player = await game.join_account(account, "", "joined on the web")
+        except Refused as refused:
+            return await self._lobby_refusal(request, browser, refused, {"game": name})
+        return self._joined(request, browser, game, player)
+
+    async def _lobby_refusal(
+        self, request, browser: Browser, refused: Refused, fields: dict[str, str]
+    ) -> bytes:
+        games = await self.web.lobby_entries()
+        status = 429 if refused.problem in RATE_LIMITED else 409
+        return self.render(
+            request,
+            "lobby.html",
+            status=status,
+            games=games,
+            logins=browser.session.logins if browser.session else {},
+            account=browser.account(),
+            csrf=browser.csrf(),
+            notices=[("error", refused.message)],
+            joining={k: v for k, v in fields.items() if k not in ("password", "password2", "csrf")},
+        )
+
+    def _joined(self, request, browser: Browser, game: ServedGame, player: int) -> bytes:
         snapshot = game.snapshot
-        username = snapshot.usernames.get(player, fields.get("username", ""))
+        username = snapshot.usernames.get(player, "")
         browser.add_login(snapshot.name, player, username, snapshot.credential_marks.get(player, ""))
         browser.notify("ok", f"Welcome, {username}: you play in {snapshot.name}.")
         return self._redirect(request, game_path(snapshot.name, "play"))
@@ -468,6 +496,7 @@ def register(router: Router, web: WebSite) -> Pages:
     router.add("GET", "/games/{name}/events", pages.events)
     router.add("POST", "/games/{name}/login", pages.login)
     router.add("POST", "/games/{name}/logout", pages.logout)
+    router.add("POST", "/games/{name}/join", pages.join_game)
     router.add("GET", "/games/{name}/play", pages.play)
     router.add("GET", "/games/{name}/play/events", pages.play_events)
     for action in ("probe", "orders", "remove", "finish", "back"):

@@ -345,6 +345,37 @@ def test_a_player_logs_in_colonizes_by_clicking_sees_a_refusal_and_finishes(serv
     assert page.locator(f'g.sys[data-id="{system["id"]}"] circle.col').count() == 1
 
 
+def test_one_account_joins_a_second_game_and_switches_between_them(server, browser, tmp_path, shots):
+    made = subprocess.run(
+        [sys.executable, "-m", "server.cli", "create-game", "Orion", "--turn-length", "0"],
+        cwd=tmp_path,  # the server's database; the running server loads the new game
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    page = browser.new_page()
+    log_in(page, server, "alice")
+    page.goto(server.base + "/")
+    orion = page.locator("article.game-card", has=page.locator("h2", has_text="Orion"))
+    page.screenshot(path=str(shots / "lobby-join.png"), full_page=True)
+    orion.locator("button", has_text="Join as alice").click()
+    page.wait_for_url("**/games/Orion/play")
+    page.locator("#notice, .notice", has_text="Welcome, alice: you play in Orion.").first.wait_for()
+    page.goto(server.base + "/")
+    assert page.locator("text=Join as alice").count() == 0
+    assert page.locator("a.button", has_text="Play as alice").count() == 2
+    for game in ("Nebula", "Orion", "Nebula"):
+        card = page.locator("article.game-card", has=page.locator("h2", has_text=game))
+        card.locator("a.button", has_text="Play as alice").click()
+        page.wait_for_url(f"**/games/{game}/play")
+        assert page.locator("h1", has_text=game).count() >= 1
+        page.goto(server.base + "/")
+    mine = server.api("GET", "/api/me", "alice")
+    assert [(g["game"], g["player"]) for g in mine["games"]] == [("Nebula", 1), ("Orion", 1)]
+
+
 def test_a_hostile_player_name_is_shown_and_never_run(browser, tmp_path):
     world = RealServer(tmp_path, ("alice", *HOSTILE))
     try:

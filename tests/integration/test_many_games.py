@@ -96,7 +96,13 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
         port = server.start()
         ann_n = player(port, "ann@north", "north-pw")
         bob_n = player(port, "bob@north", "secret-pw")
-        ann_s = player(port, "ann@south", "south-pw")  # the same name, another game's account
+        # one account per server: ann joins south with her account's password only
+        refused = TPClient(port)
+        clients.append(refused)
+        refused.connect()
+        wrong_password = refused.create_account("ann@south", "south-pw")
+        assert isinstance(wrong_password, tp.Fail) and "give its password" in wrong_password.message
+        ann_s = player(port, "ann@south", "north-pw")
         cat_s = player(port, "cat@south", "secret-pw")
         clients += [ann_n, bob_n, ann_s, cat_s]
 
@@ -112,7 +118,7 @@ def test_two_games_in_one_server_do_not_interfere(tmp_path, capsys):
         extra.connect()
         assert isinstance(extra.create_account("dan@south", "secret-pw"), tp.Fail)
         assert isinstance(extra.create_account("dan@north", "secret-pw"), tp.Okay)
-        wrong = extra.one(tp.Login("ann@south", "north-pw"))
+        wrong = extra.one(tp.Login("ann@south", "south-pw"))
         assert isinstance(wrong, tp.Fail)
 
         # each game has its own board: the universes differ in size

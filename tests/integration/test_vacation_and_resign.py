@@ -128,7 +128,9 @@ def test_resigning_is_for_good(running):
     assert done.exit_code == 0, done.output
     assert "bob: You resigned" in done.output and "to the end of the game" in done.output
     assert public_players(web_port)["bob"]["seat"] == "resigned"
-    answer = tp_login(tp_port, "bob")
-    assert isinstance(answer, tp.Fail) and "resigned" in answer.message
-    again = client(tp_port, web_port, "bob", "vacation")
-    assert again.exit_code == 1 and "resigned" in again.output
+    answer = tp_login(tp_port, "bob")  # they still read their game
+    assert isinstance(answer, tp.Okay), answer
+    seat = client(tp_port, web_port, "bob", "vacation")  # reading the seat is still theirs
+    assert seat.exit_code == 0 and "resigned" in seat.output, seat.output
+    again = client(tp_port, web_port, "bob", "vacation", "2")
+    assert again.exit_code == 1 and "You resigned from this game." in again.output, again.output

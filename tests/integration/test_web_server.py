@@ -106,6 +106,16 @@ def test_orders_given_on_the_web_and_over_tp_are_the_same_orders(running):
     assert len(after["last_turn"]["lines"]) == 2
 
 
+def test_my_games_over_the_api_of_a_real_server(running):
+    _, web, _ = running
+    assert web.call("POST", "/api/games/tae/accounts", {"username": "ann", "password": "ann-pw"})[0] == 201
+    status, mine = web.call("GET", "/api/me", user="ann")
+    assert status == 200 and mine["account"] == "ann"
+    assert [(g["game"], g["player"], g["turn"], g["place"]) for g in mine["games"]] == [("tae", 1, 0, None)]
+    assert web.call("POST", "/api/games/tae/join", {}, user="ann")[0] == 409  # already plays it
+    assert web.call("GET", "/api/me", user="bob")[0] == 401
+
+
 def test_the_event_stream_announces_the_new_turn(running):
     _, web, _ = running
     for name in ("ann", "bob"):

@@ -265,6 +265,7 @@ def test_every_page_api_read_and_event_stream_leaves_the_seat_with_the_stand_in(
         f"/games/{NAME}/notifications/confirm/not-a-token",  # an e-mail confirmation link's page
     ]
     api = [
+        "/api/me",
         "/api/games",
         f"/api/games/{NAME}",
         f"/api/games/{NAME}/history",

@@ -204,7 +204,7 @@ def check_the_change_records_revision_goes_down_and_up(url) -> None:
         with engine.connect() as conn:
             names = set(sa.inspect(conn).get_table_names())
             assert "changes" not in names and {"games", "accounts", "web_session_revocations"} <= names
-        assert upgrade(engine) == head_revision() == "0006c"
+        assert upgrade(engine) == head_revision()
         with SyncDatabase(engine) as db:
             assert db.changes_after(game_id) == [] and db.load_games()[0].accounts[0].username == "ann"
     finally:

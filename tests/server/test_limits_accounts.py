@@ -62,11 +62,14 @@ def test_a_database_from_before_keeps_names_that_differ_only_in_case(new_game):
     stored = store.games[game.id]  # as an older server stored them
     stored.accounts += [
         Account("bob", hash_password("one", n=16), 1),
-        Account("BOB", hash_password("two", n=16), 2),
+        Account("BOB", hash_password("two", n=16), 2, owner="BOB~tae"),  # as revision 0007a keeps it
     ]
     game = Game.restore(stored, store, game.clock)
     assert logs_in(game, "bob", "one") == 1 and logs_in(game, "BOB", "two") == 2
     assert logs_in(game, "Bob", "one") is None  # ambiguous: no account
+    # the same password would prove both, but one account has one seat in a game: they stay two
+    successResultOf(game.set_password("BOB", "one"))
+    assert logs_in(game, "bob", "one") == 1 and dict(game.snapshot.owners) == {1: "bob", 2: "BOB~tae"}
     assert refused(game.create_account("Bob", "three")).problem == ACCOUNT_EXISTS
 
 

@@ -10,9 +10,12 @@ from twisted.logger import formatEvent, globalLogPublisher
 
 import protocol as tp
 from server.config.limits import Limits
+from server.game.game import Game
 from server.game.passwords import InlineHasher
 from server.guards.login_guard import LIFO_AFTER, LoginGuard
-from server.model.refusals import BAD_LOGIN, TOO_MANY_FAILED_LOGINS
+from server.model.refusals import BAD_LOGIN, TOO_MANY_FAILED_LOGINS, WRONG_ACCOUNT_PASSWORD
+from server.model.store import GameSetup
+from server.model.timer_settings import TimerSettings
 from tests.server.test_limits import PASSWORD, Client, server
 
 
@@ -167,6 +170,21 @@ def test_account_creation_takes_a_slot_but_its_refusals_are_not_failed_logins():
         answer = client.answer(tp.CreateAccount("ann", PASSWORD, "", ""))  # exists: refused at once
         assert answer.code == 2
     assert not client.closed and client.connection.login.failures == 0
+
+
+def test_joining_another_game_with_a_wrong_password_for_the_account_is_a_failed_login():
+    factory, game, clock = with_accounts()
+    setup = GameSetup("g2", timer=TimerSettings(turn_length=0))
+    other = Game(game.store.create_game(setup), setup, setup.initial_state(), game.store, Clock())
+    factory.directory.add(other)
+    client = connected(factory)
+    _, answer = answers_after(
+        client, clock, client.send(tp.CreateAccount("ann@g2", "not-anns-password", "", ""))
+    )
+    assert answer.message == WRONG_ACCOUNT_PASSWORD.message
+    assert client.connection.login.failures == 1
+    _, joined = answers_after(client, clock, client.send(tp.CreateAccount("ann@g2", PASSWORD, "", "")))
+    assert isinstance(joined, tp.Okay) and client.connection.login.failures == 1
 
 
 # -- the log ----------------------------------------------------------------------------------

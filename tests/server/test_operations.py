@@ -387,6 +387,12 @@ def test_offline_edits_go_straight_to_the_database(url, db):
         add_player(db, "one", "ann", "other")
     with pytest.raises(OperationError, match="no game named 'nope' \\(games: one\\)"):
         add_player(db, "nope", "x", "pw")
+    create_game(db, setup("two"))
+    joined = add_player(db, "two", "Ann", "not-her-password")
+    assert joined.text == (
+        "player 'Ann' added to game 'two' as player 1"
+        " (the server's account 'ann', which keeps its own password)"
+    )
     assert "removed" in remove_player(db, "one", "bob").text
     with pytest.raises(OperationError, match="no player named"):
         remove_player(db, "one", "carol")
@@ -404,6 +410,8 @@ def test_offline_edits_go_straight_to_the_database(url, db):
     result(desk.poll())
     game = directory.find("one")
     assert logs_in(game, "ann", "pw") == 1 and game.removed_players == {2}
+    assert logs_in(directory.find("two"), "ann", "pw") == 1
+    assert logs_in(directory.find("two"), "ann", "not-her-password") is None
     assert [m.message.subject for m in game.snapshot.board(1)][0] == "Welcome"
     assert game.state.turn == 1
     assert db.requests.get(queued.request).status == "done"

@@ -5,6 +5,7 @@ from twisted.internet.task import Clock
 
 import protocol as tp
 from protocol import FailCode, Version
+from ruleset import Kind, Role
 from server.game.directory import GameDirectory
 from server.game.game import Game
 from server.model.memory_store import MemoryStore
@@ -120,7 +121,7 @@ def test_removing_a_player_closes_their_connection_only():
     assert isinstance(again.one(tp.Login("bob", "pw")), tp.Fail)
 
 
-def test_resigning_closes_the_players_connection_only():
+def test_a_resigned_player_stays_logged_in_and_reads_but_gives_no_order():
     directory, game = make_directory()
     ann, bob = Wire(directory), Wire(directory)
     ann.login("ann")
@@ -128,5 +129,15 @@ def test_resigning_closes_the_players_connection_only():
     resigned = []
     game.resign(2).addCallback(resigned.append)
     assert resigned, "the resignation is stored"
-    assert bob.transport.disconnecting and not ann.transport.disconnecting
-    assert isinstance(ann.one(tp.Ping()), tp.Okay)
+    assert not bob.transport.disconnecting and not ann.transport.disconnecting
+    again = Wire(directory)
+    again.login("bob", create=False)  # a new login too
+    assert again.items(tp.GetPlayer((2,)))[0].name == "bob"
+    fleet = next(
+        f
+        for f in game.state.fleets.values()
+        if f.owner == 2 and f.role is Role.COLONIST and f.kind is not Kind.MINING
+    )
+    target = game.state.board.system_id(game.state.board.cell_at(0, 0))
+    refused = again.one(tp.InsertOrder(fleet.id, -1, 1, (tp.ObjectArg(target),)))
+    assert isinstance(refused, tp.Fail) and refused.message == "You resigned from this game."

@@ -213,6 +213,35 @@ def lobby_entry(snapshot: GameSnapshot, now: float) -> dict[str, Any]:
     return with_time(entry, snapshot, now)
 
 
+def my_game_entry(snapshot: GameSnapshot, player: int, now: float) -> dict[str, Any]:
+    """One game of an account (`GET /api/me`): the seat's name and player, the turn, its
+    deadline, whether the turn waits for this player, who plays the seat, and once the game is
+    over the player's `place` (rank, of, shared, winner, final score; null before)."""
+    public = public_game(snapshot)
+    me = next(p for p in public["players"] if p["id"] == player)
+    standing = public["standing"]
+    place = None
+    if standing is not None:
+        mine = next((p for p in standing["places"] if p["player"] == player), None)
+        if mine is not None:
+            place = {key: mine[key] for key in ("rank", "of", "shared", "winner", "final")}
+    entry = {
+        "game": public["name"],
+        "player": player,
+        "name": me["name"],
+        "turn": public["turn"],
+        "phase": public["phase"],
+        "started": public["started"],
+        "over": public["over"],
+        "waiting_for_me": me["waiting"],
+        "finished": me["finished"],
+        "seat": me["seat"],
+        "removed": me["removed"],
+        "place": place,
+    }
+    return with_time(entry, snapshot, now)
+
+
 # -- a player's own view -------------------------------------------------------------------
 
 
