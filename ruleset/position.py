@@ -123,13 +123,20 @@ class Position:
         if not around:
             labels[cell] = cell
             return
-        target = min(around | {cell})
+        target = min(min(around), cell)
         labels[cell] = target
+        if len(around) == 1 and target in around:
+            return
+        # The regions that merged touch `cell`: relabel their members by a walk from it, rather
+        # than a pass over every member of the board.
         stale = around - {target}
-        if stale:
-            for member, label in labels.items():
-                if label in stale:
-                    labels[member] = target
+        neighbours = self.neighbours
+        stack = [cell]
+        while stack:
+            for n in neighbours[stack.pop()]:
+                if labels.get(n) in stale:
+                    labels[n] = target
+                    stack.append(n)
 
     def bordering_regions(self, cell: int) -> set[int]:
         """Labels of the regions orthogonally next to `cell` (do not change the set returned)."""
@@ -270,8 +277,12 @@ class Position:
         self, *, turn: int, rotation: int, phase: Phase, result: FinalResult | None = None
     ) -> GameState:
         base = self.base
+        scores = self.scores
+        # A player whose scores did not change this turn is the same value: kept, not rebuilt.
         players = tuple(
-            Player(p.id, p.name, p.home_system, p.home_planet, _scores(self.scores[p.id]))
+            p
+            if list(p.scores) == scores[p.id]
+            else Player(p.id, p.name, p.home_system, p.home_planet, _scores(scores[p.id]))
             for p in base.players
         )
         conflicts = tuple(self.conflicts)

@@ -213,10 +213,10 @@ class RandomPlayer:
         if conflict is None or player_id not in acting_players(state):
             return []
         kind = conflict.reinforcement_kind
+        # (read from the fleets directly: a combat turn needs none of `TurnCandidates`' targets)
+        colonist = Role.COLONIST
         eligible = [
-            f.id
-            for f in self.candidates(state).fleets_by_owner[player_id]
-            if f.role is Role.COLONIST and f.kind is kind
+            f.id for f in state.fleets.values() if f.owner == player_id and f.role is colonist and f.kind is kind
         ]
         chosen = rng.sample(eligible, rng.randint(0, len(eligible)))
         chosen.sort()
