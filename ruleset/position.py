@@ -15,6 +15,8 @@ from .messages import Phrase
 from .regions import label_regions
 from .state import Conflict, FinalResult, Fleet, GameState, Phase, Player
 
+_SCIENTIST = Kind.SCIENTIST  # (a plain name: reading an enum member goes through EnumType's __getattr__ hook)
+
 
 class Position:
     """The pieces of a game, mutable; `freeze()` gives the next immutable `GameState`."""
@@ -46,6 +48,7 @@ class Position:
             c.unification for c in self.conflicts if c.unification is not None
         }
         self._bordering: dict[int, set[int]] = {}  # cell -> bordering region labels, for _labels
+        self._region_leaders: dict[int, list[int]] | None = None  # label -> its leaders, for _labels
         self._players: dict[int, Phrase] = {}
 
     # -- regions -------------------------------------------------------------------------
@@ -82,6 +85,7 @@ class Position:
 
     def _remove_members(self, cells: set[int]) -> None:
         """`cells` stopped being members: relabel what is left of the regions they were in."""
+        self._region_leaders = None
         labels = self._labels
         if labels is None:
             return
@@ -115,6 +119,7 @@ class Position:
 
     def add_member(self, cell: int) -> None:
         """`cell` became a member: extend or merge the cached labels without a full recount."""
+        self._region_leaders = None
         labels = self._labels
         if labels is None:
             return
@@ -150,13 +155,25 @@ class Position:
 
     def leaders_in(self, label: int, kind: Kind | None = None) -> list[int]:
         """Leader fleet ids on the board in region `label` (of `kind`, if given), ascending."""
-        labels = self.labels()
         found = [
             fid
-            for fid, cell in self.leader_at.items()
-            if labels.get(cell) == label and (kind is None or self.fleets[fid].kind is kind)
+            for fid in self._leaders_by_region().get(label, ())
+            if kind is None or self.fleets[fid].kind is kind
         ]
         found.sort()
+        return found
+
+    def _leaders_by_region(self) -> dict[int, list[int]]:
+        """Region label -> the leaders on the board in it (kept until a member or a leader changes)."""
+        found = self._region_leaders
+        if found is None:
+            labels = self.labels()
+            found = {}
+            for fid, cell in self.leader_at.items():
+                label = labels.get(cell)
+                if label is not None:
+                    found.setdefault(label, []).append(fid)
+            self._region_leaders = found
         return found
 
     def acting_leaders(self, label: int) -> dict[Kind, int]:
@@ -165,14 +182,12 @@ class Position:
         While an internal conflict is pending, the region holds two leaders of that kind: the
         incumbent (the defender) acts, the challenger does not. Otherwise the lowest id acts.
         """
-        labels = self.labels()
         found: dict[Kind, list[int]] = {}
         fleets = self.fleets
-        for fid, cell in self.leader_at.items():
-            if labels.get(cell) == label:
-                kind = fleets[fid].kind
-                assert kind is not None
-                found.setdefault(kind, []).append(fid)
+        for fid in self._leaders_by_region().get(label, ()):
+            kind = fleets[fid].kind
+            assert kind is not None
+            found.setdefault(kind, []).append(fid)
         acting: dict[Kind, int] = {}
         for kind, fids in found.items():
             if len(fids) > 1:
@@ -198,11 +213,13 @@ class Position:
         return None
 
     def place_leader(self, fleet_id: int, cell: int) -> None:
+        self._region_leaders = None
         self.leader_at[fleet_id] = cell
         self.leader_on[cell] = fleet_id
         self.add_member(cell)
 
     def send_home(self, fleet_id: int) -> None:
+        self._region_leaders = None
         cell = self.leader_at.pop(fleet_id, None)
         if cell is not None:
             del self.leader_on[cell]
@@ -210,13 +227,14 @@ class Position:
 
     def borders_scientist(self, cell: int) -> bool:
         colonies = self.colonies
-        return any(colonies.get(n) is Kind.SCIENTIST for n in self.neighbours[cell])
+        return any(colonies.get(n) is _SCIENTIST for n in self.neighbours[cell])
 
     def withdraw_unsupported_leaders(self) -> list[tuple[int, int]]:
         """R21: leaders with no orthogonally adjacent scientist colony return home.
 
         Returns (leader, the cell it left) for each, in ascending leader id."""
         gone = sorted((fid, cell) for fid, cell in self.leader_at.items() if not self.borders_scientist(cell))
+        self._region_leaders = None
         for fid, cell in gone:
             self.leader_at.pop(fid)
             del self.leader_on[cell]

@@ -37,6 +37,11 @@ DEFAULT_MAX_TURNS = 1000
 # after which a game is declared stalled. Random players progress every few turns.
 DEFAULT_STALL_TURNS = 150
 
+# Enum members read in hot loops, as plain names (reading `Role.COLONIST` goes through the enum
+# metaclass's __getattr__ hook, several times slower than a global).
+_COLONIST, _LEADER, _MINING = Role.COLONIST, Role.LEADER, Kind.MINING
+_OVER, _COMBAT = Phase.OVER, Phase.COMBAT
+
 
 class GameDidNotEnd(RuntimeError):
     """A simulated game that did not reach Phase.OVER.
@@ -214,9 +219,10 @@ class RandomPlayer:
             return []
         kind = conflict.reinforcement_kind
         # (read from the fleets directly: a combat turn needs none of `TurnCandidates`' targets)
-        colonist = Role.COLONIST
         eligible = [
-            f.id for f in state.fleets.values() if f.owner == player_id and f.role is colonist and f.kind is kind
+            f.id
+            for f in state.fleets.values()
+            if f.owner == player_id and f.role is _COLONIST and f.kind is kind
         ]
         chosen = rng.sample(eligible, rng.randint(0, len(eligible)))
         chosen.sort()
@@ -229,9 +235,9 @@ class RandomPlayer:
         leaders: list[int] = []
         bombers: list[int] = []
         for fleet in cands.fleets_by_owner[player_id]:
-            if fleet.role is Role.COLONIST:
-                (miners if fleet.kind is Kind.MINING else others).append(fleet.id)
-            elif fleet.role is Role.LEADER:
+            if fleet.role is _COLONIST:
+                (miners if fleet.kind is _MINING else others).append(fleet.id)
+            elif fleet.role is _LEADER:
                 leaders.append(fleet.id)
             else:
                 bombers.append(fleet.id)
@@ -441,14 +447,14 @@ def play_game(
     def record() -> GameRecord:
         return GameRecord(current, seed, players, current.turn, combat_turns, tuple(log))
 
-    while current.phase is not Phase.OVER:
+    while current.phase is not _OVER:
         if current.turn >= max_turns:
             raise GameDidNotEnd("max_turns", f"still {current.phase.value} after {max_turns} turns", record())
         turn = current.turn + 1
         orders: list[Order] = []
         for pid in acting_players(current):
             orders.extend(table[pid](current, pid, game_rng(seed, turn, f"player {pid}")))
-        combat = current.phase is Phase.COMBAT
+        combat = current.phase is _COMBAT
         outcome = resolver(current, orders, game_rng(seed, turn))
         if observer is not None:
             observer(current, orders, outcome)
@@ -456,7 +462,7 @@ def play_game(
         log.append(tuple(orders))
         if combat:
             combat_turns += 1
-        if current.phase is Phase.OVER:
+        if current.phase is _OVER:
             break
         mark = (sum(current.pool), len(current.artifacts))
         if mark != progress_mark:

@@ -18,6 +18,9 @@ from .state import EndReason, GameState, Phase
 from .turn_log import TurnLog, TurnOutcome
 
 GAME_ENDING_ARTIFACTS = 2
+# Enum members read in hot loops, as plain names (reading `Phase.OVER` goes through the enum
+# metaclass's __getattr__ hook, several times slower than a global).
+_OVER, _COMBAT, _COLONIST = Phase.OVER, Phase.COMBAT, Role.COLONIST
 
 
 def accepted_orders(state: GameState, orders: Iterable[Order]) -> list[Order]:
@@ -44,12 +47,12 @@ def resolve_turn(
     (the outcome's `messages` and `events` are empty; the state is the same): searches and
     simulations play faster that way.
     """
-    if state.phase is Phase.OVER:
+    if state.phase is _OVER:
         raise GameOverError("the game is over")
     accepted = accepted_orders(state, orders)
     log = TurnLog(state.turn + 1, messages)
     position = Position(state)
-    if state.phase is Phase.COMBAT:
+    if state.phase is _COMBAT:
         new_state = _combat_turn(state, position, accepted, rng, log)
     else:
         new_state = _normal_turn(state, position, accepted, rng, log)
@@ -115,7 +118,7 @@ def _combat_turn(
 def _refill(position: Position, rng: random.Random, log: TurnLog) -> bool:
     """R24: players in ascending id draw up to 6 colonists; False when the pool ran out."""
     held: dict[int, int] = {pid: 0 for pid in position.scores}
-    colonist = Role.COLONIST
+    colonist = _COLONIST
     for owner in [f.owner for f in position.fleets.values() if f.role is colonist]:
         held[owner] += 1
     for player_id in sorted(held):
@@ -124,6 +127,6 @@ def _refill(position: Position, rng: random.Random, log: TurnLog) -> bool:
             if kind is None:
                 log.note("pool exhausted", player_id)
                 return False
-            fleet = position.new_fleet(player_id, Role.COLONIST, kind)
+            fleet = position.new_fleet(player_id, colonist, kind)
             log.note("drawn", player_id, fleet.id)
     return True
