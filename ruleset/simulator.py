@@ -119,10 +119,7 @@ class TurnCandidates:
         self.mining = [c for c in cells.mining if c not in blocked]
         neighbours = state.board.neighbours
         scientist = Kind.SCIENTIST
-        near_science: set[int] = set()
-        for cell, kind in colonies.items():
-            if kind is scientist:
-                near_science.update(neighbours[cell])
+        near_science = {n for cell, kind in colonies.items() if kind is scientist for n in neighbours[cell]}
         self.leader_targets = [c for c in self.habitable if c in near_science]
         by_owner: dict[int, list[Fleet]] = {p.id: [] for p in state.players}
         for fleet in state.fleets.values():
