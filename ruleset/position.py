@@ -85,7 +85,6 @@ class Position:
 
     def _remove_members(self, cells: set[int]) -> None:
         """`cells` stopped being members: relabel what is left of the regions they were in."""
-        self._region_leaders = None
         labels = self._labels
         if labels is None:
             return
@@ -102,6 +101,7 @@ class Position:
                 touched.add(label)
         if not touched:
             return
+        self._region_leaders = None  # (a leader leaving the board has forgotten it already)
         rest = {cell for cell, label in labels.items() if label in touched}
         for cell in rest:
             del labels[cell]
@@ -119,7 +119,6 @@ class Position:
 
     def add_member(self, cell: int) -> None:
         """`cell` became a member: extend or merge the cached labels without a full recount."""
-        self._region_leaders = None
         labels = self._labels
         if labels is None:
             return
@@ -132,6 +131,7 @@ class Position:
         labels[cell] = target
         if len(around) == 1 and target in around:
             return
+        self._region_leaders = None
         # The regions that merged touch `cell`: relabel their members by a walk from it, rather
         # than a pass over every member of the board.
         stale = around - {target}
