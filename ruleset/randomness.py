@@ -21,7 +21,7 @@ def game_rng(seed: int, turn: int, purpose: str = "") -> random.Random:
     # stream is random.Random(n)'s).
     rng = _new_random(random.Random)
     _seed_core(rng, int.from_bytes(digest, "big"))
-    rng.gauss_next = None
+    rng.gauss_next = None  # type: ignore[attr-defined]  # (random.Random.seed sets it so)
     return rng
 
 

@@ -1,14 +1,15 @@
-"""The stand-in's player on the server: which level of the computer player (`ruleset.ai`) gives
-the orders of a seat the stand-in plays, and where it thinks.
+"""The stand-in's player on the server: which level of the computer player (`ruleset.ai`) gives the
+orders of a seat the stand-in plays, and where it thinks.
 
 `easy` and `normal` decide in a few milliseconds, on the reactor, when the turn ends. `hard`
-searches (`ruleset.ai.search`), which takes up to a second per seat, so it never runs on the
-reactor: when a turn opens, `StandInPlayer.open_turn` starts the search of every seat the
-stand-in plays in a process pool (sized from the machine's cores), and the end of the turn takes
-the answer that is ready. It waits for it at most `hard_wait` seconds: at four fifths of that
-the reactor raises the search's stop flag (shared memory the pool's processes are given when
-they start; the workers read no clock) and the search answers with its best so far; if even that is not there
-in time (a busy machine), the seat gets `normal`'s answer. An end of turn is never held up longer.
+searches (`ruleset.ai.search`: `hard_budget` playouts, for `hard_seconds` at most, a second by
+default, after which it answers with its best so far), so it never runs on the reactor: when a turn
+opens, `StandInPlayer.open_turn` starts the search of every seat the stand-in plays in a process
+pool (sized from the machine's cores), and the end of the turn takes the answer that is ready. It
+waits for it at most `hard_wait` seconds: at four fifths of that the reactor raises the search's
+stop flag (shared memory the pool's processes are given when they start) and the search answers with
+its best so far; if even that is not there in time (a busy machine), the seat gets `normal`'s
+answer. An end of turn is never held up longer.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
@@ -24,7 +26,7 @@ from twisted.internet import defer
 from twisted.logger import Logger
 
 from ruleset import GameState, Order
-from ruleset.ai import Level, ai_rng, decide
+from ruleset.ai import Level, ai_rng, decide, stop_after
 from ruleset.seat import SeatView, seat_view
 from server.model.stand_in import StandInSettings
 
@@ -39,14 +41,18 @@ def _inherit_stop_flags(flags: Any) -> None:
     _stop_flags = flags
 
 
-def hard_decision(seat: SeatView, seed: int, turn: int, budget: int, slot: int) -> tuple[Order, ...]:
-    """A hard decision in a worker process: `budget` playouts, fewer when its stop flag rises."""
+def hard_decision(
+    seat: SeatView, seed: int, turn: int, budget: int, slot: int, seconds: float
+) -> tuple[Order, ...]:
+    """A hard decision in a worker process: `budget` playouts, fewer when its stop flag rises or
+    `seconds` have passed since it started."""
     rng = ai_rng(seed, turn, seat.player)
     flags = _stop_flags
 
-    def should_stop() -> bool:
+    def flag_raised() -> bool:
         return flags is not None and slot >= 0 and flags[slot] != 0
 
+    should_stop = stop_after(seconds, time.monotonic, flag_raised)
     return decide(seat, Level.HARD, rng, budget=budget, should_stop=should_stop)
 
 
@@ -99,7 +105,11 @@ class StandInPlayer:
         if self._flags is not None:
             slot = next(self._slots)
             self._flags[slot] = 0
-        return pool.submit(hard_decision, seat, seed, turn, self.settings.hard_budget, slot), slot
+        settings = self.settings
+        search = pool.submit(
+            hard_decision, seat, seed, turn, settings.hard_budget, slot, settings.hard_seconds
+        )
+        return search, slot
 
     def _stop(self, slot: int) -> None:
         if self._flags is not None and slot >= 0:

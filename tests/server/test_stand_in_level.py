@@ -45,9 +45,12 @@ def direct(f, *args):
 
 
 def test_the_stand_in_level_is_a_setting(tmp_path):
-    config = load_config(write(tmp_path, '[stand_in]\nlevel = "hard"\nhard_budget = 50\nhard_wait = 1.5\n'))
-    assert config.stand_in == StandInSettings(Level.HARD, 50, 1.5)
-    assert load_config(None).stand_in == StandInSettings(Level.NORMAL)
+    text = '[stand_in]\nlevel = "hard"\nhard_budget = 50\nhard_wait = 1.5\nhard_seconds = 0.5\n'
+    config = load_config(write(tmp_path, text))
+    assert config.stand_in == StandInSettings(Level.HARD, 50, 1.5, 0.5)
+    default = load_config(None).stand_in
+    assert default == StandInSettings(Level.NORMAL)
+    assert (default.hard_budget, default.hard_seconds) == (100, 1.0)
 
 
 @pytest.mark.parametrize(
@@ -56,6 +59,7 @@ def test_the_stand_in_level_is_a_setting(tmp_path):
         ('[stand_in]\nlevel = "expert"\n', "stand_in.level: unknown AI level 'expert'"),
         ("[stand_in]\nhard_budget = 0\n", "stand_in.hard_budget"),
         ("[stand_in]\nhard_wait = 600\n", "stand_in.hard_wait"),
+        ("[stand_in]\nhard_seconds = 0\n", "stand_in.hard_seconds: expected 0.05 to 60 seconds"),
         ("[stand_in]\nthinking = 1\n", "thinking"),
     ],
 )
