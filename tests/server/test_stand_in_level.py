@@ -68,6 +68,33 @@ def test_a_bad_stand_in_setting_is_named(tmp_path, text, words):
         load_config(write(tmp_path, text))
 
 
+def test_a_cluster_node_plays_the_stand_in_at_the_configured_level(tmp_path, monkeypatch):
+    """Every node builds its games' directory with the `[stand_in]` settings (it used to make a
+    directory of its own, at `normal`, whatever the file said)."""
+    from twisted.internet import defer
+
+    from server.cluster.node import ClusterNode
+    from server.cluster.start import join_cluster
+
+    text = (
+        '[stand_in]\nlevel = "hard"\nhard_budget = 30\n'
+        '[cluster]\nnode = "node-a"\nadvertise = "127.0.0.1:6923"\n'
+    )
+    config = load_config(write(tmp_path, text))
+
+    async def joined(node, default_setup=None) -> None:  # no database: the node's own tests join
+        return None
+
+    monkeypatch.setattr(ClusterNode, "join", joined)
+
+    class Store:
+        on_lost = None
+
+    node = successResultOf(defer.ensureDeferred(join_cluster(config, Store(), Clock(), None)))
+    assert node.directory.stand_in.settings == StandInSettings(Level.HARD, 30)
+    assert node.desk.directory is node.directory
+
+
 class Recording(StandInPlayer):
     """The stand-in player, remembering the orders it gave."""
 
