@@ -18,7 +18,7 @@ import itertools
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
@@ -115,16 +115,20 @@ class StandInPlayer:
         if self._flags is not None and slot >= 0:
             self._flags[slot] = 1
 
-    def open_turn(self, seed: int, state: GameState, players: Sequence[int]) -> None:
-        """A turn opened: start the searches of `players`' seats (hard only; others decide at the end)."""
-        if self.level is not Level.HARD:
-            return
+    def open_turn(
+        self, seed: int, state: GameState, players: Sequence[int], levels: Mapping[int, Level] | None = None
+    ) -> None:
+        """A turn opened: start the searches of `players`' seats (hard only; others decide at the
+        end). `levels`: the seats that play at a level of their own (computer players); the
+        others play at the stand-in's."""
         turn = state.turn + 1
         for key in [k for k in self._searches if k[0] == seed and k[1] < turn]:
             future, slot = self._searches.pop(key)[2]
             future.cancel()
             self._stop(slot)
         for player in players:
+            if (levels or {}).get(player, self.level) is not Level.HARD:
+                continue
             key = (seed, turn, player)
             if key not in self._searches:
                 try:
@@ -134,15 +138,21 @@ class StandInPlayer:
                     return
 
     def orders(
-        self, seed: int, state: GameState, player: int, accepted: Sequence[Order], clock
+        self,
+        seed: int,
+        state: GameState,
+        player: int,
+        accepted: Sequence[Order],
+        clock,
+        level: Level | None = None,
     ) -> defer.Deferred:
-        """The orders for `player`'s seat at the end of this turn (fires with a tuple of orders)."""
+        """The orders for `player`'s seat at the end of this turn (fires with a tuple of orders),
+        at `level` (a computer player's own) or else the stand-in's."""
         turn = state.turn + 1
         own = tuple(order for order in accepted if order.player == player)
-        if self.level is not Level.HARD:
-            return defer.succeed(
-                decide(seat_view(state, player, own), self.level, ai_rng(seed, turn, player))
-            )
+        level = self.level if level is None else level
+        if level is not Level.HARD:
+            return defer.succeed(decide(seat_view(state, player, own), level, ai_rng(seed, turn, player)))
 
         def normal() -> tuple[Order, ...]:
             return decide(seat_view(state, player, own), Level.NORMAL, ai_rng(seed, turn, player))

@@ -102,8 +102,8 @@ class Recording(StandInPlayer):
         super().__init__(settings)
         self.given: list[tuple] = []
 
-    def orders(self, seed, state, player, accepted, clock):
-        return super().orders(seed, state, player, accepted, clock).addCallback(self._keep)
+    def orders(self, seed, state, player, accepted, clock, level=None):
+        return super().orders(seed, state, player, accepted, clock, level).addCallback(self._keep)
 
     def _keep(self, orders):
         self.given.append(orders)
