@@ -231,8 +231,9 @@ class PlayerAccounts(GameWriteSide):
                 ai_level=level.value,
             )
             self._start_if_ready()
+            # (A hard seat's search starts when the next turn opens; in the turn it joined, at the
+            # turn's end. An operator's command may add it to a stored game, with no server to think.)
             if self._started and not self.busy:
-                self._open_stand_in_turn()
                 if self._finished:
                     self._check_turn_end()  # the others may all have finished already
                 self._end_if_only_stand_ins_act()

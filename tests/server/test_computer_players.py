@@ -110,3 +110,47 @@ def test_a_computer_seat_survives_a_restart_on_the_database(database_url):
         assert again.accounts["computer-hard"].player_id == 2
     finally:
         db.close()
+
+
+def test_the_operator_adds_computer_players_with_or_without_a_server(database_url, monkeypatch):
+    """`tae-server add-computer GAME [--level LEVEL] [--name NAME]`: on the stored game when no
+    server runs, else through the running server's request desk; `status` shows the seat."""
+    import time
+
+    from twisted.internet import defer
+
+    import server.operating.on_database as operations
+    from server.database import SyncDatabase, upgrade
+    from server.operating.game_actions import OperationError
+    from tests.support.operator import operate
+
+    from .test_operations import setup, start_desk
+
+    upgrade(database_url)
+    db = SyncDatabase(database_url)
+    try:
+        operations.create_game(db, setup("one"), wallclock=time.time)
+        added = operate(db, "add-computer", "one", wallclock=time.time, level="hard")
+        assert added.text == "computer player 'computer-hard' (hard) added to game 'one' as player 1"
+        with pytest.raises(OperationError, match="the level must be one of easy, normal, hard"):
+            operate(db, "add-computer", "one", wallclock=time.time, level="expert")
+        status = operations.game_status(db, "one", wallclock=time.time)
+        assert [(p.name, p.seat) for p in status.players] == [("computer-hard", "computer (hard)")]
+
+        store, desk, directory, _ = start_desk(database_url, wallclock=time.time)
+
+        def wait_and_poll(database, request_id, timeout, wallclock, poll=0.1):
+            result(desk.poll())
+            return database.requests.get(request_id)
+
+        monkeypatch.setattr(operations, "wait_for", wait_and_poll)
+        named = operate(db, "add-computer", "one", wallclock=time.time, username="deep-thought")
+        assert named.text.endswith("'deep-thought' (normal) added to game 'one' as player 2")
+        game = directory.find("one")
+        assert game.snapshot.seat_label(1) == "computer (hard)"
+        assert game.snapshot.stand_ins() == {1, 2}
+        with pytest.raises(OperationError, match="already has a player named|is taken|exists"):
+            operate(db, "add-computer", "one", wallclock=time.time, username="deep-thought")
+        result(defer.ensureDeferred(desk.stop()))
+    finally:
+        db.close()
