@@ -78,7 +78,8 @@ def _colonize(
     position.colonies[cell] = kind
     position.consume(fleet.id)
     position.changed_by[cell] = (order.player, None, "")
-    log.note("colonized", order.player, fleet.id, cell, kind.label)
+    if log.telling:  # (the event's detail is not built for a log that keeps none)
+        log.note("colonized", order.player, fleet.id, cell, kind.label)
 
     telling = log.telling
     consequence: Phrase | None = None
@@ -132,7 +133,8 @@ def _score_colony(position: Position, label: int, kind: Kind, log: TurnLog, cell
     if leader is not None:
         owner = position.owner(leader)
         position.scores[owner][kind] += 1
-        log.note("scored", owner, leader, cell, Score(kind).label)
+        if log.telling:
+            log.note("scored", owner, leader, cell, Score(kind).label)
     return leader
 
 

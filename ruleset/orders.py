@@ -28,6 +28,8 @@ ORDERS_PER_TURN = 2
 # Enum members read in hot loops, as plain names (reading `Phase.OVER` goes through the enum
 # metaclass's __getattr__ hook, several times slower than a global).
 _OVER, _REINFORCE = Phase.OVER, OrderType.REINFORCE
+_LEADER = Role.LEADER
+_MOVE_ONLY, _ATTACK_ONLY = (OrderType.MOVE,), (OrderType.ATTACK,)
 
 
 class ProblemCode(IntEnum):
@@ -104,10 +106,10 @@ def _fleet_order_types(state: GameState, fleet: Fleet) -> tuple[OrderType, ...]:
         ):
             return (OrderType.REINFORCE,)
         return ()
-    if fleet.role is Role.LEADER:
-        return (OrderType.MOVE,)
+    if fleet.role is _LEADER:
+        return _MOVE_ONLY
     if fleet.kind is None:  # a bomber
-        return (OrderType.ATTACK,)
+        return _ATTACK_ONLY
     return _COLONIST_ORDERS[fleet.kind]
 
 
