@@ -140,7 +140,10 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
     if fleet is None or order_type not in _fleet_order_types(state, fleet):
         return NOT_ALLOWED
     player = order.player
-    mine = [o for o in accepted if o.player == player]
+    mine: list[Order] = []
+    for other in accepted:  # (a loop: a comprehension is a call of its own in Python 3.11)
+        if other.player == player:
+            mine.append(other)
     for other in mine:
         if other.fleet == order.fleet:
             return FLEET_ALREADY_ORDERED

@@ -96,7 +96,10 @@ class Position:
             self._bordering.clear()
             # A member with at most one neighbour in its region, which is not the region's label
             # (its lowest cell), leaves the rest connected and labelled as it was.
-            linked = sum(1 for n in self.neighbours[cell] if labels.get(n) == label)
+            linked = 0
+            for n in self.neighbours[cell]:
+                if labels.get(n) == label:
+                    linked += 1
             if linked > 1 or label == cell:
                 touched.add(label)
         if not touched:
@@ -123,7 +126,11 @@ class Position:
         if labels is None:
             return
         self._bordering.clear()
-        around = {labels[n] for n in self.neighbours[cell] if n in labels}
+        around = set()
+        for n in self.neighbours[cell]:  # (a loop: a comprehension is a call of its own in 3.11)
+            label = labels.get(n)
+            if label is not None:
+                around.add(label)
         if not around:
             labels[cell] = cell
             return
@@ -148,7 +155,11 @@ class Position:
         found = self._bordering.get(cell)
         if found is None:
             labels = self.labels()
-            found = self._bordering[cell] = {labels[n] for n in self.neighbours[cell] if n in labels}
+            found = self._bordering[cell] = set()
+            for n in self.neighbours[cell]:
+                label = labels.get(n)
+                if label is not None:
+                    found.add(label)
         return found
 
     # -- leaders -------------------------------------------------------------------------
