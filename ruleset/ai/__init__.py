@@ -9,7 +9,7 @@ deterministically: the same view, stream and budget give the same orders. Three 
 * `hard` (`ruleset.ai.search`): a determinized Monte Carlo search whose playouts are played by a
   cheap greedy policy; `budget` playouts (`DEFAULT_ITERATIONS`), or fewer when the caller's
   `should_stop()` says so: in play, `stop_after(DEFAULT_SECONDS, time.monotonic)` bounds a
-  decision to a second.
+  decision to a second (0.9 s, and the playout under way).
 
 Every order it gives is one `check_order` accepts in sequence after the seat's accepted orders.
 """

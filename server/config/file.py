@@ -32,7 +32,7 @@
     [stand_in]                       # the computer player of absent players' seats
     level = "normal"                 # easy | normal | hard
     hard_budget = 100                # hard: playouts per decision (about 0.25 s on one core)
-    hard_seconds = 1.0               # hard: the longest one decision searches (s): then its best so far
+    hard_seconds = 0.9               # hard: the longest one decision searches (s): then its best so far
     hard_wait = 2.0                  # hard: the longest an end of turn waits for it (s)
 
     [cluster]                        # several nodes on one PostgreSQL database (docs/cluster.md)

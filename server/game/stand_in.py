@@ -2,7 +2,7 @@
 orders of a seat the stand-in plays, and where it thinks.
 
 `easy` and `normal` decide in a few milliseconds, on the reactor, when the turn ends. `hard`
-searches (`ruleset.ai.search`: `hard_budget` playouts, for `hard_seconds` at most, a second by
+searches (`ruleset.ai.search`: `hard_budget` playouts, for `hard_seconds` at most, 0.9 s by
 default, after which it answers with its best so far), so it never runs on the reactor: when a turn
 opens, `StandInPlayer.open_turn` starts the search of every seat the stand-in plays in a process
 pool (sized from the machine's cores), and the end of the turn takes the answer that is ready. It

@@ -6,7 +6,7 @@ an end of turn.
 1. Time per decision (`ruleset.ai.decide` on the seat's view) for `easy`, `normal` and `hard` at
    its default budget (100 playouts) and at 200, on the default map, over positions taken every
    third turn of ``--games`` (6) four-player games of `normal` players: median, 95th percentile,
-   worst. `hard` runs as it plays, with its time bound (`DEFAULT_SECONDS`, 1 s: then its best
+   worst. `hard` runs as it plays, with its time bound (`DEFAULT_SECONDS`, 0.9 s: then its best
    so far); the count of decisions the bound cut short is printed.
 2. The end of a turn in the game service (``server.game.game.Game``, a ``MemoryStore``, a
    ``task.Clock``) with four players of whom three are absent and the stand-in plays at `hard`:

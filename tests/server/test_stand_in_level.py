@@ -50,7 +50,7 @@ def test_the_stand_in_level_is_a_setting(tmp_path):
     assert config.stand_in == StandInSettings(Level.HARD, 50, 1.5, 0.5)
     default = load_config(None).stand_in
     assert default == StandInSettings(Level.NORMAL)
-    assert (default.hard_budget, default.hard_seconds) == (100, 1.0)
+    assert (default.hard_budget, default.hard_seconds) == (100, 0.9)
 
 
 @pytest.mark.parametrize(
