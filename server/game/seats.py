@@ -239,7 +239,7 @@ class Seats(GameWriteSide):
         stand_ins = self.snapshot.stand_ins()
         seats = [p for p in ruleset.acting_players(self._state, self._removed) if p in stand_ins]
         if seats:
-            self.stand_in.open_turn(self.setup.seed, self._state, seats, self._computer_levels())
+            self.stand_in.open_turn(self.setup.seed, self._state, seats, self.clock, self._computer_levels())
 
     def _computer_levels(self) -> dict[int, Level]:
         """The computer players' seats and their levels (the stand-in's seats play at its own)."""

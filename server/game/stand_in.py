@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
@@ -26,7 +25,7 @@ from twisted.internet import defer
 from twisted.logger import Logger
 
 from ruleset import GameState, Order
-from ruleset.ai import Level, ai_rng, decide, stop_after
+from ruleset.ai import Level, ai_rng, decide
 from ruleset.seat import SeatView, seat_view
 from server.model.stand_in import StandInSettings
 
@@ -41,18 +40,15 @@ def _inherit_stop_flags(flags: Any) -> None:
     _stop_flags = flags
 
 
-def hard_decision(
-    seat: SeatView, seed: int, turn: int, budget: int, slot: int, seconds: float
-) -> tuple[Order, ...]:
-    """A hard decision in a worker process: `budget` playouts, fewer when its stop flag rises or
-    `seconds` have passed since it started."""
+def hard_decision(seat: SeatView, seed: int, turn: int, budget: int, slot: int) -> tuple[Order, ...]:
+    """A hard decision in a worker process: `budget` playouts, fewer when its stop flag rises
+    (the reactor raises it `hard_seconds` after asking, or when an end of turn stops waiting)."""
     rng = ai_rng(seed, turn, seat.player)
     flags = _stop_flags
 
-    def flag_raised() -> bool:
+    def should_stop() -> bool:
         return flags is not None and slot >= 0 and flags[slot] != 0
 
-    should_stop = stop_after(seconds, time.monotonic, flag_raised)
     return decide(seat, Level.HARD, rng, budget=budget, should_stop=should_stop)
 
 
@@ -99,28 +95,49 @@ class StandInPlayer:
             )
         return self._executor
 
-    def _search(self, seed: int, seat: SeatView, turn: int) -> tuple[Future, int]:
+    def _search(self, seed: int, seat: SeatView, turn: int, clock) -> tuple[Future, int]:
+        """Start a hard search in the pool; its stop flag rises `hard_seconds` from now (on the
+        reactor's `clock`: the workers read none), unless it has answered by then."""
         pool = self._pool()
         slot = -1
         if self._flags is not None:
             slot = next(self._slots)
             self._flags[slot] = 0
-        settings = self.settings
-        search = pool.submit(
-            hard_decision, seat, seed, turn, settings.hard_budget, slot, settings.hard_seconds
-        )
+        search = pool.submit(hard_decision, seat, seed, turn, self.settings.hard_budget, slot)
+        if slot >= 0:
+
+            def bound() -> None:
+                if not search.done():  # (else the slot may serve another search already)
+                    self._stop(slot)
+
+            call = clock.callLater(self.settings.hard_seconds, bound)
+            search.add_done_callback(lambda _: self._call(_cancel_call, call))
         return search, slot
+
+    def _call(self, f: Callable[..., object], *args: object) -> None:
+        """Run `f(*args)` in the reactor's thread (a future's callback runs in the pool's)."""
+        call = self._call_from_thread
+        if call is None:
+            from twisted.internet import reactor
+
+            call = reactor.callFromThread  # type: ignore[attr-defined]
+        call(f, *args)
 
     def _stop(self, slot: int) -> None:
         if self._flags is not None and slot >= 0:
             self._flags[slot] = 1
 
     def open_turn(
-        self, seed: int, state: GameState, players: Sequence[int], levels: Mapping[int, Level] | None = None
+        self,
+        seed: int,
+        state: GameState,
+        players: Sequence[int],
+        clock,
+        levels: Mapping[int, Level] | None = None,
     ) -> None:
         """A turn opened: start the searches of `players`' seats (hard only; others decide at the
         end). `levels`: the seats that play at a level of their own (computer players); the
-        others play at the stand-in's."""
+        others play at the stand-in's. `clock`: the reactor's, which bounds each search."""
         turn = state.turn + 1
         for key in [k for k in self._searches if k[0] == seed and k[1] < turn]:
             future, slot = self._searches.pop(key)[2]
@@ -132,7 +149,8 @@ class StandInPlayer:
             key = (seed, turn, player)
             if key not in self._searches:
                 try:
-                    self._searches[key] = (state, (), self._search(seed, seat_view(state, player), turn))
+                    search = self._search(seed, seat_view(state, player), turn, clock)
+                    self._searches[key] = (state, (), search)
                 except RuntimeError as error:  # a pool that is shutting down
                     log.warn("the stand-in's search could not start: {error}", error=error)
                     return
@@ -166,7 +184,7 @@ class StandInPlayer:
                 started[2][0].cancel()
                 self._stop(started[2][1])
             try:
-                future, slot = self._search(seed, seat_view(state, player, own), turn)
+                future, slot = self._search(seed, seat_view(state, player, own), turn, clock)
             except RuntimeError:
                 return defer.succeed(normal())
         return self._wait(future, slot, normal, clock)
@@ -176,14 +194,9 @@ class StandInPlayer:
     ) -> defer.Deferred:
         """Fires with the search's answer, or `fallback()` when it fails or is not there in time."""
         d: defer.Deferred = defer.Deferred()
-        call = self._call_from_thread
-        if call is None:
-            from twisted.internet import reactor
-
-            call = reactor.callFromThread  # type: ignore[attr-defined]
 
         def done(finished: Future) -> None:
-            call(_deliver, finished)
+            self._call(_deliver, finished)
 
         def _deliver(finished: Future) -> None:
             if d.called:
@@ -229,3 +242,8 @@ class StandInPlayer:
         if isinstance(self._executor, ProcessPoolExecutor):
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+
+def _cancel_call(call) -> None:
+    if call.active():
+        call.cancel()

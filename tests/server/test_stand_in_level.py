@@ -149,7 +149,7 @@ def test_hard_searches_from_the_turns_opening_and_the_end_takes_the_answer():
     pool = HeldExecutor()
     player = StandInPlayer(StandInSettings(Level.HARD, 4, 2.0), executor=pool, call_from_thread=direct)
     state = game.state
-    player.open_turn(17, state, [2, 3])
+    player.open_turn(17, state, [2, 3], Clock())
     assert len(pool.submitted) == 2
     pool.run(0)  # bob's search is done before the turn ends
     waits = Clock()
@@ -169,7 +169,7 @@ def test_a_search_for_another_seat_is_not_used():
     pool = HeldExecutor()
     player = StandInPlayer(StandInSettings(Level.HARD, 4, 2.0), executor=pool, call_from_thread=direct)
     state = game.state
-    player.open_turn(17, state, [2])
+    player.open_turn(17, state, [2], Clock())
     mine = next(iter(state.hand(2)))
     target = next(state.board.system_id(c) for c in range(state.board.size) if c not in state.colonies)
     kind = OrderType.COLONIZE_MINING if mine.kind is Kind.MINING else OrderType.COLONIZE
@@ -200,7 +200,7 @@ def test_the_real_pool_searches_in_other_processes_and_stops_when_told():
     state = game.state
     player = StandInPlayer(StandInSettings(Level.HARD, 1_000_000, 2.0), call_from_thread=direct)
     try:
-        player.open_turn(17, state, [2])
+        player.open_turn(17, state, [2], Clock())
         assert player.searching()
         ((_, _, (future, slot)),) = player._searches.values()
         player._stop(slot)
@@ -212,3 +212,25 @@ def test_the_real_pool_searches_in_other_processes_and_stops_when_told():
         assert not player.searching()
     finally:
         player.close()
+
+
+def test_a_search_is_told_to_stop_hard_seconds_after_it_was_asked_for():
+    """The time bound of a hard decision (`hard_seconds`) is the reactor's: it raises the search's
+    stop flag then (the workers read no clock); a search that answered in time keeps its flag."""
+    from server.game.stand_in import STOP_SLOTS
+
+    _, game = four_players(Clock())
+    clock = Clock()  # the reactor's, as the stand-in's searches see it
+    pool = HeldExecutor()
+    player = StandInPlayer(StandInSettings(Level.HARD, 4, 2.0, 0.5), executor=pool, call_from_thread=direct)
+    player._flags = [0] * STOP_SLOTS  # the shared flags a pool of its own makes (`_pool`)
+    player.open_turn(17, game.state, [2, 3], clock)
+    (first, (_, first_args)), (_, (_, second_args)) = pool.submitted
+    first_slot, second_slot = first_args[-1], second_args[-1]
+    pool.run(0)  # seat 2's search answered at once
+    clock.advance(0.49)
+    assert player._flags[second_slot] == 0
+    clock.advance(0.01)
+    assert player._flags[second_slot] == 1  # seat 3's is told to stop, with its best so far
+    assert player._flags[first_slot] == 0 and first.done()
+    assert not clock.getDelayedCalls()
