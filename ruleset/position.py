@@ -44,9 +44,12 @@ class Position:
         self.arrived: set[int] = set()
         cached = state.cached_region_labels()
         self._labels: dict[int, int] | None = None if cached is None else dict(cached)
-        self._unification: set[int] | None = {
-            c.unification for c in self.conflicts if c.unification is not None
-        }
+        # (computed now: `conflicts_changed` compares it with the systems after a change)
+        unification: set[int] = set()
+        for conflict in self.conflicts:
+            if conflict.unification is not None:
+                unification.add(conflict.unification)
+        self._unification: set[int] | None = unification
         self._bordering: dict[int, set[int]] = {}  # cell -> bordering region labels, for _labels
         self._region_leaders: dict[int, list[int]] | None = None  # label -> its leaders, for _labels
         self._players: dict[int, Phrase] = {}

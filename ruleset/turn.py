@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from operator import attrgetter
 
 from . import messages as text
 from .artifacts import collect_artifacts
@@ -18,6 +19,7 @@ from .state import EndReason, GameState, Phase
 from .turn_log import TurnLog, TurnOutcome
 
 GAME_ENDING_ARTIFACTS = 2
+_BY_FLEET = attrgetter("fleet")  # orders of a player run in fleet id order
 # Enum members read in hot loops, as plain names (reading `Phase.OVER` goes through the enum
 # metaclass's __getattr__ hook, several times slower than a global).
 _OVER, _COMBAT, _COLONIST = Phase.OVER, Phase.COMBAT, Role.COLONIST
@@ -67,7 +69,7 @@ def _normal_turn(
     for order in accepted:
         by_player.setdefault(order.player, []).append(order)
     for player_id in rotation:
-        for order in sorted(by_player.get(player_id, ()), key=lambda o: o.fleet):
+        for order in sorted(by_player.get(player_id, ()), key=_BY_FLEET):
             execute(position, order, rotation, log)
 
     for owner, count in collect_artifacts(position):
@@ -97,7 +99,7 @@ def _combat_turn(
     state: GameState, position: Position, accepted: list[Order], rng: random.Random, log: TurnLog
 ) -> GameState:
     reinforcements: dict[int, int] = {}
-    for order in sorted(accepted, key=lambda o: o.fleet):
+    for order in sorted(accepted, key=_BY_FLEET):
         position.consume(order.fleet)
         position.removed += 1
         reinforcements[order.player] = reinforcements.get(order.player, 0) + 1
