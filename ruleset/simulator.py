@@ -40,7 +40,9 @@ DEFAULT_STALL_TURNS = 150
 # Enum members read in hot loops, as plain names (reading `Role.COLONIST` goes through the enum
 # metaclass's __getattr__ hook, several times slower than a global).
 _COLONIST, _LEADER, _MINING = Role.COLONIST, Role.LEADER, Kind.MINING
-_OVER, _COMBAT = Phase.OVER, Phase.COMBAT
+_OVER, _COMBAT, _NORMAL = Phase.OVER, Phase.COMBAT, Phase.NORMAL
+_COLONIZE, _COLONIZE_MINING = OrderType.COLONIZE, OrderType.COLONIZE_MINING
+_MOVE, _ATTACK = OrderType.MOVE, OrderType.ATTACK
 
 
 class GameDidNotEnd(RuntimeError):
@@ -204,9 +206,9 @@ class RandomPlayer:
         return cached
 
     def __call__(self, state: GameState, player_id: int, rng: random.Random) -> list[Order]:
-        if state.phase is Phase.COMBAT:
+        if state.phase is _COMBAT:
             return self.reinforcements(state, player_id, rng)
-        if state.phase is not Phase.NORMAL:
+        if state.phase is not _NORMAL:
             return []
         return self.normal_orders(state, player_id, rng)
 
@@ -306,8 +308,8 @@ class RandomPlayer:
         used: set[int],
     ) -> Order | None:
         groups: list[tuple[list[int], list[int], OrderType]] = [
-            (others, cands.habitable, OrderType.COLONIZE),
-            (miners, cands.mining, OrderType.COLONIZE_MINING),
+            (others, cands.habitable, _COLONIZE),
+            (miners, cands.mining, _COLONIZE_MINING),
         ]
         # Pick a random colonist: its group goes first, the other group is the fallback.
         if rng.randrange(len(miners) + len(others) or 1) < len(miners):
@@ -335,7 +337,7 @@ class RandomPlayer:
         if cell is None:
             return None
         fleet = leaders.pop(rng.randrange(len(leaders)))
-        return Order(player_id, fleet, OrderType.MOVE, state.board.system_id(cell))
+        return Order(player_id, fleet, _MOVE, state.board.system_id(cell))
 
     def _collect(
         self,
@@ -353,7 +355,7 @@ class RandomPlayer:
         if cell is None:
             return None
         leaders.remove(merchant)
-        return Order(player_id, merchant, OrderType.MOVE, state.board.system_id(cell))
+        return Order(player_id, merchant, _MOVE, state.board.system_id(cell))
 
     def _attack(
         self,
@@ -368,7 +370,7 @@ class RandomPlayer:
         if cell is None:
             return None
         fleet = bombers.pop(rng.randrange(len(bombers)))
-        return Order(player_id, fleet, OrderType.ATTACK, state.board.system_id(cell))
+        return Order(player_id, fleet, _ATTACK, state.board.system_id(cell))
 
 
 # -- whole games ----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ GAME_ENDING_ARTIFACTS = 2
 _BY_FLEET = attrgetter("fleet")  # orders of a player run in fleet id order
 # Enum members read in hot loops, as plain names (reading `Phase.OVER` goes through the enum
 # metaclass's __getattr__ hook, several times slower than a global).
-_OVER, _COMBAT, _COLONIST = Phase.OVER, Phase.COMBAT, Role.COLONIST
+_OVER, _COMBAT, _NORMAL, _COLONIST = Phase.OVER, Phase.COMBAT, Phase.NORMAL, Role.COLONIST
 
 
 def accepted_orders(state: GameState, orders: Iterable[Order]) -> list[Order]:
@@ -90,9 +90,7 @@ def _normal_turn(
             log.tell(player_id, text.TURN_COMPLETE, text.score_report(position.scores[player_id]))
             log.tell(player_id, text.TURN_ORDER, order_body)
     combat = start_next_conflict(position, log)
-    return position.freeze(
-        turn=log.turn, rotation=next_rotation, phase=Phase.COMBAT if combat else Phase.NORMAL
-    )
+    return position.freeze(turn=log.turn, rotation=next_rotation, phase=_COMBAT if combat else _NORMAL)
 
 
 def _combat_turn(
@@ -112,9 +110,7 @@ def _combat_turn(
             log.tell(player_id, text.COMBAT_COMPLETE, battle)
             log.tell(player_id, text.TURN_COMPLETE, text.score_report(position.scores[player_id]))
     combat = start_next_conflict(position, log)
-    return position.freeze(
-        turn=log.turn, rotation=state.rotation, phase=Phase.COMBAT if combat else Phase.NORMAL
-    )
+    return position.freeze(turn=log.turn, rotation=state.rotation, phase=_COMBAT if combat else _NORMAL)
 
 
 def _refill(position: Position, rng: random.Random, log: TurnLog) -> bool:
