@@ -15,7 +15,7 @@ import zlib
 
 import click
 
-from ruleset.ai import LEVEL_NAMES, parse_level
+from ruleset.ai import DEFAULT_ITERATIONS, LEVEL_NAMES, parse_level
 
 from .bot import (
     DEFAULT_MAX_TURNS,
@@ -104,10 +104,10 @@ _EXIT_FOR = (
 @click.option(
     "--budget",
     type=click.IntRange(min=1),
-    default=200,
+    default=DEFAULT_ITERATIONS,
     show_default=True,
     metavar="PLAYOUTS",
-    help="hard: playouts per decision (about 0.5 s per 200 on one core).",
+    help="hard: playouts per decision (about 0.25 s per 100 on one core; a second at most).",
 )
 @click.option("--seed", type=int, metavar="N", help="Seed of the bots' choices (per bot: N and its name).")
 @click.option("-v", "--verbose", count=True, help="Log each turn's orders (-vv: log everything).")
@@ -168,7 +168,7 @@ def bot(
     _exit_for(results)
 
 
-def _strategy_factory(name: str, seed: int | None, budget: int = 200):
+def _strategy_factory(name: str, seed: int | None, budget: int = DEFAULT_ITERATIONS):
     def own_seed(player: str) -> int:
         return zlib.crc32(f"{0 if seed is None else seed} {player}".encode())
 

@@ -17,11 +17,12 @@ on a world the seat's view allows (``ruleset.ai.worlds``).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ruleset import Board, Conflict, FleetView, Kind, Order, OrderType, Phase, PlayerView, Role
-from ruleset.ai import Level, decide
+from ruleset.ai import DEFAULT_ITERATIONS, DEFAULT_SECONDS, Level, decide, stop_after
 from ruleset.ai.worlds import sample_world
 from ruleset.board import ARTIFACT, HABITABLE, UNINHABITABLE
 from ruleset.kinds import FULL_POOL
@@ -168,19 +169,29 @@ class AiStrategy(Strategy):
     """The computer player at `level` (``tae-client bot --strategy easy|normal|hard``).
 
     Its stream is seeded per bot and turn (``seed``, the player and the turn), so a bot's
-    choices repeat for the same game; ``budget`` is `hard`'s playouts per decision."""
+    choices repeat for the same game; ``budget`` is `hard`'s playouts per decision, and
+    ``seconds`` the longest it searches (then its best so far: a busy machine plays weaker,
+    never slower)."""
 
-    def __init__(self, level: Level = Level.NORMAL, seed: int = 0, budget: int = 200) -> None:
+    def __init__(
+        self,
+        level: Level = Level.NORMAL,
+        seed: int = 0,
+        budget: int = DEFAULT_ITERATIONS,
+        seconds: float = DEFAULT_SECONDS,
+    ) -> None:
         self.level = level
         self.seed = seed
         self.budget = budget
+        self.seconds = seconds
 
     def decide(self, view: View) -> list[Intent]:
         if view.over or view.bystander:
             return []
         frames = seat_from_view(view)
         rng = random.Random(f"{self.seed}:{view.me}:{view.turn}")
-        orders = decide(frames.seat, self.level, rng, budget=self.budget)
+        should_stop = stop_after(self.seconds, time.monotonic)
+        orders = decide(frames.seat, self.level, rng, budget=self.budget, should_stop=should_stop)
         return [frames.intent(order, self.level.value) for order in orders]
 
 

@@ -24,10 +24,11 @@ class GameOverError(ValueError):
 def stalemate(position: Position) -> bool:
     """R24a: no player holds a colonist fleet that has a valid target (R10, R14) as the board stands."""
     fleets = position.fleets.values()
-    other = next((f for f in fleets if f.role is Role.COLONIST and f.kind is not Kind.MINING), None)
+    colonist, mining = Role.COLONIST, Kind.MINING  # (plain names in the loops: enum reads are slow)
+    other = next((f for f in fleets if f.role is colonist and f.kind is not mining), None)
     if other is not None and has_valid_target(position, OrderType.COLONIZE, other):
         return False
-    miner = next((f for f in fleets if f.role is Role.COLONIST and f.kind is Kind.MINING), None)
+    miner = next((f for f in fleets if f.role is colonist and f.kind is mining), None)
     return miner is None or not has_valid_target(position, OrderType.COLONIZE_MINING, miner)
 
 

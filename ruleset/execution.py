@@ -17,6 +17,10 @@ from .position import Position
 from .state import Conflict, Fleet
 from .turn_log import TurnLog
 
+# Enum members read in hot loops, as plain names (reading `OrderType.MOVE` goes through the enum
+# metaclass's __getattr__ hook, several times slower than a global).
+_MOVE, _ATTACK, _SETTLER = OrderType.MOVE, OrderType.ATTACK, Kind.SETTLER
+
 
 def execute(position: Position, order: Order, rotation: tuple[int, ...], log: TurnLog) -> Condition | None:
     """Execute one accepted order of a normal turn: None when it succeeded, else the condition it failed."""
@@ -25,9 +29,9 @@ def execute(position: Position, order: Order, rotation: tuple[int, ...], log: Tu
     cell = position.board.cell_of_object(order.target)
     if cell is None:
         raise ValueError(f"order target {order.target} is not a board system (check_order refuses it)")
-    if order_type is OrderType.MOVE:
+    if order_type is _MOVE:
         return _move(position, order, fleet, cell, log)
-    if order_type is OrderType.ATTACK:
+    if order_type is _ATTACK:
         return _attack(position, order, fleet, cell, log)
     return _colonize(position, order, order_type, fleet, cell, rotation, log)
 
@@ -74,7 +78,8 @@ def _colonize(
     position.colonies[cell] = kind
     position.consume(fleet.id)
     position.changed_by[cell] = (order.player, None, "")
-    log.note("colonized", order.player, fleet.id, cell, kind.label)
+    if log.telling:  # (the event's detail is not built for a log that keeps none)
+        log.note("colonized", order.player, fleet.id, cell, kind.label)
 
     telling = log.telling
     consequence: Phrase | None = None
@@ -123,12 +128,13 @@ def _score_colony(position: Position, label: int, kind: Kind, log: TurnLog, cell
     Returns the leader that scored, if any."""
     acting = position.acting_leaders(label)
     leader = acting.get(kind)
-    if leader is None and kind is not Kind.SETTLER:
-        leader = acting.get(Kind.SETTLER)
+    if leader is None and kind is not _SETTLER:
+        leader = acting.get(_SETTLER)
     if leader is not None:
         owner = position.owner(leader)
         position.scores[owner][kind] += 1
-        log.note("scored", owner, leader, cell, Score(kind).label)
+        if log.telling:
+            log.note("scored", owner, leader, cell, Score(kind).label)
     return leader
 
 

@@ -22,9 +22,14 @@ from .order_types import ORDER_TYPES_BY_NAME as ORDER_TYPES_BY_NAME
 from .order_types import TARGET_PARAMETER_DESCRIPTION as TARGET_PARAMETER_DESCRIPTION
 from .order_types import TARGET_PARAMETER_NAME as TARGET_PARAMETER_NAME
 from .order_types import OrderType as OrderType
-from .state import GameState, Phase
+from .state import Fleet, GameState, Phase
 
 ORDERS_PER_TURN = 2
+# Enum members read in hot loops, as plain names (reading `Phase.OVER` goes through the enum
+# metaclass's __getattr__ hook, several times slower than a global).
+_OVER, _REINFORCE = Phase.OVER, OrderType.REINFORCE
+_LEADER = Role.LEADER
+_MOVE_ONLY, _ATTACK_ONLY = (OrderType.MOVE,), (OrderType.ATTACK,)
 
 
 class ProblemCode(IntEnum):
@@ -87,6 +92,11 @@ def allowed_order_types(state: GameState, object_id: int) -> tuple[OrderType, ..
     fleet = state.fleets.get(object_id)
     if fleet is None or state.phase is Phase.OVER:
         return ()
+    return _fleet_order_types(state, fleet)
+
+
+def _fleet_order_types(state: GameState, fleet: Fleet) -> tuple[OrderType, ...]:
+    """`allowed_order_types` of a fleet of a game that is not over."""
     conflict = state.active_conflict
     if conflict is not None:
         if (
@@ -96,10 +106,10 @@ def allowed_order_types(state: GameState, object_id: int) -> tuple[OrderType, ..
         ):
             return (OrderType.REINFORCE,)
         return ()
-    if fleet.role is Role.LEADER:
-        return (OrderType.MOVE,)
+    if fleet.role is _LEADER:
+        return _MOVE_ONLY
     if fleet.kind is None:  # a bomber
-        return (OrderType.ATTACK,)
+        return _ATTACK_ONLY
     return _COLONIST_ORDERS[fleet.kind]
 
 
@@ -118,7 +128,7 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
     is allowed on that object now, the target names a board system (R8), then the limits of R11,
     then the static conditions on the target (R7a, `ruleset.conditions`).
     """
-    if state.phase is Phase.OVER:
+    if state.phase is _OVER:
         return GAME_IS_OVER
     fleet = state.fleets.get(order.fleet)
     if fleet is None or fleet.owner != order.player:
@@ -127,14 +137,17 @@ def check_order(state: GameState, order: Order, accepted: Iterable[Order] = ()) 
     if order.type not in ORDER_NAMES:
         return NO_SUCH_ORDER_TYPE
     order_type = ORDER_TYPES[order.type]
-    if order_type not in allowed_order_types(state, order.fleet):
+    if fleet is None or order_type not in _fleet_order_types(state, fleet):
         return NOT_ALLOWED
     player = order.player
-    mine = [o for o in accepted if o.player == player]
+    mine: list[Order] = []
+    for other in accepted:  # (a loop: a comprehension is a call of its own in Python 3.11)
+        if other.player == player:
+            mine.append(other)
     for other in mine:
         if other.fleet == order.fleet:
             return FLEET_ALREADY_ORDERED
-    if order_type is OrderType.REINFORCE:  # the one order without a target
+    if order_type is _REINFORCE:  # the one order without a target
         return None
     board = state.board
     cell = board.cell_of_object(order.target)

@@ -15,6 +15,8 @@ from .messages import Phrase
 from .regions import label_regions
 from .state import Conflict, FinalResult, Fleet, GameState, Phase, Player
 
+_SCIENTIST = Kind.SCIENTIST  # (a plain name: reading an enum member goes through EnumType's __getattr__ hook)
+
 
 class Position:
     """The pieces of a game, mutable; `freeze()` gives the next immutable `GameState`."""
@@ -42,10 +44,14 @@ class Position:
         self.arrived: set[int] = set()
         cached = state.cached_region_labels()
         self._labels: dict[int, int] | None = None if cached is None else dict(cached)
-        self._unification: set[int] | None = {
-            c.unification for c in self.conflicts if c.unification is not None
-        }
+        # (computed now: `conflicts_changed` compares it with the systems after a change)
+        unification: set[int] = set()
+        for conflict in self.conflicts:
+            if conflict.unification is not None:
+                unification.add(conflict.unification)
+        self._unification: set[int] | None = unification
         self._bordering: dict[int, set[int]] = {}  # cell -> bordering region labels, for _labels
+        self._region_leaders: dict[int, list[int]] | None = None  # label -> its leaders, for _labels
         self._players: dict[int, Phrase] = {}
 
     # -- regions -------------------------------------------------------------------------
@@ -93,11 +99,15 @@ class Position:
             self._bordering.clear()
             # A member with at most one neighbour in its region, which is not the region's label
             # (its lowest cell), leaves the rest connected and labelled as it was.
-            linked = sum(1 for n in self.neighbours[cell] if labels.get(n) == label)
+            linked = 0
+            for n in self.neighbours[cell]:
+                if labels.get(n) == label:
+                    linked += 1
             if linked > 1 or label == cell:
                 touched.add(label)
         if not touched:
             return
+        self._region_leaders = None  # (a leader leaving the board has forgotten it already)
         rest = {cell for cell, label in labels.items() if label in touched}
         for cell in rest:
             del labels[cell]
@@ -119,37 +129,65 @@ class Position:
         if labels is None:
             return
         self._bordering.clear()
-        around = {labels[n] for n in self.neighbours[cell] if n in labels}
+        around = set()
+        for n in self.neighbours[cell]:  # (a loop: a comprehension is a call of its own in 3.11)
+            label = labels.get(n)
+            if label is not None:
+                around.add(label)
         if not around:
             labels[cell] = cell
             return
-        target = min(around | {cell})
+        target = min(min(around), cell)
         labels[cell] = target
+        if len(around) == 1 and target in around:
+            return
+        self._region_leaders = None
+        # The regions that merged touch `cell`: relabel their members by a walk from it, rather
+        # than a pass over every member of the board.
         stale = around - {target}
-        if stale:
-            for member, label in labels.items():
-                if label in stale:
-                    labels[member] = target
+        neighbours = self.neighbours
+        stack = [cell]
+        while stack:
+            for n in neighbours[stack.pop()]:
+                if labels.get(n) in stale:
+                    labels[n] = target
+                    stack.append(n)
 
     def bordering_regions(self, cell: int) -> set[int]:
         """Labels of the regions orthogonally next to `cell` (do not change the set returned)."""
         found = self._bordering.get(cell)
         if found is None:
             labels = self.labels()
-            found = self._bordering[cell] = {labels[n] for n in self.neighbours[cell] if n in labels}
+            found = self._bordering[cell] = set()
+            for n in self.neighbours[cell]:
+                label = labels.get(n)
+                if label is not None:
+                    found.add(label)
         return found
 
     # -- leaders -------------------------------------------------------------------------
 
     def leaders_in(self, label: int, kind: Kind | None = None) -> list[int]:
         """Leader fleet ids on the board in region `label` (of `kind`, if given), ascending."""
-        labels = self.labels()
         found = [
             fid
-            for fid, cell in self.leader_at.items()
-            if labels.get(cell) == label and (kind is None or self.fleets[fid].kind is kind)
+            for fid in self._leaders_by_region().get(label, ())
+            if kind is None or self.fleets[fid].kind is kind
         ]
         found.sort()
+        return found
+
+    def _leaders_by_region(self) -> dict[int, list[int]]:
+        """Region label -> the leaders on the board in it (kept until a member or a leader changes)."""
+        found = self._region_leaders
+        if found is None:
+            labels = self.labels()
+            found = {}
+            for fid, cell in self.leader_at.items():
+                label = labels.get(cell)
+                if label is not None:
+                    found.setdefault(label, []).append(fid)
+            self._region_leaders = found
         return found
 
     def acting_leaders(self, label: int) -> dict[Kind, int]:
@@ -158,14 +196,12 @@ class Position:
         While an internal conflict is pending, the region holds two leaders of that kind: the
         incumbent (the defender) acts, the challenger does not. Otherwise the lowest id acts.
         """
-        labels = self.labels()
         found: dict[Kind, list[int]] = {}
         fleets = self.fleets
-        for fid, cell in self.leader_at.items():
-            if labels.get(cell) == label:
-                kind = fleets[fid].kind
-                assert kind is not None
-                found.setdefault(kind, []).append(fid)
+        for fid in self._leaders_by_region().get(label, ()):
+            kind = fleets[fid].kind
+            assert kind is not None
+            found.setdefault(kind, []).append(fid)
         acting: dict[Kind, int] = {}
         for kind, fids in found.items():
             if len(fids) > 1:
@@ -191,11 +227,13 @@ class Position:
         return None
 
     def place_leader(self, fleet_id: int, cell: int) -> None:
+        self._region_leaders = None
         self.leader_at[fleet_id] = cell
         self.leader_on[cell] = fleet_id
         self.add_member(cell)
 
     def send_home(self, fleet_id: int) -> None:
+        self._region_leaders = None
         cell = self.leader_at.pop(fleet_id, None)
         if cell is not None:
             del self.leader_on[cell]
@@ -203,13 +241,14 @@ class Position:
 
     def borders_scientist(self, cell: int) -> bool:
         colonies = self.colonies
-        return any(colonies.get(n) is Kind.SCIENTIST for n in self.neighbours[cell])
+        return any(colonies.get(n) is _SCIENTIST for n in self.neighbours[cell])
 
     def withdraw_unsupported_leaders(self) -> list[tuple[int, int]]:
         """R21: leaders with no orthogonally adjacent scientist colony return home.
 
         Returns (leader, the cell it left) for each, in ascending leader id."""
         gone = sorted((fid, cell) for fid, cell in self.leader_at.items() if not self.borders_scientist(cell))
+        self._region_leaders = None
         for fid, cell in gone:
             self.leader_at.pop(fid)
             del self.leader_on[cell]
@@ -270,8 +309,12 @@ class Position:
         self, *, turn: int, rotation: int, phase: Phase, result: FinalResult | None = None
     ) -> GameState:
         base = self.base
+        scores = self.scores
+        # A player whose scores did not change this turn is the same value: kept, not rebuilt.
         players = tuple(
-            Player(p.id, p.name, p.home_system, p.home_planet, _scores(self.scores[p.id]))
+            p
+            if list(p.scores) == scores[p.id]
+            else Player(p.id, p.name, p.home_system, p.home_planet, _scores(scores[p.id]))
             for p in base.players
         )
         conflicts = tuple(self.conflicts)

@@ -37,6 +37,13 @@ DEFAULT_MAX_TURNS = 1000
 # after which a game is declared stalled. Random players progress every few turns.
 DEFAULT_STALL_TURNS = 150
 
+# Enum members read in hot loops, as plain names (reading `Role.COLONIST` goes through the enum
+# metaclass's __getattr__ hook, several times slower than a global).
+_COLONIST, _LEADER, _MINING = Role.COLONIST, Role.LEADER, Kind.MINING
+_OVER, _COMBAT, _NORMAL = Phase.OVER, Phase.COMBAT, Phase.NORMAL
+_COLONIZE, _COLONIZE_MINING = OrderType.COLONIZE, OrderType.COLONIZE_MINING
+_MOVE, _ATTACK = OrderType.MOVE, OrderType.ATTACK
+
 
 class GameDidNotEnd(RuntimeError):
     """A simulated game that did not reach Phase.OVER.
@@ -114,10 +121,7 @@ class TurnCandidates:
         self.mining = [c for c in cells.mining if c not in blocked]
         neighbours = state.board.neighbours
         scientist = Kind.SCIENTIST
-        near_science: set[int] = set()
-        for cell, kind in colonies.items():
-            if kind is scientist:
-                near_science.update(neighbours[cell])
+        near_science = {n for cell, kind in colonies.items() if kind is scientist for n in neighbours[cell]}
         self.leader_targets = [c for c in self.habitable if c in near_science]
         by_owner: dict[int, list[Fleet]] = {p.id: [] for p in state.players}
         for fleet in state.fleets.values():
@@ -202,9 +206,9 @@ class RandomPlayer:
         return cached
 
     def __call__(self, state: GameState, player_id: int, rng: random.Random) -> list[Order]:
-        if state.phase is Phase.COMBAT:
+        if state.phase is _COMBAT:
             return self.reinforcements(state, player_id, rng)
-        if state.phase is not Phase.NORMAL:
+        if state.phase is not _NORMAL:
             return []
         return self.normal_orders(state, player_id, rng)
 
@@ -213,10 +217,11 @@ class RandomPlayer:
         if conflict is None or player_id not in acting_players(state):
             return []
         kind = conflict.reinforcement_kind
+        # (read from the fleets directly: a combat turn needs none of `TurnCandidates`' targets)
         eligible = [
             f.id
-            for f in self.candidates(state).fleets_by_owner[player_id]
-            if f.role is Role.COLONIST and f.kind is kind
+            for f in state.fleets.values()
+            if f.owner == player_id and f.role is _COLONIST and f.kind is kind
         ]
         chosen = rng.sample(eligible, rng.randint(0, len(eligible)))
         chosen.sort()
@@ -229,9 +234,9 @@ class RandomPlayer:
         leaders: list[int] = []
         bombers: list[int] = []
         for fleet in cands.fleets_by_owner[player_id]:
-            if fleet.role is Role.COLONIST:
-                (miners if fleet.kind is Kind.MINING else others).append(fleet.id)
-            elif fleet.role is Role.LEADER:
+            if fleet.role is _COLONIST:
+                (miners if fleet.kind is _MINING else others).append(fleet.id)
+            elif fleet.role is _LEADER:
                 leaders.append(fleet.id)
             else:
                 bombers.append(fleet.id)
@@ -303,8 +308,8 @@ class RandomPlayer:
         used: set[int],
     ) -> Order | None:
         groups: list[tuple[list[int], list[int], OrderType]] = [
-            (others, cands.habitable, OrderType.COLONIZE),
-            (miners, cands.mining, OrderType.COLONIZE_MINING),
+            (others, cands.habitable, _COLONIZE),
+            (miners, cands.mining, _COLONIZE_MINING),
         ]
         # Pick a random colonist: its group goes first, the other group is the fallback.
         if rng.randrange(len(miners) + len(others) or 1) < len(miners):
@@ -332,7 +337,7 @@ class RandomPlayer:
         if cell is None:
             return None
         fleet = leaders.pop(rng.randrange(len(leaders)))
-        return Order(player_id, fleet, OrderType.MOVE, state.board.system_id(cell))
+        return Order(player_id, fleet, _MOVE, state.board.system_id(cell))
 
     def _collect(
         self,
@@ -350,7 +355,7 @@ class RandomPlayer:
         if cell is None:
             return None
         leaders.remove(merchant)
-        return Order(player_id, merchant, OrderType.MOVE, state.board.system_id(cell))
+        return Order(player_id, merchant, _MOVE, state.board.system_id(cell))
 
     def _attack(
         self,
@@ -365,7 +370,7 @@ class RandomPlayer:
         if cell is None:
             return None
         fleet = bombers.pop(rng.randrange(len(bombers)))
-        return Order(player_id, fleet, OrderType.ATTACK, state.board.system_id(cell))
+        return Order(player_id, fleet, _ATTACK, state.board.system_id(cell))
 
 
 # -- whole games ----------------------------------------------------------------------------
@@ -441,14 +446,14 @@ def play_game(
     def record() -> GameRecord:
         return GameRecord(current, seed, players, current.turn, combat_turns, tuple(log))
 
-    while current.phase is not Phase.OVER:
+    while current.phase is not _OVER:
         if current.turn >= max_turns:
             raise GameDidNotEnd("max_turns", f"still {current.phase.value} after {max_turns} turns", record())
         turn = current.turn + 1
         orders: list[Order] = []
         for pid in acting_players(current):
             orders.extend(table[pid](current, pid, game_rng(seed, turn, f"player {pid}")))
-        combat = current.phase is Phase.COMBAT
+        combat = current.phase is _COMBAT
         outcome = resolver(current, orders, game_rng(seed, turn))
         if observer is not None:
             observer(current, orders, outcome)
@@ -456,7 +461,7 @@ def play_game(
         log.append(tuple(orders))
         if combat:
             combat_turns += 1
-        if current.phase is Phase.OVER:
+        if current.phase is _OVER:
             break
         mark = (sum(current.pool), len(current.artifacts))
         if mark != progress_mark:

@@ -34,6 +34,9 @@ class Phase(str, Enum):
     OVER = "over"
 
 
+_COMBAT = Phase.COMBAT  # (a plain name: reading an enum member goes through EnumType's __getattr__ hook)
+
+
 @dataclass(frozen=True, slots=True)
 class Fleet:
     """A colonist fleet, a leader or a bomber. `kind` is None for bombers."""
@@ -220,6 +223,6 @@ class GameState:
     @property
     def active_conflict(self) -> Conflict | None:
         """The conflict fought in the next turn, when that turn is a combat turn."""
-        if self.phase is Phase.COMBAT and self.conflicts:
+        if self.phase is _COMBAT and self.conflicts:
             return self.conflicts[0]
         return None

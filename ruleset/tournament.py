@@ -1,7 +1,7 @@
 """Computer players against each other: `python -m ruleset.tournament`.
 
     python -m ruleset.tournament --players hard,normal,normal,normal --games 400 --seed 1 \
-        [--budget 200] [--depth 4] [--jobs 2] [--json]
+        [--budget 100] [--depth 4] [--jobs 2] [--json]
     python -m ruleset.tournament --merge run1.json run2.json   # several runs' --json summaries
 
 Game g is played on the default map when g is even and on a random small map (drawn from the
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .ai import LEVEL_NAMES, Level, decide, parse_level
+from .ai import DEFAULT_ITERATIONS, LEVEL_NAMES, Level, decide, parse_level
 from .board import ARTIFACT, DEFAULT_BOARD, HABITABLE, UNINHABITABLE, Board, parse_map
 from .orders import Order
 from .randomness import game_rng
@@ -216,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--budget", type=int, default=200, help="playouts per hard decision")
+    parser.add_argument("--budget", type=int, default=DEFAULT_ITERATIONS, help="playouts per hard decision")
     parser.add_argument("--depth", type=int, default=4, help="turns per playout")
     parser.add_argument("--jobs", type=int, default=2, help="processes (1: in this one)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from operator import attrgetter
 
 from . import messages as text
 from .artifacts import collect_artifacts
@@ -18,6 +19,10 @@ from .state import EndReason, GameState, Phase
 from .turn_log import TurnLog, TurnOutcome
 
 GAME_ENDING_ARTIFACTS = 2
+_BY_FLEET = attrgetter("fleet")  # orders of a player run in fleet id order
+# Enum members read in hot loops, as plain names (reading `Phase.OVER` goes through the enum
+# metaclass's __getattr__ hook, several times slower than a global).
+_OVER, _COMBAT, _NORMAL, _COLONIST = Phase.OVER, Phase.COMBAT, Phase.NORMAL, Role.COLONIST
 
 
 def accepted_orders(state: GameState, orders: Iterable[Order]) -> list[Order]:
@@ -44,12 +49,12 @@ def resolve_turn(
     (the outcome's `messages` and `events` are empty; the state is the same): searches and
     simulations play faster that way.
     """
-    if state.phase is Phase.OVER:
+    if state.phase is _OVER:
         raise GameOverError("the game is over")
     accepted = accepted_orders(state, orders)
     log = TurnLog(state.turn + 1, messages)
     position = Position(state)
-    if state.phase is Phase.COMBAT:
+    if state.phase is _COMBAT:
         new_state = _combat_turn(state, position, accepted, rng, log)
     else:
         new_state = _normal_turn(state, position, accepted, rng, log)
@@ -64,7 +69,7 @@ def _normal_turn(
     for order in accepted:
         by_player.setdefault(order.player, []).append(order)
     for player_id in rotation:
-        for order in sorted(by_player.get(player_id, ()), key=lambda o: o.fleet):
+        for order in sorted(by_player.get(player_id, ()), key=_BY_FLEET):
             execute(position, order, rotation, log)
 
     for owner, count in collect_artifacts(position):
@@ -85,16 +90,14 @@ def _normal_turn(
             log.tell(player_id, text.TURN_COMPLETE, text.score_report(position.scores[player_id]))
             log.tell(player_id, text.TURN_ORDER, order_body)
     combat = start_next_conflict(position, log)
-    return position.freeze(
-        turn=log.turn, rotation=next_rotation, phase=Phase.COMBAT if combat else Phase.NORMAL
-    )
+    return position.freeze(turn=log.turn, rotation=next_rotation, phase=_COMBAT if combat else _NORMAL)
 
 
 def _combat_turn(
     state: GameState, position: Position, accepted: list[Order], rng: random.Random, log: TurnLog
 ) -> GameState:
     reinforcements: dict[int, int] = {}
-    for order in sorted(accepted, key=lambda o: o.fleet):
+    for order in sorted(accepted, key=_BY_FLEET):
         position.consume(order.fleet)
         position.removed += 1
         reinforcements[order.player] = reinforcements.get(order.player, 0) + 1
@@ -107,15 +110,13 @@ def _combat_turn(
             log.tell(player_id, text.COMBAT_COMPLETE, battle)
             log.tell(player_id, text.TURN_COMPLETE, text.score_report(position.scores[player_id]))
     combat = start_next_conflict(position, log)
-    return position.freeze(
-        turn=log.turn, rotation=state.rotation, phase=Phase.COMBAT if combat else Phase.NORMAL
-    )
+    return position.freeze(turn=log.turn, rotation=state.rotation, phase=_COMBAT if combat else _NORMAL)
 
 
 def _refill(position: Position, rng: random.Random, log: TurnLog) -> bool:
     """R24: players in ascending id draw up to 6 colonists; False when the pool ran out."""
     held: dict[int, int] = {pid: 0 for pid in position.scores}
-    colonist = Role.COLONIST
+    colonist = _COLONIST
     for owner in [f.owner for f in position.fleets.values() if f.role is colonist]:
         held[owner] += 1
     for player_id in sorted(held):
@@ -124,6 +125,6 @@ def _refill(position: Position, rng: random.Random, log: TurnLog) -> bool:
             if kind is None:
                 log.note("pool exhausted", player_id)
                 return False
-            fleet = position.new_fleet(player_id, Role.COLONIST, kind)
+            fleet = position.new_fleet(player_id, colonist, kind)
             log.note("drawn", player_id, fleet.id)
     return True

@@ -7,7 +7,9 @@ deterministically: the same view, stream and budget give the same orders. Three 
 * `easy` (`ruleset.ai.easy`): legal and never stuck but careless; a new player beats it.
 * `normal` (`ruleset.ai.greedy`): the greedy one-turn look-ahead.
 * `hard` (`ruleset.ai.search`): a determinized Monte Carlo search whose playouts are played by a
-  cheap greedy policy; `budget` playouts, or fewer when the caller's `should_stop()` says so.
+  cheap greedy policy; `budget` playouts (`DEFAULT_ITERATIONS`), or fewer when the caller's
+  `should_stop()` says so: in play, `stop_after(DEFAULT_SECONDS, time.monotonic)` bounds a
+  decision to a second (0.9 s, and the playout under way).
 
 Every order it gives is one `check_order` accepts in sequence after the seat's accepted orders.
 """
@@ -23,7 +25,7 @@ from ..randomness import game_rng
 from ..seat import SeatView
 from .easy import easy_orders
 from .greedy import normal_orders
-from .search import DEFAULT_DEPTH, DEFAULT_ITERATIONS, hard_orders
+from .search import DEFAULT_DEPTH, DEFAULT_ITERATIONS, DEFAULT_SECONDS, hard_orders, stop_after
 
 
 class Level(str, Enum):
@@ -67,4 +69,13 @@ def decide(
     return hard_orders(seat, rng, budget, depth, should_stop)
 
 
-__all__ = ["LEVEL_NAMES", "Level", "ai_rng", "decide", "parse_level"]
+__all__ = [
+    "DEFAULT_ITERATIONS",
+    "DEFAULT_SECONDS",
+    "LEVEL_NAMES",
+    "Level",
+    "ai_rng",
+    "decide",
+    "parse_level",
+    "stop_after",
+]

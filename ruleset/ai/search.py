@@ -16,8 +16,9 @@ is one level deep (the seat's own turn); the statistics are shared across worlds
   each round, and `normal`'s answer stays to the end: another is chosen only when its mean beats
   it by `MARGIN` (the search changes the greedy choice on clear evidence only).
 * Budget: `iterations` playouts in all (reproducible: the same view, stream and budget give the
-  same orders); `should_stop()` (the caller's clock: the ruleset reads none) ends the search
-  early with the best answer so far. Without a playout it answers as `normal`.
+  same orders); `should_stop()` (the caller's clock: the ruleset reads none; `stop_after` makes
+  one of a time bound) ends the search early with the best answer so far, asked before every
+  playout. Without a playout it answers as `normal`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,14 @@ from .leader_moves import artifact_joins, leader_moves
 from .playout import BoardFacts, all_quick_orders, evaluate
 from .worlds import sample_world
 
-DEFAULT_ITERATIONS = 200
+# 100 playouts: hard won 55.1 % of 400 games against three normal at it (README), and a decision
+# takes about a quarter of a second on this 2-core machine (tests.benchmarks.bench_ai).
+DEFAULT_ITERATIONS = 100
+# The time bound of a decision in play (the stand-in, the bot): a search still running then
+# answers with its best so far, after the playout under way (a few milliseconds), so that a
+# decision takes at most a second also on a busy machine (tests.benchmarks.bench_ai). Tournaments
+# and tests use the iteration budget alone.
+DEFAULT_SECONDS = 0.9
 DEFAULT_DEPTH = 4  # turns played in a playout, the seat's own turn included
 MAX_CANDIDATES = 8
 TOP_SINGLES = 6  # ranked orders that candidate pairs are made of
@@ -89,6 +97,17 @@ def candidate_turns(seat: SeatView, rng: random.Random) -> list[tuple[Order, ...
         if len(found) >= MAX_CANDIDATES:
             break
     return found
+
+
+def stop_after(
+    seconds: float, clock: Callable[[], float], also: Callable[[], bool] | None = None
+) -> Callable[[], bool]:
+    """A `should_stop` that is true once `seconds` have passed on `clock` from now (or when
+    `also()` is). The caller hands in its clock (`time.monotonic`): the ruleset reads none."""
+    end = clock() + seconds
+    if also is None:
+        return lambda: clock() >= end
+    return lambda: also() or clock() >= end
 
 
 def playout(seat: SeatView, orders: tuple[Order, ...], world_seed: int, depth: int) -> float:

@@ -18,6 +18,7 @@ from server.cluster.node import ClusterNode
 from server.config.errors import ConfigError
 from server.config.file import ServerConfig
 from server.game.directory import GameDirectory
+from server.game.stand_in import StandInPlayer
 from server.operating.game_actions import OperationError
 
 log = Logger()
@@ -72,7 +73,8 @@ async def join_cluster(config: ServerConfig, store: FencedStore, reactor, hasher
 
     settings = config.node
     assert settings is not None
-    directory = GameDirectory()
+    # The stand-in (and the computer players) play at the configured level on every node.
+    directory = GameDirectory(stand_in=StandInPlayer(config.stand_in))
     node = ClusterNode(
         settings,
         config.database or "",

@@ -31,7 +31,8 @@
 
     [stand_in]                       # the computer player of absent players' seats
     level = "normal"                 # easy | normal | hard
-    hard_budget = 200                # hard: playouts per decision (about 0.5 s on one core)
+    hard_budget = 100                # hard: playouts per decision (about 0.25 s on one core)
+    hard_seconds = 0.9               # hard: the longest one decision searches (s): then its best so far
     hard_wait = 2.0                  # hard: the longest an end of turn waits for it (s)
 
     [cluster]                        # several nodes on one PostgreSQL database (docs/cluster.md)
@@ -139,6 +140,7 @@ class StandInTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tru
     level: str | None = None
     hard_budget: int | None = None
     hard_wait: float | None = None
+    hard_seconds: float | None = None
 
 
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -295,7 +297,9 @@ def load_config(path: str | None) -> ServerConfig:
     if data.stand_in is not None:
         table = data.stand_in
         try:
-            settings = StandInSettings.parse(table.level, table.hard_budget, table.hard_wait)
+            settings = StandInSettings.parse(
+                table.level, table.hard_budget, table.hard_wait, table.hard_seconds
+            )
         except ValueError as error:
             raise ConfigError(f"stand_in.{error}") from None
         config = replace(config, stand_in=settings)

@@ -29,7 +29,7 @@ from server.database.schema import (
     turns,
     users,
 )
-from server.model.attendance import Attendance, Presence
+from server.model.attendance import Attendance
 from server.model.names import lookup_key, username_key
 from server.model.store import (
     Account,
@@ -324,7 +324,7 @@ def thd_record_attendance(
     """Store seats' attendance (replacing what a player had) and the notices about them."""
     for row in rows:
         key = (attendance.c.game_id == game_id, attendance.c.player_id == row.player)
-        values = {"presence": row.presence.value, "missed": row.missed, "until": row.until}
+        values = {"presence": row.stored_presence, "missed": row.missed, "until": row.until}
         if conn.execute(attendance.update().where(*key).values(**values)).rowcount == 0:
             conn.execute(attendance.insert().values(game_id=game_id, player_id=row.player, **values))
     for about, group in _by_player(notices):
@@ -576,8 +576,8 @@ def thd_load_games(
         if row.removed:
             game.removed_players.add(row.player_id)
     for row in conn.execute(sa.select(attendance).where(*where(attendance))):
-        stored[row.game_id].attendance[row.player_id] = Attendance(
-            row.player_id, Presence(row.presence), row.missed, row.until
+        stored[row.game_id].attendance[row.player_id] = Attendance.stored(
+            row.player_id, row.presence, row.missed, row.until
         )
     for row in conn.execute(sa.select(finished_turns).where(*where(finished_turns))):
         stored[row.game_id].finished.add((row.turn, row.player))

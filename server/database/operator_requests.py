@@ -29,6 +29,7 @@ KINDS = (
     "load_game",
     "end_turn",
     "add_player",
+    "add_computer",
     "remove_player",
     "move_game",
     "set_password",

@@ -1,4 +1,5 @@
-"""Players and accounts of one game: logins, passwords, new accounts, removing and reinstating.
+"""Players and accounts of one game: logins, passwords, new accounts, computer players, removing
+and reinstating.
 
 A seat belongs to one of the server's accounts (`server.game.server_accounts`): a login checks
 the account's password; a new seat is a new account, or an existing account that joins with its
@@ -12,6 +13,7 @@ every write of the game it runs under the game's lock and changes nothing until 
 from __future__ import annotations
 
 from dataclasses import replace
+from types import MappingProxyType
 
 from twisted.internet import defer
 from twisted.logger import Logger
@@ -19,7 +21,9 @@ from twisted.python.failure import Failure
 
 import ruleset
 from ruleset import Phase, Problem, join_rng
+from ruleset.ai import Level
 from server.game.write_side import GameWriteSide
+from server.model.attendance import computer_seat
 from server.model.changes import JOINED, REINSTATED, PasswordChanged, SeatChanged
 from server.model.changes import REMOVED as REMOVED_SEAT
 from server.model.names import BadName, looks_taken, prepare_username, username_key
@@ -44,6 +48,7 @@ from server.model.writes import (
     MarkReinstated,
     MarkRemoved,
     StoreAccount,
+    StoreAttendance,
     StoreNotices,
     StoreOwner,
     StorePasswordHash,
@@ -343,6 +348,66 @@ class PlayerAccounts(GameWriteSide):
         the game joined or made it with: made, or given a new password, meanwhile."""
         failure.trap(ConflictError)
         raise Refused(WRONG_ACCOUNT_PASSWORD)
+
+    def add_computer_player(self, level: Level, username: str | None = None) -> defer.Deferred:
+        """Add a seat the computer plays, from the start and every turn, at `level` (the
+        stand-in's machinery, `server.game.stand_in`): the operator's `add-computer`, a game
+        created with computer players, and what a page offering a game against the computer
+        calls. Without `username` it is named after its level ("computer-hard", then
+        "computer-hard-2", …). Nobody logs in to it: its account has no password. Fires with the
+        player id; Refused for a name that is taken or bad, a full game or one that is over."""
+        return self._lock.run(self._add_computer_player, level, username)
+
+    def _add_computer_player(self, level: Level, username: str | None) -> defer.Deferred:
+        if username is None:
+            username = self._free_computer_name(level)
+        problem = self._account_problem(username, creation_setting_applies=False)
+        if problem is not None:
+            return refuse(problem)
+        username = prepare_username(username)
+        player_id = len(self._state.players) + 1
+        state, messages = ruleset.add_player(self._state, username, join_rng(self.setup.seed, player_id))
+        account = Account(username, "", player_id, comment=f"computer player ({level.value})")
+        seat = computer_seat(player_id, level)
+
+        def stored() -> int:
+            self._state = state
+            self._accounts[username] = account
+            self._attendance[player_id] = seat
+            for message in messages:
+                self._post(message)
+            self._publish()
+            log.info(
+                "game {game}: computer player {player} ({user}) joined at {ai_level}",
+                game=self.setup.name,
+                player=player_id,
+                user=username,
+                ai_level=level.value,
+            )
+            self._start_if_ready()
+            # (A hard seat's search starts when the next turn opens; in the turn it joined, at the
+            # turn's end. An operator's command may add it to a stored game, with no server to think.)
+            if self._started and not self.busy:
+                if self._finished:
+                    self._check_turn_end()  # the others may all have finished already
+                self._end_if_only_stand_ins_act()
+            return player_id
+
+        attendance = dict(self._attendance)
+        attendance[player_id] = seat
+        after = self._preview(state=state, attendance=MappingProxyType(attendance))
+        change = SeatChanged(JOINED, player_id, self._state.turn)
+        steps = (StoreAccount(account, messages), StoreAttendance((seat,), ()))
+        return self._write(change, steps, stored, after)
+
+    def _free_computer_name(self, level: Level) -> str:
+        taken = list(self._accounts) + [p.name for p in self._state.players]
+        base = f"computer-{level.value}"
+        name, number = base, 1
+        while looks_taken(name, taken) is not None:
+            number += 1
+            name = f"{base}-{number}"
+        return name
 
     def _account_problem(self, username: str, creation_setting_applies: bool) -> Problem | None:
         if creation_setting_applies and not self.setup.account_creation:

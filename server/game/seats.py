@@ -15,6 +15,7 @@ from twisted.logger import Logger
 
 import ruleset
 from ruleset import Message, Order, Phase, Problem
+from ruleset.ai import Level
 from server.game.write_side import COMMIT_RETRY_S, GameWriteSide
 from server.model.attendance import DAY_S, Attendance, Presence, attendance_of, back
 from server.model.changes import BACK, VACATION, VACATION_ENDED, SeatChanged
@@ -238,26 +239,34 @@ class Seats(GameWriteSide):
         stand_ins = self.snapshot.stand_ins()
         seats = [p for p in ruleset.acting_players(self._state, self._removed) if p in stand_ins]
         if seats:
-            self.stand_in.open_turn(self.setup.seed, self._state, seats)
+            self.stand_in.open_turn(self.setup.seed, self._state, seats, self.clock, self._computer_levels())
+
+    def _computer_levels(self) -> dict[int, Level]:
+        """The computer players' seats and their levels (the stand-in's seats play at its own)."""
+        return {p: a.level for p, a in self._attendance.items() if a.level is not None}
 
     def _stand_in_turn(self, _previous: object, player: int) -> defer.Deferred:
         # The stand-in sees what the player sees, and the orders the player gave this turn.
+        level = attendance_of(self._attendance, player).level
         d = self.stand_in.orders(
-            self.setup.seed, self._state, player, self.snapshot.orders_of(player), self.clock
+            self.setup.seed, self._state, player, self.snapshot.orders_of(player), self.clock, level
         )
-        d.addCallback(self._give_stand_in_orders, player)
+        d.addCallback(self._give_stand_in_orders, player, level)
         return d
 
-    def _give_stand_in_orders(self, orders: tuple[Order, ...], player: int) -> defer.Deferred:
+    def _give_stand_in_orders(
+        self, orders: tuple[Order, ...], player: int, level: Level | None
+    ) -> defer.Deferred:
         d: defer.Deferred = defer.succeed(None)
         for order in orders:
             d.addCallback(self._stand_in_order, order)
             d.addErrback(self._stand_in_order_failed, order)
         if orders:
             log.info(
-                "game {game}: the stand-in ({ai_level}) gives {count} orders for player {player}",
+                "game {game}: {who} ({ai_level}) gives {count} orders for player {player}",
                 game=self.setup.name,
-                ai_level=self.stand_in.level.value,
+                who="the stand-in" if level is None else "the computer player",
+                ai_level=(level or self.stand_in.level).value,
                 count=len(orders),
                 player=player,
             )

@@ -1,14 +1,15 @@
-"""The stand-in's player on the server: which level of the computer player (`ruleset.ai`) gives
-the orders of a seat the stand-in plays, and where it thinks.
+"""The stand-in's player on the server: which level of the computer player (`ruleset.ai`) gives the
+orders of a seat the stand-in plays, and where it thinks.
 
 `easy` and `normal` decide in a few milliseconds, on the reactor, when the turn ends. `hard`
-searches (`ruleset.ai.search`), which takes up to a second per seat, so it never runs on the
-reactor: when a turn opens, `StandInPlayer.open_turn` starts the search of every seat the
-stand-in plays in a process pool (sized from the machine's cores), and the end of the turn takes
-the answer that is ready. It waits for it at most `hard_wait` seconds: at four fifths of that
-the reactor raises the search's stop flag (shared memory the pool's processes are given when
-they start; the workers read no clock) and the search answers with its best so far; if even that is not there
-in time (a busy machine), the seat gets `normal`'s answer. An end of turn is never held up longer.
+searches (`ruleset.ai.search`: `hard_budget` playouts, for `hard_seconds` at most, 0.9 s by
+default, after which it answers with its best so far), so it never runs on the reactor: when a turn
+opens, `StandInPlayer.open_turn` starts the search of every seat the stand-in plays in a process
+pool (sized from the machine's cores), and the end of the turn takes the answer that is ready. It
+waits for it at most `hard_wait` seconds: at four fifths of that the reactor raises the search's
+stop flag (shared memory the pool's processes are given when they start) and the search answers with
+its best so far; if even that is not there in time (a busy machine), the seat gets `normal`'s
+answer. An end of turn is never held up longer.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
@@ -40,7 +41,8 @@ def _inherit_stop_flags(flags: Any) -> None:
 
 
 def hard_decision(seat: SeatView, seed: int, turn: int, budget: int, slot: int) -> tuple[Order, ...]:
-    """A hard decision in a worker process: `budget` playouts, fewer when its stop flag rises."""
+    """A hard decision in a worker process: `budget` playouts, fewer when its stop flag rises
+    (the reactor raises it `hard_seconds` after asking, or when an end of turn stops waiting)."""
     rng = ai_rng(seed, turn, seat.player)
     flags = _stop_flags
 
@@ -93,46 +95,82 @@ class StandInPlayer:
             )
         return self._executor
 
-    def _search(self, seed: int, seat: SeatView, turn: int) -> tuple[Future, int]:
+    def _search(self, seed: int, seat: SeatView, turn: int, clock) -> tuple[Future, int]:
+        """Start a hard search in the pool; its stop flag rises `hard_seconds` from now (on the
+        reactor's `clock`: the workers read none), unless it has answered by then."""
         pool = self._pool()
         slot = -1
         if self._flags is not None:
             slot = next(self._slots)
             self._flags[slot] = 0
-        return pool.submit(hard_decision, seat, seed, turn, self.settings.hard_budget, slot), slot
+        search = pool.submit(hard_decision, seat, seed, turn, self.settings.hard_budget, slot)
+        if slot >= 0:
+
+            def bound() -> None:
+                if not search.done():  # (else the slot may serve another search already)
+                    self._stop(slot)
+
+            call = clock.callLater(self.settings.hard_seconds, bound)
+            search.add_done_callback(lambda _: self._call(_cancel_call, call))
+        return search, slot
+
+    def _call(self, f: Callable[..., object], *args: object) -> None:
+        """Run `f(*args)` in the reactor's thread (a future's callback runs in the pool's)."""
+        call = self._call_from_thread
+        if call is None:
+            from twisted.internet import reactor
+
+            call = reactor.callFromThread  # type: ignore[attr-defined]
+        call(f, *args)
 
     def _stop(self, slot: int) -> None:
         if self._flags is not None and slot >= 0:
             self._flags[slot] = 1
 
-    def open_turn(self, seed: int, state: GameState, players: Sequence[int]) -> None:
-        """A turn opened: start the searches of `players`' seats (hard only; others decide at the end)."""
-        if self.level is not Level.HARD:
-            return
+    def open_turn(
+        self,
+        seed: int,
+        state: GameState,
+        players: Sequence[int],
+        clock,
+        levels: Mapping[int, Level] | None = None,
+    ) -> None:
+        """A turn opened: start the searches of `players`' seats (hard only; others decide at the
+        end). `levels`: the seats that play at a level of their own (computer players); the
+        others play at the stand-in's. `clock`: the reactor's, which bounds each search."""
         turn = state.turn + 1
         for key in [k for k in self._searches if k[0] == seed and k[1] < turn]:
             future, slot = self._searches.pop(key)[2]
             future.cancel()
             self._stop(slot)
         for player in players:
+            if (levels or {}).get(player, self.level) is not Level.HARD:
+                continue
             key = (seed, turn, player)
             if key not in self._searches:
                 try:
-                    self._searches[key] = (state, (), self._search(seed, seat_view(state, player), turn))
+                    search = self._search(seed, seat_view(state, player), turn, clock)
+                    self._searches[key] = (state, (), search)
                 except RuntimeError as error:  # a pool that is shutting down
                     log.warn("the stand-in's search could not start: {error}", error=error)
                     return
 
     def orders(
-        self, seed: int, state: GameState, player: int, accepted: Sequence[Order], clock
+        self,
+        seed: int,
+        state: GameState,
+        player: int,
+        accepted: Sequence[Order],
+        clock,
+        level: Level | None = None,
     ) -> defer.Deferred:
-        """The orders for `player`'s seat at the end of this turn (fires with a tuple of orders)."""
+        """The orders for `player`'s seat at the end of this turn (fires with a tuple of orders),
+        at `level` (a computer player's own) or else the stand-in's."""
         turn = state.turn + 1
         own = tuple(order for order in accepted if order.player == player)
-        if self.level is not Level.HARD:
-            return defer.succeed(
-                decide(seat_view(state, player, own), self.level, ai_rng(seed, turn, player))
-            )
+        level = self.level if level is None else level
+        if level is not Level.HARD:
+            return defer.succeed(decide(seat_view(state, player, own), level, ai_rng(seed, turn, player)))
 
         def normal() -> tuple[Order, ...]:
             return decide(seat_view(state, player, own), Level.NORMAL, ai_rng(seed, turn, player))
@@ -146,7 +184,7 @@ class StandInPlayer:
                 started[2][0].cancel()
                 self._stop(started[2][1])
             try:
-                future, slot = self._search(seed, seat_view(state, player, own), turn)
+                future, slot = self._search(seed, seat_view(state, player, own), turn, clock)
             except RuntimeError:
                 return defer.succeed(normal())
         return self._wait(future, slot, normal, clock)
@@ -156,14 +194,9 @@ class StandInPlayer:
     ) -> defer.Deferred:
         """Fires with the search's answer, or `fallback()` when it fails or is not there in time."""
         d: defer.Deferred = defer.Deferred()
-        call = self._call_from_thread
-        if call is None:
-            from twisted.internet import reactor
-
-            call = reactor.callFromThread  # type: ignore[attr-defined]
 
         def done(finished: Future) -> None:
-            call(_deliver, finished)
+            self._call(_deliver, finished)
 
         def _deliver(finished: Future) -> None:
             if d.called:
@@ -209,3 +242,8 @@ class StandInPlayer:
         if isinstance(self._executor, ProcessPoolExecutor):
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+
+def _cancel_call(call) -> None:
+    if call.active():
+        call.cancel()

@@ -146,10 +146,11 @@ class GameSnapshot:
 
     def seat_label(self, player: int) -> str:
         """What anyone may read about who plays a seat: "removed", "absent", "on vacation",
-        "resigned" or "playing"."""
+        "resigned", "computer (LEVEL)" (a computer player's) or "playing"."""
         if player in self.removed_players:
             return "removed"
-        return self.presence(player).label
+        found = self.attendance.get(player)
+        return Presence.PLAYING.label if found is None else found.label
 
     def waiting_for(self) -> tuple[int, ...]:
         """Players who can act in the coming turn and have not finished it."""

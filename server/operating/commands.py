@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ruleset.ai import LEVEL_NAMES
 from server.game.game import Game
 from server.operating.arguments import (
     DEFAULT_GAME,
@@ -34,6 +35,7 @@ from server.operating.arguments import (
     PLAYER,
     Duration,
     NewGameName,
+    OneOf,
     Text,
     WholeNumber,
 )
@@ -47,6 +49,7 @@ from server.operating.command_declaration import (
 )
 from server.operating.game_actions import (
     OperationError,
+    add_computer_to,
     add_player_to,
     end_turn_of,
     end_turn_refusal,
@@ -82,6 +85,10 @@ async def _add_player(game: Game, values: Mapping[str, Any]) -> str:
         values.get("email") or "",
         values.get("comment") or "",
     )
+
+
+async def _add_computer(game: Game, values: Mapping[str, Any]) -> str:
+    return await add_computer_to(game, values["level"], values.get("username") or None)
 
 
 async def _set_password(game: Game, values: Mapping[str, Any]) -> str:
@@ -244,6 +251,31 @@ JOIN_ACCOUNTS = OperatorCommand(
     request="join_accounts",
     action=_join_accounts,
 )
+ADD_COMPUTER = OperatorCommand(
+    "add-computer",
+    "Adds a computer player: a seat the computer plays every turn, at a level of its own.",
+    (_GAME,),
+    Changes.THE_GAME,
+    Told.THE_NEW_PLAYER,
+    WithoutServer.CHANGES_THE_DATABASE,
+    request="add_computer",
+    action=_add_computer,
+    options=(
+        Option(
+            "level",
+            OneOf("the level", LEVEL_NAMES, metavar="LEVEL"),
+            "How well it plays: easy, normal or hard (default normal).",
+            "level",
+            "normal",
+        ),
+        Option(
+            "name",
+            PLAYER,
+            "Its user name (default: computer-LEVEL, then computer-LEVEL-2, ...).",
+            "username",
+        ),
+    ),
+)
 REMOVE_PLAYER = OperatorCommand(
     "remove-player",
     "Removes a player: no more logins or orders; turns stop waiting for them.",
@@ -374,6 +406,7 @@ COMMANDS: tuple[OperatorCommand, ...] = (
     STATUS,
     CREATE_GAME,
     ADD_PLAYER,
+    ADD_COMPUTER,
     SET_PASSWORD,
     JOIN_ACCOUNTS,
     REMOVE_PLAYER,

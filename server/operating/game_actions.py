@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ruleset import Phase
+from ruleset.ai import parse_level
 from server.game.game import Game
 from server.model.names import kept_apart_from, lookup_key
 from server.model.refusals import Refused, clipped
@@ -55,6 +56,23 @@ async def add_player_to(
     if account is not None:  # one account per server: it joins with the password it has
         return f"{added} (the server's account {account[0]!r}, which keeps its own password)"
     return added
+
+
+async def add_computer_to(game: Game, level_name: str, username: str | None = None) -> str:
+    """Add a computer player at `level_name` (`Game.add_computer_player`): a seat the computer
+    plays from the start, every turn. Named after its level unless `username` is given."""
+    try:
+        level = parse_level(level_name)
+    except ValueError as error:
+        raise OperationError(str(error)) from None
+    await game.ready()
+    try:
+        player = await game.add_computer_player(level, username)
+    except Refused as refused:
+        shown = "a computer player" if username is None else repr(username)
+        raise OperationError(f"cannot add {shown} to game {game.setup.name!r}: {refused.message}") from None
+    name = game.snapshot.usernames.get(player, username or "")
+    return f"computer player {name!r} ({level.value}) added to game {game.setup.name!r} as player {player}"
 
 
 async def set_password_of(game: Game, username: str, password_hash: str) -> str:

@@ -69,3 +69,4 @@ class ClusterNodeService(StopsDeskOnce, AsyncService):
         await self.stop_desk()
         await node.stop()  # hands every game over to the other nodes
         await settle(node.directory, self.reactor)
+        node.directory.stand_in.close()  # (the process pool of a hard stand-in)

@@ -175,6 +175,8 @@ def status_document(status: GameStatus) -> dict[str, Any]:
 
 
 def _player_words(player: PlayerStatus) -> str:
+    if player.state == "stand-in" and player.seat.startswith("computer"):
+        return f"{player.seat}: the computer plays"
     if player.state == "stand-in":
         return f"{player.seat}: the stand-in plays"
     return "not playing this turn" if player.state == "not playing" else player.state

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ruleset import DEFAULT_BOARD, Order, Phase, check_order
-from ruleset.ai import Level, ai_rng, decide, parse_level
+from ruleset.ai import Level, ai_rng, decide, parse_level, stop_after
 from ruleset.ai.greedy import normal_orders
 from ruleset.ai.search import candidate_turns, hard_orders
 from ruleset.ai.worlds import sample_world, unseen_kinds
@@ -122,6 +122,28 @@ def test_hard_stops_when_asked_and_within_its_budget():
     orders = hard_orders(seat, ai_rng(7, 1, 1), iterations=500, should_stop=stop_after_ten)
     assert len(calls) == 11 and orders
     assert_accepted_one_by_one(state, orders)
+
+
+def test_a_time_bound_stops_the_search_at_its_bound_with_the_best_so_far():
+    """`stop_after` on the caller's clock (here one that moves 0.1 s per reading): the search asks
+    before every playout and answers when a second has passed, however large its budget."""
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.1
+        return now[0]
+
+    raised = [False]
+    should_stop = stop_after(1.0, clock, lambda: raised[0])
+    assert now[0] == 0.1 and not should_stop()  # started at 0.1, now 0.2
+    state = set_up(4, DEFAULT_BOARD, 7)
+    seat = seat_view(state, 1)
+    orders = hard_orders(seat, ai_rng(7, 1, 1), iterations=100_000, should_stop=should_stop)
+    assert 1.1 <= now[0] <= 1.3 and orders  # stopped at its bound, after a few playouts
+    assert_accepted_one_by_one(state, orders)
+    raised[0] = True
+    later = stop_after(60.0, clock, lambda: raised[0])
+    assert later()  # the other reason to stop counts too
 
 
 def test_a_finished_game_gets_no_orders_at_any_level():

@@ -45,9 +45,12 @@ def direct(f, *args):
 
 
 def test_the_stand_in_level_is_a_setting(tmp_path):
-    config = load_config(write(tmp_path, '[stand_in]\nlevel = "hard"\nhard_budget = 50\nhard_wait = 1.5\n'))
-    assert config.stand_in == StandInSettings(Level.HARD, 50, 1.5)
-    assert load_config(None).stand_in == StandInSettings(Level.NORMAL)
+    text = '[stand_in]\nlevel = "hard"\nhard_budget = 50\nhard_wait = 1.5\nhard_seconds = 0.5\n'
+    config = load_config(write(tmp_path, text))
+    assert config.stand_in == StandInSettings(Level.HARD, 50, 1.5, 0.5)
+    default = load_config(None).stand_in
+    assert default == StandInSettings(Level.NORMAL)
+    assert (default.hard_budget, default.hard_seconds) == (100, 0.9)
 
 
 @pytest.mark.parametrize(
@@ -56,12 +59,40 @@ def test_the_stand_in_level_is_a_setting(tmp_path):
         ('[stand_in]\nlevel = "expert"\n', "stand_in.level: unknown AI level 'expert'"),
         ("[stand_in]\nhard_budget = 0\n", "stand_in.hard_budget"),
         ("[stand_in]\nhard_wait = 600\n", "stand_in.hard_wait"),
+        ("[stand_in]\nhard_seconds = 0\n", "stand_in.hard_seconds: expected 0.05 to 60 seconds"),
         ("[stand_in]\nthinking = 1\n", "thinking"),
     ],
 )
 def test_a_bad_stand_in_setting_is_named(tmp_path, text, words):
     with pytest.raises(ConfigError, match=words):
         load_config(write(tmp_path, text))
+
+
+def test_a_cluster_node_plays_the_stand_in_at_the_configured_level(tmp_path, monkeypatch):
+    """Every node builds its games' directory with the `[stand_in]` settings (it used to make a
+    directory of its own, at `normal`, whatever the file said)."""
+    from twisted.internet import defer
+
+    from server.cluster.node import ClusterNode
+    from server.cluster.start import join_cluster
+
+    text = (
+        '[stand_in]\nlevel = "hard"\nhard_budget = 30\n'
+        '[cluster]\nnode = "node-a"\nadvertise = "127.0.0.1:6923"\n'
+    )
+    config = load_config(write(tmp_path, text))
+
+    async def joined(node, default_setup=None) -> None:  # no database: the node's own tests join
+        return None
+
+    monkeypatch.setattr(ClusterNode, "join", joined)
+
+    class Store:
+        on_lost = None
+
+    node = successResultOf(defer.ensureDeferred(join_cluster(config, Store(), Clock(), None)))
+    assert node.directory.stand_in.settings == StandInSettings(Level.HARD, 30)
+    assert node.desk.directory is node.directory
 
 
 class Recording(StandInPlayer):
@@ -71,8 +102,8 @@ class Recording(StandInPlayer):
         super().__init__(settings)
         self.given: list[tuple] = []
 
-    def orders(self, seed, state, player, accepted, clock):
-        return super().orders(seed, state, player, accepted, clock).addCallback(self._keep)
+    def orders(self, seed, state, player, accepted, clock, level=None):
+        return super().orders(seed, state, player, accepted, clock, level).addCallback(self._keep)
 
     def _keep(self, orders):
         self.given.append(orders)
@@ -118,7 +149,7 @@ def test_hard_searches_from_the_turns_opening_and_the_end_takes_the_answer():
     pool = HeldExecutor()
     player = StandInPlayer(StandInSettings(Level.HARD, 4, 2.0), executor=pool, call_from_thread=direct)
     state = game.state
-    player.open_turn(17, state, [2, 3])
+    player.open_turn(17, state, [2, 3], Clock())
     assert len(pool.submitted) == 2
     pool.run(0)  # bob's search is done before the turn ends
     waits = Clock()
@@ -138,7 +169,7 @@ def test_a_search_for_another_seat_is_not_used():
     pool = HeldExecutor()
     player = StandInPlayer(StandInSettings(Level.HARD, 4, 2.0), executor=pool, call_from_thread=direct)
     state = game.state
-    player.open_turn(17, state, [2])
+    player.open_turn(17, state, [2], Clock())
     mine = next(iter(state.hand(2)))
     target = next(state.board.system_id(c) for c in range(state.board.size) if c not in state.colonies)
     kind = OrderType.COLONIZE_MINING if mine.kind is Kind.MINING else OrderType.COLONIZE
@@ -169,7 +200,7 @@ def test_the_real_pool_searches_in_other_processes_and_stops_when_told():
     state = game.state
     player = StandInPlayer(StandInSettings(Level.HARD, 1_000_000, 2.0), call_from_thread=direct)
     try:
-        player.open_turn(17, state, [2])
+        player.open_turn(17, state, [2], Clock())
         assert player.searching()
         ((_, _, (future, slot)),) = player._searches.values()
         player._stop(slot)
@@ -181,3 +212,25 @@ def test_the_real_pool_searches_in_other_processes_and_stops_when_told():
         assert not player.searching()
     finally:
         player.close()
+
+
+def test_a_search_is_told_to_stop_hard_seconds_after_it_was_asked_for():
+    """The time bound of a hard decision (`hard_seconds`) is the reactor's: it raises the search's
+    stop flag then (the workers read no clock); a search that answered in time keeps its flag."""
+    from server.game.stand_in import STOP_SLOTS
+
+    _, game = four_players(Clock())
+    clock = Clock()  # the reactor's, as the stand-in's searches see it
+    pool = HeldExecutor()
+    player = StandInPlayer(StandInSettings(Level.HARD, 4, 2.0, 0.5), executor=pool, call_from_thread=direct)
+    player._flags = [0] * STOP_SLOTS  # the shared flags a pool of its own makes (`_pool`)
+    player.open_turn(17, game.state, [2, 3], clock)
+    (first, (_, first_args)), (_, (_, second_args)) = pool.submitted
+    first_slot, second_slot = first_args[-1], second_args[-1]
+    pool.run(0)  # seat 2's search answered at once
+    clock.advance(0.49)
+    assert player._flags[second_slot] == 0
+    clock.advance(0.01)
+    assert player._flags[second_slot] == 1  # seat 3's is told to stop, with its best so far
+    assert player._flags[first_slot] == 0 and first.done()
+    assert not clock.getDelayedCalls()

@@ -74,3 +74,19 @@ def test_the_play_page_says_who_plays_my_seat():
     assert 'action="/games/Nebula/play/back"' in page and "I am back" in page
     public = Client(site).get("/games/Nebula").text
     assert "absent · the stand-in plays" in public
+
+
+def test_a_computer_players_seat_reads_as_one_on_the_web_and_on_tp():
+    from ruleset.ai import Level
+    from server.model.attendance import computer_seat
+    from server.views.tp.frames import player_message
+
+    _, game, _ = world(players=("alice", "bob"))
+    snapshot = replace(
+        game.snapshot, attendance=MappingProxyType({2: computer_seat(2, Level.HARD)}), _derived={}
+    )
+    seats = {p["name"]: (p["seat"], p["stand_in"]) for p in public_game(snapshot)["players"]}
+    assert seats == {"alice": ("playing", False), "bob": ("computer (hard)", True)}
+    assert 2 not in snapshot.acting_players()  # the turn does not wait for it
+    assert {player_message(snapshot, 2, viewer).race for viewer in (1, 2, None)} == {"Computer (hard)"}
+    assert player_message(snapshot, 1, 2).race == "Human"

@@ -218,6 +218,8 @@ def design_message(snapshot: GameSnapshot, fleet_id: int, viewer: int) -> Design
 # one thing on the wire that tells clients who no longer plays (`tae-client status` shows it).
 REMOVED_RACE = "Removed"
 PLAYING_RACE = "Human"
+# A computer player's race, for everyone: "Computer (hard)" (its name says so too by default).
+COMPUTER_RACE = "Computer ({level})"
 
 
 def player_message(snapshot: GameSnapshot, player_id: int, viewer: int | None = None) -> Player:
@@ -225,10 +227,17 @@ def player_message(snapshot: GameSnapshot, player_id: int, viewer: int | None = 
     own frame, while the stand-in plays their seat, carries instead the note on how to take it
     back (`server.views.own_seat`): Thousand Parsec has no frame for a seat, and the Player a
     client fetches of itself (GetPlayer 0) is what every client reads anyway, whereas a board
-    message would be a write made by a read. Everyone else's frame of them stays "Human"."""
+    message would be a write made by a read. Everyone else's frame of them stays "Human"; a
+    computer player's is "Computer (LEVEL)" for everyone."""
     player = snapshot.state.player(player_id)
+    seat = snapshot.attendance.get(player_id)
     note = own_seat_note(snapshot, player_id) if viewer == player_id else None
-    race = REMOVED_RACE if player_id in snapshot.removed_players else note or PLAYING_RACE
+    if player_id in snapshot.removed_players:
+        race = REMOVED_RACE
+    elif seat is not None and seat.level is not None:
+        race = COMPUTER_RACE.format(level=seat.level.value)
+    else:
+        race = note or PLAYING_RACE
     return Player(player.id, player.name, race, snapshot.modtime(("player", player_id)))
 
 
