@@ -19,12 +19,14 @@ from sqlalchemy.engine import Connection
 
 from server.database import games as q
 from server.database.notification_outbox import thd_enqueue
+from server.database.ratings import thd_rate_game
 from server.database.schema import metadata
 from server.model.changes import ChangeRecord, change_from, kind_of, payload_of
 from server.model.writes import (
     GameWrite,
     MarkReinstated,
     MarkRemoved,
+    RateGame,
     StoreAccount,
     StoreAttendance,
     StoreDeadline,
@@ -69,6 +71,7 @@ STEP_QUERIES: dict[type, Callable[[Connection, int, Any], Any]] = {
     StoreSetup: lambda c, g, s: q.thd_update_setup(c, g, s.setup),
     StorePasswordHash: lambda c, g, s: q.thd_set_password_hash(c, g, s.player, s.password_hash),
     StoreOwner: lambda c, g, s: q.thd_set_owner(c, g, s.player, s.owner, s.password_hash),
+    RateGame: lambda c, g, s: thd_rate_game(c, g, s.places, s.against_computer, s.ended_at),
 }
 
 

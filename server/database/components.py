@@ -4,7 +4,8 @@
 `server.model.store.GameStore` interface the game service uses, which `MemoryStore` implements
 too) and give the other table groups as components: `store.requests` (the operator request
 queue), `store.lease` (a single server's lease), `store.notifications` (the players' channels
-and the outbox), `store.web_sessions` (browser sessions that ended). Each method runs one
+and the outbox), `store.web_sessions` (browser sessions that ended), `store.ratings` (the
+ratings across games). Each method runs one
 `thd_*` query in a transaction of its own through the
 store (a Deferred from `DatabaseStore`, a plain value from `SyncDatabase`) and returns plain
 data. A store kept in memory has none of them (its attributes are None).
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 from server.database import lease as lease_q
 from server.database import notification_outbox as outbox_q
 from server.database import operator_requests as requests_q
+from server.database import ratings as ratings_q
 from server.database import web_sessions as sessions_q
 
 
@@ -130,3 +132,23 @@ class WebSessionRevocations:
     def revoked_since(self, after: int, now: float):
         """The revocations stored after revocation number `after`."""
         return self._store._run(sessions_q.thd_revoked_since, after, now)
+
+
+class Ratings:
+    """The ratings across games (`server.database.ratings`): the table, one account's record,
+    and the rebuild from the finished games."""
+
+    def __init__(self, store: Runner):
+        self._store = store
+
+    def table(self, limit: int = 500):
+        """[RatedAccount], best shown rating first."""
+        return self._store._run(ratings_q.thd_table, limit)
+
+    def player(self, name: str):
+        """The account's PlayerRecord, or None for no such account."""
+        return self._store._run(ratings_q.thd_player, name)
+
+    def rebuild(self):
+        """Rate every finished game again, in the order they ended: (rated, against the computer)."""
+        return self._store._run(ratings_q.thd_rebuild)

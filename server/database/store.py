@@ -21,9 +21,11 @@ from server.database import changes as changes_q
 from server.database import games as q
 from server.database import migrate, ownership
 from server.database import notification_outbox as outbox_q
+from server.database import ratings as ratings_q
 from server.database.components import (
     NotificationOutbox,
     OperatorRequests,
+    Ratings,
     ServerLease,
     WebSessionRevocations,
 )
@@ -32,9 +34,9 @@ from server.database.threads import DatabaseThread
 from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
 from server.model.writes import GameWrite
 
-# The cluster's tables (revision 0003c) and the notifications' (0004n) are part of the schema:
-# defined with their queries.
-SCHEMA_MODULES = (ownership, outbox_q, changes_q)
+# The cluster's tables (revision 0003c), the notifications' (0004n) and the ratings' (0008r)
+# are part of the schema: defined with their queries.
+SCHEMA_MODULES = (ownership, outbox_q, changes_q, ratings_q)
 
 
 def in_transaction(engine: Engine, fn: Callable[..., Any], *args: Any) -> Any:
@@ -159,6 +161,11 @@ class _Games:
     def notifications(self) -> NotificationOutbox:
         """The players' channels and the outbox (revision 0004n)."""
         return NotificationOutbox(self)
+
+    @cached_property
+    def ratings(self) -> Ratings:
+        """The ratings across games (revision 0008r)."""
+        return Ratings(self)
 
     @cached_property
     def web_sessions(self) -> WebSessionRevocations:

@@ -4,8 +4,9 @@
 operator) ends a turn: under the game's lock, the seats the stand-in plays get their orders,
 `ruleset.resolve_turn` resolves the turn, and the turn is stored as one write with its
 `TurnEnded` change record, the next turn's deadline and the notifications it causes
-(`server.game.records`). Only then is it applied and the new turn's clock started, so nothing
-a player was told is lost; a store that cannot keep it is tried again every COMMIT_RETRY_S.
+(`server.game.records`); a game's last turn carries its ratings (`RateGame`). Only then is it
+applied and the new turn's clock started, so nothing a player was told is lost; a store that
+cannot keep it is tried again every COMMIT_RETRY_S.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from twisted.internet import defer
 from twisted.logger import Logger
 
 import ruleset
-from ruleset import Message, Phase, game_rng, resolve_turn
+from ruleset import Message, Phase, final_standing, game_rng, resolve_turn
 from server.game.write_side import COMMIT_RETRY_S, GameWriteSide
 from server.model.attendance import Attendance, Presence, after_turn
 from server.model.changes import TurnEnded
+from server.model.ratings import against_computer, places_of
 from server.model.refusals import TURN_NOT_STORED, Refused
 from server.model.store import StoreUnavailable, TurnRecord
-from server.model.writes import StoreDeadline, StoreTurn
+from server.model.writes import RateGame, Step, StoreDeadline, StoreTurn
 from server.views.board import absence_notices
 
 log = Logger()
@@ -119,7 +121,13 @@ class TurnEnd(GameWriteSide):
             last_turn_messages=tuple(outcome.messages),
             last_turn_events=tuple(outcome.events),
         )
-        steps = (StoreTurn(record), StoreDeadline(state.turn + 1, deadline))
+        steps: tuple[Step, ...] = (StoreTurn(record), StoreDeadline(state.turn + 1, deadline))
+        standing = final_standing(state)
+        if standing is not None:  # the game is over: its accounts are rated with its end
+            rating = RateGame(
+                places_of(standing), against_computer(attendance.values()), self.clock.seconds()
+            )
+            steps = (*steps, rating)
         d = self._write(change, steps, lambda: self._apply(outcome, record, deadline), after)
         d.addErrback(self._commit_failed, record, outcome)
 

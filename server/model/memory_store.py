@@ -17,11 +17,13 @@ from server.model.attendance import Attendance
 from server.model.changes import ChangeRecord
 from server.model.names import lookup_key, username_key
 from server.model.outbox_entry import OutboxEntry
+from server.model.ratings import NEW_RATING, GameResult, Place, PlayerRecord, RatedAccount, Rating, rate
 from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoredGame, TurnRecord
 from server.model.writes import (
     GameWrite,
     MarkReinstated,
     MarkRemoved,
+    RateGame,
     StoreAccount,
     StoreAttendance,
     StoreDeadline,
@@ -41,9 +43,9 @@ from server.model.writes import (
 class MemoryStore:
     """A store that keeps games for the life of the process (tests, throw-away servers).
 
-    It has the games only: none of the database store's other components (the operator request
-    queue, the lease, the notifications' outbox, the ended browser sessions:
-    `server.database.components`)."""
+    It has the games and their ratings (`ratings`, `MemoryRatings`): none of the database
+    store's other components (the operator request queue, the lease, the notifications' outbox,
+    the ended browser sessions: `server.database.components`)."""
 
     requests: None = None
     lease: None = None
@@ -54,6 +56,7 @@ class MemoryStore:
         self.games: dict[int, StoredGame] = {}
         self.changes: dict[int, list[ChangeRecord]] = {}
         self.outbox: list[OutboxEntry] = []
+        self.ratings = MemoryRatings(self)
         self._steps: dict[type, Callable[[int, Any], None]] = {
             StoreAccount: lambda g, s: self.add_account(g, s.account, s.messages),
             StoreOrder: lambda g, s: self.record_order(g, s.entry),
@@ -70,6 +73,7 @@ class MemoryStore:
             StoreSetup: lambda g, s: self.update_setup(g, s.setup),
             StorePasswordHash: lambda g, s: self.set_password_hash(g, s.player, s.password_hash),
             StoreOwner: lambda g, s: self.set_owner(g, s.player, s.owner, s.password_hash),
+            RateGame: lambda g, s: self.ratings.rate_game(g, s.places, s.against_computer, s.ended_at),
         }
 
     # -- one write of a game -----------------------------------------------------------------
@@ -200,3 +204,68 @@ class MemoryStore:
     def load_games(self, game_ids=None, all_states: bool = True) -> list[StoredGame]:
         """Every game (or those of `game_ids`); this store always has every state at hand."""
         return [g for g in self.games.values() if game_ids is None or g.game_id in game_ids]
+
+
+class MemoryRatings:
+    """The ratings of a `MemoryStore`'s games, as the database keeps them
+    (`server.database.ratings`): the same rule, the same reads."""
+
+    def __init__(self, store: MemoryStore):
+        self._store = store
+        self._ratings: dict[str, Rating] = {}  # by account name key
+        self._results: dict[int, list[tuple[Place, Rating | None, float | None]]] = {}
+        self._ended: dict[int, tuple[float, bool]] = {}
+
+    def _owner(self, game_id: int, player: int) -> str | None:
+        for account in self._store.games[game_id].accounts:
+            if account.player_id == player:
+                return username_key(account.account_name)
+        return None
+
+    def rate_game(self, game_id: int, places: tuple[Place, ...], computer: bool, ended_at: float) -> None:
+        """Keep a finished game's places and rate it (`thd_rate_game`): once."""
+        if game_id in self._results:
+            return
+        owners = {place.player: self._owner(game_id, place.player) or "" for place in places}
+        ranks = [(owners[place.player], place.rank) for place in places if owners[place.player]]
+        before = dict(self._ratings)
+        after: dict[str, Rating] = {} if computer or len(ranks) < 2 else rate(before, ranks)
+        self._ratings.update(after)
+        rows: list[tuple[Place, Rating | None, float | None]] = []
+        for place in places:
+            key = owners[place.player]
+            rating = after.get(key)
+            old = before.get(key, NEW_RATING)
+            rows.append((place, rating, None if rating is None else rating.ordinal - old.ordinal))
+        self._results[game_id] = rows
+        self._ended[game_id] = (ended_at, computer)
+
+    def table(self, limit: int = 500) -> list[RatedAccount]:
+        names = {
+            username_key(a.account_name): a.account_name
+            for g in self._store.games.values()
+            for a in g.accounts
+        }
+        lines = [RatedAccount(names.get(key, key), rating) for key, rating in self._ratings.items()]
+        return sorted(lines, key=lambda line: (-line.rating.ordinal, username_key(line.name)))[:limit]
+
+    def player(self, name: str) -> PlayerRecord | None:
+        key = lookup_key(name)
+        seats = [
+            (game_id, account)
+            for game_id, stored in self._store.games.items()
+            for account in stored.accounts
+            if key is not None and username_key(account.account_name) == key
+        ]
+        if not seats:
+            return None
+        results = []
+        for game_id, account in seats:
+            ended_at, computer = self._ended.get(game_id, (0.0, False))
+            for place, rating, change in self._results.get(game_id, ()):
+                if place.player == account.player_id:
+                    setup = self._store.games[game_id].setup
+                    results.append(GameResult(setup.name, place, computer, rating, change, ended_at))
+        results.sort(key=lambda result: -result.ended_at)
+        assert key is not None
+        return PlayerRecord(seats[0][1].account_name, self._ratings.get(key, NEW_RATING), tuple(results))

@@ -16,6 +16,7 @@ from ruleset import Message
 from server.model.attendance import Attendance
 from server.model.changes import Change
 from server.model.outbox_entry import OutboxEntry
+from server.model.ratings import Place
 from server.model.store import Account, GameSetup, OrderEntry, TurnRecord
 
 
@@ -114,6 +115,17 @@ class StoreOwner:
     password_hash: str
 
 
+@dataclass(frozen=True, slots=True)
+class RateGame:
+    """The game is over: keep its places and rate its accounts (`server.model.ratings`), once,
+    with the write that stores its last turn. `against_computer`: it had a computer player, so
+    it is not rated; `ended_at`: when it ended (Unix seconds)."""
+
+    places: tuple[Place, ...]
+    against_computer: bool
+    ended_at: float
+
+
 Step = (
     StoreAccount
     | StoreOrder
@@ -130,6 +142,7 @@ Step = (
     | StoreSetup
     | StorePasswordHash
     | StoreOwner
+    | RateGame
 )
 
 
