@@ -6,6 +6,7 @@
     tae-server list-games | status GAME | create-game NAME | add-player GAME NAME | ...
                      (the operator command table: server.cli.games)
     tae-server nodes [--json] | upgrade-db | backup FILE [--force] | admin-user NAME
+    tae-server ratings [--rebuild] [--json]
 
 Every command takes `--config FILE` (TOML; see server.config.file) and `--database URL`; flags
 override the file. Commands that change a game work with or without a running server: without
@@ -19,7 +20,7 @@ Never a traceback.
     options.py        what every command shares (configuration, database, the table's types)
     games.py          the commands made from the operator command table (server.operating)
     serving.py        serve, which runs the server (runner.py) until SIGINT/SIGTERM
-    upkeep.py         nodes, upgrade-db, backup
+    upkeep.py         nodes, upgrade-db, backup, ratings
     admin_user.py     admin-user: an account line for the [admin.users] configuration
     runner.py, logs.py, serve_flags.py, password_prompt.py   what serve and the others need
 
@@ -37,7 +38,7 @@ from server.cli.admin_user import admin_user
 from server.cli.games import operator_commands
 from server.cli.options import EXIT_FAILURE, EXIT_USAGE, print_json_error
 from server.cli.serving import serve
-from server.cli.upkeep import backup, nodes, upgrade_db
+from server.cli.upkeep import backup, nodes, ratings, upgrade_db
 from server.config.errors import ConfigError
 
 
@@ -51,7 +52,7 @@ def cli(ctx) -> None:
         raise click.UsageError("a command is needed (see the list above)")
 
 
-for _command in (serve, *operator_commands(), nodes, upgrade_db, admin_user, backup):
+for _command in (serve, *operator_commands(), nodes, upgrade_db, admin_user, backup, ratings):
     cli.add_command(_command)
 
 

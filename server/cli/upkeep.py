@@ -1,5 +1,5 @@
 """The `tae-server` commands that look after the database and the cluster rather than a game:
-`upgrade-db`, `backup`, `nodes` (and `admin-user`, in `server.cli.admin_user`)."""
+`upgrade-db`, `backup`, `nodes`, `ratings` (and `admin-user`, in `server.cli.admin_user`)."""
 
 from __future__ import annotations
 
@@ -77,3 +77,53 @@ def backup(file, force, config_path, database) -> None:
 
     url = database_url(config_path, database)
     click.echo(copy(url, file, force=force).describe(shown_url(url)))
+
+
+@click.command()
+@click.option(
+    "--rebuild",
+    is_flag=True,
+    help="First forget every rating and rate every finished game again, in the order they ended "
+    "(also the games that ended before ratings existed).",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a table.")
+@database_options
+def ratings(rebuild, as_json, config_path, database) -> None:
+    """List the accounts by rating (mu - 3 sigma, OpenSkill's Plackett-Luce), best first."""
+    from server.database.opening import one_line
+    from server.operating.game_actions import OperationError
+
+    db = open_database(config_path, database)
+    try:
+        counted = db.ratings.rebuild() if rebuild else None
+        table = db.ratings.table()
+    except OperationError:
+        raise
+    except Exception as error:
+        raise OperationError(f"database: {one_line(error)}") from None
+    finally:
+        db.close()
+    lines = [
+        {
+            "rank": place,
+            "name": line.name,
+            "rating": round(line.rating.ordinal, 2),
+            "mu": round(line.rating.mu, 3),
+            "sigma": round(line.rating.sigma, 3),
+            "games": line.rating.games,
+        }
+        for place, line in enumerate(table, 1)
+    ]
+    if as_json:
+        rebuilt = None if counted is None else {"rated": counted[0], "against_the_computer": counted[1]}
+        print_json("ratings", {"rebuilt": rebuilt, "players": lines})
+        return
+    if counted is not None:
+        click.echo(f"rebuilt: {counted[0]} games rated, {counted[1]} against the computer kept unrated")
+    if not lines:
+        click.echo("no account has played a rated game yet")
+    for line in lines:
+        click.echo(
+            f"{line['rank']:>4}. {line['name']:<24} {line['rating']:>7.2f}  "
+            f"(mu {line['mu']:.2f}, sigma {line['sigma']:.2f}, {line['games']} games)"
+        )

@@ -123,6 +123,8 @@ def thd_rebuild(conn: Connection) -> tuple[int, int]:
     order the games ended (the `ended_at` a game was rated with; a game never rated, one that
     ended before revision 0008r, by when its last turn was stored). (games rated, games kept
     unrated: against the computer)."""
+    # every account's row first: a game ending meanwhile on a node is rated after this, on top
+    conn.execute(sa.select(users.c.id).with_for_update()).all()
     r = game_results.c
     known = dict(conn.execute(sa.select(r.game_id, sa.func.min(r.ended_at)).group_by(r.game_id)).all())
     last_turns = conn.execute(

@@ -172,3 +172,18 @@ def test_the_database_rates_each_game_once_skips_the_computer_and_rebuilds_the_s
         # the rebuild rates the finished games again, in the order they ended: the same table
         assert db.ratings.rebuild() == (3, 1)
         assert db.ratings.table() == table
+    # the operator's command rebuilds and lists the same table
+    from click.testing import CliRunner
+
+    from server.cli import cli
+    from tests.support.json_schemas import json_answer
+
+    listed = CliRunner().invoke(cli, ["ratings", "--rebuild", "--json", "--database", database_url])
+    assert listed.exit_code == 0, listed.output
+    document = json_answer(listed.output)
+    assert document["rebuilt"] == {"rated": 3, "against_the_computer": 1}
+    assert [(p["name"], p["games"]) for p in document["players"]] == [
+        (line.name, line.rating.games) for line in table
+    ]
+    shown = CliRunner().invoke(cli, ["ratings", "--database", database_url])
+    assert shown.exit_code == 0 and f"1. {table[0].name}" in shown.output
