@@ -130,6 +130,17 @@ class GamePlaces(Protocol):
         """The cluster's default game (listed first in the lobby)."""
 
 
+class RatingBoard(Protocol):
+    """The ratings across games (`server.database.components.Ratings`, or a memory store's
+    `server.model.memory_store.MemoryRatings`). Each answer may be a Deferred."""
+
+    def table(self, limit: int = 500) -> Any:
+        """[RatedAccount], best shown rating first."""
+
+    def player(self, name: str) -> Any:
+        """The account's `PlayerRecord`, or None for no such account."""
+
+
 class SessionRevocations(Protocol):
     """The browser sessions that ended before their cookie expires, shared by every node and
     kept across restarts (the database store's `web_sessions`,

@@ -17,7 +17,7 @@ from server.guards.failed_login_log import FailedLoginLog
 from server.guards.login_guard import LoginGuard
 from server.guards.proxies import TrustedProxies
 from server.model.store import TurnArchive
-from server.web import api, notification_api, notification_pages, pages
+from server.web import api, notification_api, notification_pages, pages, players
 from server.web.contract import GameFinder, GamePlaces
 from server.web.routing import PageCompression, Router, WebRoot
 from server.web.transport import GuardedSite, WebGuards
@@ -58,9 +58,11 @@ def make_site(
     web = WebSite(games, archive, clock, secret, server_name, notifications, login_guard, limits)
     router = Router()
     api.register(router, web)
+    players.register_api(router, web)
     notification_api.register(router, web)
     forms = pages.register(router, web)
     notification_pages.register(router, web, forms.player)
+    players.register(router, web, forms)
     root = WebRoot(router, pages.not_found(web), pages.refusal_body(web))
     if places is not None:
         from server.web.relay import RelaySigner, WebRelay

@@ -30,7 +30,7 @@ from server.views.web.documents import lobby_entry, public_galaxy
 from server.views.web.galaxy import Galaxy, galaxy
 from server.views.web.history import HistoryBook
 from server.views.web.mapsvg import SystemPainter, map_body
-from server.web.contract import GameFinder, GamePlaces, ServedGame
+from server.web.contract import GameFinder, GamePlaces, RatingBoard, ServedGame
 from server.web.live import LiveFeed
 from server.web.logins import WebLogins
 from server.web.routing import HTTPFailure
@@ -59,6 +59,8 @@ class WebSite:
         self.server_name = server_name
         revocations = archive.web_sessions if archive is not None else None
         self.sessions = SessionStore(clock, secret, revocations=revocations)
+        #: the ratings across games (`RatingBoard`: the store's), None when the store keeps none
+        self.ratings: RatingBoard | None = getattr(archive, "ratings", None)
         self.limits = limits or Limits()
         # test notifications a player may ask for (a test is a POST to a third party)
         self.notification_tests = per_window(self.limits.notification_tests_per_hour, 3600)

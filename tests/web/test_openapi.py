@@ -11,7 +11,7 @@ import pytest
 from jsonschema import ValidationError
 from openapi_spec_validator import validate
 
-from server.web import api, notification_api
+from server.web import api, notification_api, players
 from server.web.routing import Router
 from tests.support.openapi_check import check_api_answer, openapi_document
 
@@ -35,6 +35,7 @@ def test_every_route_of_the_api_is_in_the_document_and_nothing_else():
     router = Router()
     api.register(router, web=None)
     notification_api.register(router, web=None)
+    players.register_api(router, web=None)
     answered = {(route.method.decode().lower(), route.pattern.pattern) for route in router.routes}
     described = set()
     for template, item in openapi_document()["paths"].items():

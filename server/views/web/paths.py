@@ -1,7 +1,8 @@
-"""Where a game is on the web: the one place its page's path is spelt.
+"""Where a game (and an account's page) is on the web: the one place their paths are spelt.
 
-The pages (`server.web`) link with `game_path`; the notifications put `game_url` in every
-message, so that a player can go from a Discord ping or an e-mail straight to their game.
+The pages (`server.web`) link with `game_path` (an account's page with `player_path`); the
+notifications put `game_url` in every message, so that a player can go from a Discord ping or an
+e-mail straight to their game.
 """
 
 from __future__ import annotations
@@ -17,3 +18,8 @@ def game_path(name: str, *rest: str) -> str:
 def game_url(base: str, name: str) -> str:
     """The game's page on the web listener at `base` (`https://tae.example.org`)."""
     return base.rstrip("/") + game_path(name)
+
+
+def player_path(name: str) -> str:
+    """`/players/NAME`, an account's page (its rating and games), the name quoted as one segment."""
+    return "/players/" + quote(name, safe="")
