@@ -125,5 +125,6 @@ def ratings(rebuild, as_json, config_path, database) -> None:
     for line in lines:
         click.echo(
             f"{line['rank']:>4}. {line['name']:<24} {line['rating']:>7.2f}  "
-            f"(mu {line['mu']:.2f}, sigma {line['sigma']:.2f}, {line['games']} games)"
+            f"(mu {line['mu']:.2f}, sigma {line['sigma']:.2f}, "
+            f"{line['games']} {'game' if line['games'] == 1 else 'games'})"
         )
