@@ -18,6 +18,7 @@ one after the other. `thd_rebuild` rates every finished game again from its stor
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -140,7 +141,7 @@ def thd_rebuild(conn: Connection) -> tuple[int, int]:
             continue
         ended = known.get(row.id)
         if ended is None:
-            ended = row.committed_at.timestamp() if row.committed_at is not None else 0.0
+            ended = _unix_time(row.committed_at)
         finished.append((float(ended), row.id, places_of(standing)))
     conn.execute(game_results.delete())
     conn.execute(ratings.delete())
@@ -150,6 +151,13 @@ def thd_rebuild(conn: Connection) -> tuple[int, int]:
         thd_rate_game(conn, game_id, places, computer, ended)
         counted[computer] += 1
     return counted[0], counted[1]
+
+
+def _unix_time(moment: datetime | None) -> float:
+    """A stored time as Unix seconds (SQLite gives it back without its zone: it is UTC)."""
+    if moment is None:
+        return 0.0
+    return (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def _attendance(conn: Connection, game_id: int) -> list[Attendance]:

@@ -187,3 +187,33 @@ def test_the_database_rates_each_game_once_skips_the_computer_and_rebuilds_the_s
     ]
     shown = CliRunner().invoke(cli, ["ratings", "--database", database_url])
     assert shown.exit_code == 0 and f"1. {table[0].name}" in shown.output
+
+
+@pytest.mark.timeout(120)
+def test_games_that_ended_before_the_ratings_are_rated_by_the_rebuild(database_url):
+    """A database of the version before (0007a) with a finished game: the upgrade rates nothing,
+    `rebuild` rates it as the game's end would have."""
+    from alembic import command
+
+    from server.database import create_engine
+    from server.database.migrate import alembic_config
+
+    upgrade(database_url)
+    with SyncDatabase(database_url) as db:
+        finished((db, db_game(db, "old")))
+        rated_live = db.ratings.table()
+    engine = create_engine(database_url)
+    try:
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0007a")  # the schema before the ratings
+    finally:
+        engine.dispose()
+    upgrade(database_url)
+    with SyncDatabase(database_url) as db:
+        assert db.ratings.table() == []
+        ann = db.ratings.player("ann")
+        assert ann is not None and ann.results == ()
+        assert db.ratings.rebuild() == (1, 0)
+        assert db.ratings.table() == rated_live
+        ann = db.ratings.player("ann")
+        assert ann is not None and [r.game for r in ann.results] == ["old"] and ann.results[0].ended_at > 1e9
