@@ -36,6 +36,7 @@ import urllib.request
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
@@ -373,6 +374,14 @@ def test_every_surface_gives_the_same_standing(served, map_text, seed, players, 
     page_lines, page_before = lines_of_page(served.web("GET", f"/games/{game}"))
     assert page_lines == expected
     assert page_before == before_of_document(standing)
+
+    # Each player's page (the ratings, stored with the game's end): this game, its place, rated.
+    for name in names:
+        mine = next(line for line in expected if line.name == name)
+        finished = served.web("GET", f"/api/players/{quote(name, safe='')}")["finished"]
+        (result,) = [r for r in finished if r["game"] == game]
+        assert (result["rank"], result["shared"], result["of"]) == (mine.rank, mine.shared, len(expected))
+        assert result["rated"] and not result["against_computer"]
 
     # GAME OVER! as each player's client library reads it, and tae-client --json status.
     for name in names:
