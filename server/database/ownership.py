@@ -208,6 +208,30 @@ def thd_live_nodes(conn: Connection) -> list[NodeInfo]:
     return [n for n in _nodes(conn, thd_lock_space(conn)) if n.alive]
 
 
+def thd_end_session(conn: Connection, backend_pid: int, wait_s: float = 5.0) -> bool:
+    """End the PostgreSQL session `backend_pid` (if it is still there) and wait until it is
+    gone: True once it is, False if it still runs after `wait_s` seconds. A session that is
+    committing finishes its commit first (PostgreSQL does not interrupt a commit), so once it is
+    gone, what it committed is visible. True on SQLite, which has no sessions to end."""
+    if not is_postgres(conn):
+        return True
+    if (
+        conn.execute(sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :p"), {"p": backend_pid}).first()
+        is None
+    ):
+        return True
+    timeout_ms = max(1, int(wait_s * 1000))
+    ended = conn.execute(
+        sa.text("SELECT pg_terminate_backend(:p, :t)"), {"p": backend_pid, "t": timeout_ms}
+    ).scalar()
+    if ended:
+        return True
+    return (
+        conn.execute(sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :p"), {"p": backend_pid}).first()
+        is None
+    )
+
+
 # -- joining and leaving ----------------------------------------------------------------------
 
 
