@@ -1,0 +1,133 @@
+"""A game closed while its turn is ending lets go of everything that waited for that turn, and a
+cluster node's handover never waits for a game forever (issue 23, item 2: a handover waited on
+`game.ready()` while the end of a turn was being stored; the node then lost its claims, the
+game was closed, the wait was never released, and the game stayed in `ClusterNode.leaving`:
+the node never loaded it again while the database kept giving it to that node)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from twisted.internet import defer
+from twisted.internet.task import Clock
+
+from server.cluster.node import ClusterNode
+from server.config.cluster import ClusterSettings
+from server.database.ownership import ClaimLost
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.model.store import StoreUnavailable
+from server.model.timer_settings import TimerSettings
+from tests.support.games import new_game
+from tests.support.stores import hold_turns
+
+
+def playing(clock: Clock, turn_length: int = 0):
+    store, game = new_game(clock=clock, timer=TimerSettings(turn_length=turn_length))
+    for name in ("ann", "bob"):
+        game.create_account(name, "a-good-password")
+    game.start()
+    return store, game
+
+
+def fired(d: defer.Deferred) -> list:
+    out: list = []
+    d.addBoth(out.append)
+    return out
+
+
+def test_closing_a_game_whose_turn_is_being_stored_again_releases_its_waiters():
+    clock = Clock()
+    store, game = playing(clock)
+    hold_turns(store, lambda: defer.fail(StoreUnavailable("the database is away")))
+    ended = fired(game.end_turn())
+    assert game.busy and not ended  # the turn is stored again every few seconds
+    waiting = fired(game.ready())
+    game.close()
+    assert ended == [None] and waiting == [None]
+    assert not game.busy and not game._lock.locked
+    clock.advance(60)
+    assert game.state.turn == 0  # nothing more is stored here: the next owner resolves the turn
+
+
+def test_a_turn_whose_commit_is_refused_after_the_game_closed_releases_its_waiters():
+    clock = Clock()
+    store, game = playing(clock)
+    commit: defer.Deferred = defer.Deferred()
+    hold_turns(store, lambda: commit)
+    ended = fired(game.end_turn())
+    game.close()
+    assert not ended
+    commit.errback(ClaimLost("game 1 is run by another node"))
+    assert ended == [None] and not game._lock.locked and not game.busy
+
+
+def test_a_turn_stored_as_the_game_closes_is_applied_without_starting_a_clock():
+    clock = Clock()
+    store, game = playing(clock, turn_length=60)
+    commit: defer.Deferred = defer.Deferred()
+    hold_turns(store, lambda: commit)
+    ended = fired(game.end_turn())
+    game.close()
+    commit.callback(1)  # the commit made it (this node still held the claim then)
+    assert ended == [None] and game.state.turn == 1 and not game._lock.locked
+    assert not clock.getDelayedCalls()
+
+
+# -- a cluster node's handover ----------------------------------------------------------------
+
+
+class ClaimConnectionAnswering:
+    """The claim connection, as far as a handover uses it: the new owner's epoch."""
+
+    def __init__(self):
+        self.calls: list = []
+
+    def run(self, fn, *args):
+        self.calls.append(fn.__name__)
+        return defer.succeed(2)
+
+
+def node_running(game: Game, clock: Clock, handover_timeout: float = 20.0) -> ClusterNode:
+    settings = ClusterSettings("a", "127.0.0.1:6923", handover_timeout=handover_timeout)
+    store = SimpleNamespace(claims={game.id: 1}, forget=lambda gid: store.claims.pop(gid, None))
+    directory = GameDirectory()
+    directory.add(game)
+    node = ClusterNode(settings, "postgresql://unused", store, directory, clock)  # type: ignore[arg-type]
+    node.claims = ClaimConnectionAnswering()  # type: ignore[assignment]
+    node.node_id = 1
+    return node
+
+
+TARGET = SimpleNamespace(id=2, name="b", advertise="127.0.0.1:6924")
+
+
+def test_a_handover_waiting_for_a_turn_ends_when_the_node_loses_the_game():
+    clock = Clock()
+    store, game = playing(clock)
+    commit: defer.Deferred = defer.Deferred()
+    hold_turns(store, lambda: commit)
+    game.end_turn()
+    node = node_running(game, clock)
+    moved = fired(defer.ensureDeferred(node._hand_over(game, TARGET)))  # type: ignore[arg-type]
+    assert game.id in node.leaving and not moved
+    commit.errback(ClaimLost("game 1 is run by another node"))  # the turn is tried again later
+    node._drop(game, "this node lost its claims")  # the claim connection broke
+    clock.advance(0)
+    assert moved == [None], "the handover finished"
+    assert game.id not in node.leaving and node.claims.calls == []  # type: ignore[union-attr]
+
+
+def test_a_handover_waits_for_a_hung_turn_at_most_the_handover_timeout():
+    clock = Clock()
+    store, game = playing(clock)
+    hold_turns(store, defer.Deferred)  # the turn's commit never answers
+    game.end_turn()
+    node = node_running(game, clock, handover_timeout=5)
+    moved = fired(defer.ensureDeferred(node._hand_over(game, TARGET)))  # type: ignore[arg-type]
+    clock.advance(4.9)
+    assert not moved and game.id in node.leaving
+    clock.advance(0.2)
+    clock.advance(0)
+    assert moved == [None] and game.id not in node.leaving
+    assert node.claims.calls == ["thd_hand_over"] and game.closed  # type: ignore[union-attr]
