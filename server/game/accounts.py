@@ -13,6 +13,7 @@ from twisted.logger import Logger
 
 import ruleset
 from ruleset import Phase, Problem, join_rng
+from server.game.records import log_failed_write
 from server.game.write_side import GameWriteSide
 from server.model.attendance import Presence, attendance_of
 from server.model.changes import JOINED, REINSTATED, PasswordChanged, SeatChanged
@@ -74,9 +75,10 @@ class PlayerAccounts(GameWriteSide):
                 game=self.setup.name,
                 player=account.player_id,
             ),
-            lambda failure: log.failure(
-                "game {game}: upgrading the password hash of player {player} failed",
+            lambda failure: log_failed_write(
+                log,
                 failure,
+                "game {game}: upgrading the password hash of player {player} failed",
                 game=self.setup.name,
                 player=account.player_id,
             ),

@@ -42,6 +42,16 @@ OutboxRule = Callable[[Change, GameSnapshot, GameSnapshot, float], Iterable[Outb
 ChangeFollower = Callable[[ChangeRecord, GameSnapshot], None]
 
 
+def log_failed_write(logger: Logger, failure: Any, text: str, **fields: Any) -> None:
+    """Log a failed write of the game: one warning line (`text: error`) when the store could
+    not take it (StoreUnavailable: the database is away, the game moved to another node),
+    which is not a bug; a traceback at `critical` for anything else, which is."""
+    if failure.check(StoreUnavailable):
+        logger.warn(text + ": {error}", error=failure.getErrorMessage(), **fields)
+    else:
+        logger.failure(text, failure, **fields)
+
+
 class ChangeRecords(GameWriteSide):
     """The store-facing part of `Game` (see the module docstring)."""
 
