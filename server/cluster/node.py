@@ -133,7 +133,7 @@ class ClusterNode(ClaimRounds, HandOver):
             self.reactor,
             self._heard,
             on_connect=self.wake,
-            application_name=f"tae-node {self.name} news",
+            application_name=ownership.session_name(self.name, "news"),
         )
         self.listener.start()
         await self.refresh()
@@ -151,7 +151,7 @@ class ClusterNode(ClaimRounds, HandOver):
         claims = ClaimConnection(
             self.url,
             self.reactor,
-            application_name=f"tae-node {self.name} claims",
+            application_name=ownership.session_name(self.name, "claims"),
             keepalive=self.settings.failover_timeout,
         )
         try:

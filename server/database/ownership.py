@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -208,6 +209,41 @@ def thd_live_nodes(conn: Connection) -> list[NodeInfo]:
     return [n for n in _nodes(conn, thd_lock_space(conn)) if n.alive]
 
 
+#: The PostgreSQL sessions of a node, by `application_name` (pg_stat_activity): its claim
+#: connection, its LISTEN connection and its store's connections.
+NODE_SESSION_ROLES = ("claims", "news", "store")
+
+
+def session_name(node: str, role: str) -> str:
+    """The `application_name` of a node's sessions of one role (PostgreSQL keeps 63 bytes)."""
+    return f"tae-node {node} {role}".encode()[:63].decode(errors="ignore")
+
+
+def _end_sessions_of(conn: Connection, node: str, wait_s: float = 2.0) -> int:
+    """End every session of node `node` (a node cut off, or dead and still holding claims):
+    its store's connections too, so that no transaction of a frozen node keeps a claim row
+    locked. Waits (up to `wait_s`) until they are gone, so that this round can take the games.
+    How many there were."""
+    names = [session_name(node, role) for role in NODE_SESSION_ROLES]
+    conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
+    pids = (
+        conn.execute(
+            sa.text(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = ANY(:names)"
+                " AND pid <> pg_backend_pid()"
+            ),
+            {"names": names},
+        )
+        .scalars()
+        .all()
+    )
+    for pid in pids:
+        conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": int(pid)})
+    for pid in pids:
+        _gone(conn, int(pid), wait_s)
+    return len(pids)
+
+
 def thd_end_session(conn: Connection, backend_pid: int, wait_s: float = 5.0) -> bool:
     """End the PostgreSQL session `backend_pid` (if it is still there) and wait until it is
     gone: True once it is, False if it still runs after `wait_s` seconds. A session that is
@@ -215,21 +251,22 @@ def thd_end_session(conn: Connection, backend_pid: int, wait_s: float = 5.0) -> 
     gone, what it committed is visible. True on SQLite, which has no sessions to end."""
     if not is_postgres(conn):
         return True
-    if (
-        conn.execute(sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :p"), {"p": backend_pid}).first()
-        is None
-    ):
-        return True
-    timeout_ms = max(1, int(wait_s * 1000))
-    ended = conn.execute(
-        sa.text("SELECT pg_terminate_backend(:p, :t)"), {"p": backend_pid, "t": timeout_ms}
-    ).scalar()
-    if ended:
-        return True
-    return (
-        conn.execute(sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :p"), {"p": backend_pid}).first()
-        is None
-    )
+    conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": backend_pid})
+    return _gone(conn, backend_pid, wait_s)
+
+
+def _gone(conn: Connection, backend_pid: int, wait_s: float) -> bool:
+    """Whether the session `backend_pid` is gone, waiting up to `wait_s` seconds for it (the
+    activity view is read afresh each time: a transaction otherwise keeps its first reading)."""
+    deadline = time.monotonic() + wait_s
+    query = sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :p")
+    while True:
+        conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
+        if conn.execute(query, {"p": backend_pid}).first() is None:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
 
 
 # -- joining and leaving ----------------------------------------------------------------------
@@ -380,7 +417,19 @@ def thd_round(conn: Connection, node_id: int, space: int, *, stale_after: float,
             ).scalar()
             if backend:
                 conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": backend})
+                _end_sessions_of(conn, node.name)
                 cut_off.append(node.name)
+    if take:
+        # A dead node that still holds claims may still have sessions (a frozen process inside
+        # a write transaction keeps the claim row locked, and SKIP LOCKED would skip it).
+        holders = set(
+            conn.execute(sa.select(game_claims.c.node_id).where(game_claims.c.node_id.is_not(None)))
+            .scalars()
+            .all()
+        )
+        for node in nodes:
+            if not node.alive and node.id in holders and node.name not in cut_off:
+                _end_sessions_of(conn, node.name)
     if cut_off:
         nodes = [
             NodeInfo(n.id, n.name, n.advertise, n.host, n.pid, n.state, False, n.started_at, n.heartbeat_age)

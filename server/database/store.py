@@ -240,9 +240,11 @@ class ConnectionStore(_Games):
         return fn(self.connection, *args)
 
 
-def _engine(target: str | URL | Engine) -> tuple[Engine, bool]:
+def _engine(target: str | URL | Engine, application_name: str | None = None) -> tuple[Engine, bool]:
     if isinstance(target, Engine):
         return target, False
+    if application_name is not None:
+        return create_engine(target, connect_args={"application_name": application_name}), True
     return create_engine(target), True
 
 
@@ -251,12 +253,15 @@ class DatabaseStore(_Games):
     the transaction committed (or fails, having changed nothing).
 
     `url` is a database URL or an Engine (then the caller disposes of it). `thread` replaces the
-    database thread; tests pass a `SynchronousDatabaseThread`. Call `close()` when done.
+    database thread; tests pass a `SynchronousDatabaseThread`. `application_name` names the
+    store's PostgreSQL sessions (pg_stat_activity). Call `close()` when done.
     The schema must be current: call `upgrade()` (or `server.database.upgrade(url)`) first.
     """
 
-    def __init__(self, url: str | URL | Engine, reactor=None, *, thread=None):
-        self.engine, self._owns_engine = _engine(url)
+    def __init__(
+        self, url: str | URL | Engine, reactor=None, *, thread=None, application_name: str | None = None
+    ):
+        self.engine, self._owns_engine = _engine(url, application_name)
         self.thread = thread if thread is not None else DatabaseThread(reactor)
 
     def _run(self, fn: Callable[..., Any], *args: Any) -> defer.Deferred:

@@ -146,3 +146,54 @@ def test_cluster_settings_from_the_configuration_file(tmp_path):
         path.write_text(text)
         with pytest.raises(ConfigError, match=problem):
             load_config(str(path))
+
+
+class FrozenWriter:
+    """A node's store session stopped inside a write of game `game`: the fencing check holds the
+    game's claim row (FOR SHARE) and nothing more happens (SIGSTOP, a machine that pauses)."""
+
+    def __init__(self, pg_url: str, node: str, game: int, epoch: int):
+        from server.database import create_engine
+
+        self.engine = create_engine(pg_url, connect_args={"application_name": o.session_name(node, "store")})
+        self.connection = self.engine.connect()
+        self.transaction = self.connection.begin()
+        o.thd_check_claim(self.connection, game, epoch)
+
+    def close(self) -> None:
+        self.connection.invalidate()
+        self.engine.dispose()
+
+
+def test_a_cut_off_node_loses_every_session_and_its_games_are_taken_in_the_same_round(database, pg_url):
+    a = Node(database, "a")
+    mine = a.round().mine
+    game, epoch = min(mine.items())
+    frozen = FrozenWriter(pg_url, "a", game, epoch)
+    b = Node(database, "b")
+    cut = b.run(o.thd_round, b.id, b.space, stale_after=0.0, take=True)
+    assert cut.cut_off == ("a",)
+    assert sorted(cut.mine) == sorted(mine), "the game whose claim row the frozen writer held is taken too"
+    with pytest.raises(sa.exc.DBAPIError):  # the frozen writer's session was ended
+        frozen.connection.exec_driver_sql("SELECT 1")
+    frozen.close()
+    a.close()
+    b.close()
+
+
+def test_a_dead_nodes_frozen_writer_is_ended_when_its_games_are_taken(database, pg_url):
+    a = Node(database, "a")
+    mine = a.round().mine
+    game, epoch = min(mine.items())
+    frozen = FrozenWriter(pg_url, "a", game, epoch)
+    a.close()  # the claim connection is gone (its lock free); the store session is not
+    b = Node(database, "b")
+    taken = b.round()
+    for _ in range(50):  # the claim backend's exit is asynchronous
+        if len(taken.mine) == len(mine):
+            break
+        time.sleep(0.1)
+        taken = b.round()
+    assert sorted(taken.mine) == sorted(mine)
+    frozen.close()
+    b.close()
