@@ -111,6 +111,7 @@ class ClusterNode(ClaimRounds, HandOver):
         self._inflight: dict[int, int] = {}
         self._quiet: dict[int, list[defer.Deferred]] = {}
         self._departure_watchers: list[Callable[[int], None]] = []
+        self._move_watchers: list[Callable[[int], None]] = []
         self._news: dict[int, list[Callable[[dict], None]]] = {}
         self.latest_change: dict[int, int] = {}  # game id → the newest change record heard of
         self._rejoining = False
@@ -231,6 +232,13 @@ class ClusterNode(ClaimRounds, HandOver):
         return lambda: (
             self._departure_watchers.remove(watcher) if watcher in self._departure_watchers else None
         )
+
+    def watch_moves(self, watcher: Callable[[int], None]) -> Callable[[], None]:
+        """`watcher(game_id)` after a claim round in which a game's owner changed (another
+        node, or none: the owner died or was cut off); returns the unwatch call. Relayed
+        sessions follow their game with it (`server.cluster.routing`)."""
+        self._move_watchers.append(watcher)
+        return lambda: self._move_watchers.remove(watcher) if watcher in self._move_watchers else None
 
     def subscribe_news(self, game_id: int, listener: Callable[[dict], None]) -> Callable[[], None]:
         """`listener(message)` for every change record of the game, whichever node runs it
