@@ -6,7 +6,9 @@
   wait in the sockets), then passes them again;
 * `lose_commit_answer()`: the next COMMIT a client sends reaches PostgreSQL, which commits, but
   its answer is thrown away and the connection closed (the client cannot tell whether it
-  committed); with `then_down=True` the proxy then goes `down()` at once;
+  committed); with `then_down=True` the proxy then goes `down()` at once; with `on`, only on a
+  connection whose first bytes (the startup message: user, database, application_name)
+  hold `on`;
 * `drop_commit()`: the next COMMIT never reaches PostgreSQL; the connection is closed;
 * `down()` / `up()`: every connection is closed and new ones are refused, until `up()`.
 
@@ -34,6 +36,7 @@ class PostgresProxy:
         self.stopped = threading.Event()
         self.refusing = False
         self.commit_fault: str | None = None  # "lose answer" | "lose answer, down" | "drop"
+        self.commit_on = b""
         self.commits_faulted = 0
         self._lock = threading.Lock()
         self.pairs: list[tuple[socket.socket, socket.socket]] = []
@@ -49,10 +52,12 @@ class PostgresProxy:
     def mend(self) -> None:
         self.flowing.set()
 
-    def lose_commit_answer(self, then_down: bool = False) -> None:
+    def lose_commit_answer(self, then_down: bool = False, on: bytes = b"") -> None:
+        self.commit_on = on
         self.commit_fault = "lose answer, down" if then_down else "lose answer"
 
     def drop_commit(self) -> None:
+        self.commit_on = b""
         self.commit_fault = "drop"
 
     def down(self) -> None:
@@ -87,10 +92,13 @@ class PostgresProxy:
             with self._lock:
                 self.pairs.append((client, server))
             lost: list[str] = []  # this connection's COMMIT answer is to be thrown away (how)
-            threading.Thread(target=self._pump, args=(client, server, lost, True), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, lost, False), daemon=True).start()
+            opening = bytearray()  # the connection's first bytes (its startup message)
+            for args in ((client, server, lost, opening, True), (server, client, lost, opening, False)):
+                threading.Thread(target=self._pump, args=args, daemon=True).start()
 
-    def _pump(self, src: socket.socket, dst: socket.socket, lost: list[str], upstream: bool) -> None:
+    def _pump(
+        self, src: socket.socket, dst: socket.socket, lost: list[str], opening: bytearray, upstream: bool
+    ) -> None:
         src.settimeout(0.2)
         while not self.stopped.is_set():
             if not self.flowing.wait(0.2):
@@ -104,7 +112,9 @@ class PostgresProxy:
             if not data:
                 _close(src, dst)
                 return
-            if upstream and self.commit_fault and COMMIT_QUERY in data:
+            if upstream and len(opening) < 4096:
+                opening += data[: 4096 - len(opening)]
+            if upstream and self.commit_fault and COMMIT_QUERY in data and self.commit_on in opening:
                 fault, self.commit_fault = self.commit_fault, None
                 self.commits_faulted += 1
                 if fault == "drop":
