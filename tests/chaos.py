@@ -121,8 +121,8 @@ class ChaosBot:
 
 
 class Chaos:
-    def __init__(self, minutes: float, seed: int, games: int, folder: Path):
-        self.minutes, self.seed, self.games = minutes, seed, games
+    def __init__(self, minutes: float, seed: int, games: int, folder: Path, logs: Path):
+        self.minutes, self.seed, self.games, self.logs = minutes, seed, games, logs
         self.rng = random.Random(seed)
         self.folder = folder
         bindir = pg_bin()
@@ -144,6 +144,7 @@ class Chaos:
         self.bots: list[ChaosBot] = []
         self.threads: list[threading.Thread] = []
         self.game_count = 0
+        self.created: set[str] = set()
         self.failures: list[str] = []
         self.failover: dict[str, list[float]] = defaultdict(list)
         self.faults: Counter[str] = Counter()
@@ -170,6 +171,7 @@ class Chaos:
         )
         with SyncDatabase(self.url) as db:
             db.create_game(setup)
+        self.created.add(name)
         self._wait(lambda: self._owner(name) is not None, 30, f"game {name} claimed")
         for player in ("p0", "p1"):
             bot = ChaosBot(name, player, self.ports, random.Random(self.rng.random()), self.stop)
@@ -207,6 +209,7 @@ class Chaos:
         return {
             r.name: (r.node if r.node in alive else None, int(r.last_turn or 0), bool(r.finished))
             for r in rows
+            if r.name in self.created  # not the open game the first node creates
         }
 
     def _owner(self, game: str) -> str | None:
@@ -313,6 +316,7 @@ class Chaos:
             self.failures.append(
                 f"{fault} on {victim}: game {game} resolved no turn in {PROGRESS_S + FAILOVER_S} s"
             )
+            self._dump(game)
 
     def _check_progress(self, fault: str) -> None:
         try:
@@ -332,6 +336,7 @@ class Chaos:
             time.sleep(0.5)
         for game in sorted(pending):
             self.failures.append(f"after {fault}: game {game} resolved no turn in {PROGRESS_S} s")
+            self._dump(game)
 
     # -- the end ---------------------------------------------------------------------------
 
@@ -383,10 +388,34 @@ class Chaos:
                         f"{bot.game} {bot.name}: order {key} told 'nothing was changed' is stored"
                     )
         for name, game in stored.items():
+            if name not in self.created:
+                continue
             problems = check_replay(game)
             if problems:
                 self.failures.append(f"game {name} differs from its replay: {problems[:2]}")
-        self.stored = stored
+                self._dump(name)
+        self.stored = {name: game for name, game in stored.items() if name in self.created}
+
+    def _dump(self, name: str) -> None:
+        """What a failed game's investigation needs, in `self.logs`: its change records, its
+        stored orders and every node's log lines that name it."""
+        self.logs.mkdir(parents=True, exist_ok=True)
+        lines = []
+        try:
+            with SyncDatabase(self.url) as db:
+                game = next(g for g in db.load_games(all_states=False) if g.setup.name == name)
+                records = db.changes_after(game.game_id, 0)
+            lines += [f"{r.sequence} {r.time:.6f} {r.kind} {r.change}" for r in records]
+            lines += [f"order {e}" for e in game.orders]
+            lines += [f"removed {sorted(game.removed_orders)}"]
+        except Exception as error:
+            lines.append(f"the database could not be read: {error}")
+        for bot in self.bots:
+            if bot.game == name:
+                lines.append(f"bot {bot.name}: accepted {bot.accepted} refused {bot.refused} over {bot.over}")
+        for node_name, node in self.nodes.items():
+            lines += [f"{node_name}: {line.rstrip()}" for line in node.lines if name in line]
+        (self.logs / f"{name}.txt").write_text("\n".join(lines) + "\n")
 
     def report(self) -> str:
         lines = [f"chaos: seed {self.seed}, {self.minutes} min, faults {dict(self.faults)}"]
@@ -437,9 +466,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", type=int, default=6, help="games played at once (two bots each)")
+    parser.add_argument(
+        "--logs", type=Path, default=Path("chaos-logs"), help="where a failed game's records and logs go"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="tae-chaos-") as folder:
-        chaos = Chaos(args.minutes, args.seed, args.games, Path(folder))
+        chaos = Chaos(args.minutes, args.seed, args.games, Path(folder), args.logs)
         try:
             chaos.start()
             chaos.run()
