@@ -99,7 +99,11 @@ class PostgresProxy:
     def _pump(
         self, src: socket.socket, dst: socket.socket, lost: list[str], opening: bytearray, upstream: bool
     ) -> None:
-        src.settimeout(0.2)
+        try:
+            src.settimeout(0.2)
+        except OSError:  # closed meanwhile (down())
+            _close(dst)
+            return
         while not self.stopped.is_set():
             if not self.flowing.wait(0.2):
                 continue
