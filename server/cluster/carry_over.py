@@ -169,9 +169,12 @@ class CarryOver(SessionState):
         session = self._make_local()
         session.handle(tp.Connect(self.client or "tpserver-tae-cluster"), 1)
         await defer.maybeDeferred(session.handle, tp.Login(f"{user}@{self.game_name}", password), 2)
-        if session.state is State.PLAYING and session.game is not None:
+        if session.state is State.PLAYING and session.game is not None and not session.game.closed:
             self.local, self.mode, self.game_id = session, "local", session.game.id
             return True
+        if session.game is not None and session.game.closed:  # it left while we logged in
+            session.connection_lost()
+            return None
         session.connection_lost()
         return None if self.node.local(self.game_name) is None else False
 

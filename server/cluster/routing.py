@@ -205,6 +205,8 @@ class ClusterSession(CarryOver, GameList):
             self.mode = "local"
             user, _ = split_login(message.username)
             self._logged_in(user, message.password, self.local.game.setup.name, self.local.game.id)
+            if self.local.game.closed:  # the game left this node while the login was checked
+                self._departed(self.local.game.id)
         return result
 
     def _logged_in(self, user: str, password: str, game_name: str, game_id: int) -> None:

@@ -42,6 +42,10 @@ OutboxRule = Callable[[Change, GameSnapshot, GameSnapshot, float], Iterable[Outb
 ChangeFollower = Callable[[ChangeRecord, GameSnapshot], None]
 
 
+class GameLeft(StoreUnavailable):
+    """A write of a game this process no longer runs (`Game.close`): nothing was stored."""
+
+
 def log_failed_write(logger: Logger, failure: Any, text: str, **fields: Any) -> None:
     """Log a failed write of the game: one warning line (`text: error`) when the store could
     not take it (StoreUnavailable: the database is away, the game moved to another node),
@@ -104,7 +108,10 @@ class ChangeRecords(GameWriteSide):
         on `after`, the game as the change leaves it; the current snapshot when None), then
         run `applied()` to apply it, then tell the followers. Fires with `applied`'s result;
         fails, having changed nothing, when the store fails; fails with OutcomeUnknown when the
-        store may or may not have it (`_unsure`)."""
+        store may or may not have it (`_unsure`). A closed game writes nothing (`GameLeft`): a
+        session still holding it must not write with the claim its node may hold again."""
+        if self._closed:
+            return defer.fail(GameLeft(f"game {self.setup.name} no longer runs here"))
         now = self.clock.seconds()
         outbox: tuple[OutboxEntry, ...] = ()
         if self._outbox_rule is not None:

@@ -16,9 +16,10 @@ from server.config.cluster import ClusterSettings
 from server.database.ownership import ClaimLost
 from server.game.directory import GameDirectory
 from server.game.game import Game
+from server.game.records import GameLeft
 from server.model.store import StoreUnavailable
 from server.model.timer_settings import TimerSettings
-from tests.support.games import new_game
+from tests.support.games import legal_orders, new_game
 from tests.support.stores import hold_turns
 
 
@@ -131,3 +132,57 @@ def test_a_handover_waits_for_a_hung_turn_at_most_the_handover_timeout():
     clock.advance(0)
     assert moved == [None] and game.id not in node.leaving
     assert node.claims.calls == ["thd_hand_over"] and game.closed  # type: ignore[union-attr]
+
+
+# -- a closed game writes nothing -------------------------------------------------------------
+
+
+def test_a_closed_game_writes_nothing_even_when_its_node_holds_the_claim_again():
+    """A session still holding a game that left its node (and came back as a new Game object)
+    must not write with the claim the node holds again: found by the chaos run, where such a
+    session stored orders and finished flags of turn 1 into a game at turn 3."""
+    clock = Clock()
+    store, game = playing(clock)
+    fleet, kind, target = legal_orders(game, 1)[0]
+    game.close()
+    records = len(store.changes.get(game.id, []))
+    answers = fired(game.insert_order(1, fleet, -1, kind, target))
+    assert len(answers) == 1 and answers[0].check(GameLeft) and answers[0].check(StoreUnavailable)
+    finished = fired(game.finish_turn(1))
+    assert len(store.changes.get(game.id, [])) == records
+    assert game.orders_of(1) == [] and (finished == [None] or finished[0].check(StoreUnavailable))
+
+
+class LocalSessionOfAGameThatLeft:
+    """A TP session whose login succeeded on a game closed meanwhile."""
+
+    def __init__(self, game: Game):
+        self.state = None
+        self.game = None
+        self.left = False
+        self._game = game
+
+    def handle(self, message, sequence):
+        from server.tp.session import State
+
+        self.state, self.game = State.PLAYING, self._game
+        return b""
+
+    def connection_lost(self) -> None:
+        self.left = True
+
+
+def test_a_session_carried_over_does_not_stay_with_a_game_that_left_during_its_login():
+    from server.cluster.carry_over import CarryOver
+
+    clock = Clock()
+    _, game = playing(clock)
+    game.close()  # handed over while the password was being checked
+    local = LocalSessionOfAGameThatLeft(game)
+    session = CarryOver()
+    session.credentials, session.game_name, session.client = ("ann", "a-good-password"), "tae", "test"
+    session._make_local = lambda: local  # type: ignore[assignment,return-value]
+    session.node = SimpleNamespace(local=lambda name: None)
+    verdict = fired(defer.ensureDeferred(session._log_in_locally()))
+    assert verdict == [None], "look for the game's owner again"
+    assert local.left and getattr(session, "mode", None) != "local"
