@@ -255,18 +255,20 @@ def thd_end_session(conn: Connection, backend_pid: int, wait_s: float = 5.0) -> 
     return _gone(conn, backend_pid, wait_s)
 
 
+#: Seconds between two looks whether an ended session is gone.
+GONE_POLL_S = 0.02
+
+
 def _gone(conn: Connection, backend_pid: int, wait_s: float) -> bool:
     """Whether the session `backend_pid` is gone, waiting up to `wait_s` seconds for it (the
     activity view is read afresh each time: a transaction otherwise keeps its first reading)."""
-    deadline = time.monotonic() + wait_s
     query = sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :p")
-    while True:
+    for _ in range(max(1, round(wait_s / GONE_POLL_S))):
         conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
         if conn.execute(query, {"p": backend_pid}).first() is None:
             return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)
+        time.sleep(GONE_POLL_S)
+    return False
 
 
 # -- joining and leaving ----------------------------------------------------------------------
