@@ -219,18 +219,22 @@ def session_name(node: str, role: str) -> str:
     return f"tae-node {node} {role}".encode()[:63].decode(errors="ignore")
 
 
-def _end_sessions_of(conn: Connection, node: str, wait_s: float = 2.0) -> int:
-    """End every session of node `node` (a node cut off, or dead and still holding claims):
-    its store's connections too, so that no transaction of a frozen node keeps a claim row
-    locked. Waits (up to `wait_s`) until they are gone, so that this round can take the games.
-    How many there were."""
+def _end_sessions_of(
+    conn: Connection, node: str, wait_s: float = 2.0, *, in_transaction: bool = False
+) -> int:
+    """End every session of node `node` (a node cut off), its store's connections too, so
+    that no transaction of a frozen node keeps a claim row locked; with `in_transaction`, only
+    those left idle inside a transaction (a dead node still holding claims: a process of the
+    same name starting again keeps its other sessions). Waits (up to `wait_s`) until they are
+    gone, so that this round can take the games. How many there were."""
     names = [session_name(node, role) for role in NODE_SESSION_ROLES]
+    idle = " AND state LIKE 'idle in transaction%'" if in_transaction else ""
     conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
     pids = (
         conn.execute(
             sa.text(
                 "SELECT pid FROM pg_stat_activity WHERE application_name = ANY(:names)"
-                " AND pid <> pg_backend_pid()"
+                " AND pid <> pg_backend_pid()" + idle
             ),
             {"names": names},
         )
@@ -431,7 +435,7 @@ def thd_round(conn: Connection, node_id: int, space: int, *, stale_after: float,
         )
         for node in nodes:
             if not node.alive and node.id in holders and node.name not in cut_off:
-                _end_sessions_of(conn, node.name)
+                _end_sessions_of(conn, node.name, in_transaction=True)
     if cut_off:
         nodes = [
             NodeInfo(n.id, n.name, n.advertise, n.host, n.pid, n.state, False, n.started_at, n.heartbeat_age)
