@@ -266,7 +266,7 @@ class Chaos:
             else:
                 node.terminate(timeout=60)
             time.sleep(self.rng.uniform(1, 5))
-            node.start(timeout=60)
+            self._start(victim)
         elif fault == "freeze":
             os.kill(node.process.pid, signal.SIGSTOP)
             try:
@@ -298,6 +298,17 @@ class Chaos:
             self.pg.stop("fast" if fault == "pg-fast" else "immediate")
             time.sleep(self.rng.uniform(0.5, 3))
             self.pg.start()
+
+    def _start(self, name: str) -> None:
+        """Start a node again; a node that cannot start is a finding (tried three times)."""
+        for _ in range(3):
+            try:
+                self.nodes[name].start(timeout=60)
+                return
+            except (RuntimeError, TimeoutError) as error:
+                self.failures.append(f"node {name} could not start again: {str(error)[-200:]}")
+                self.nodes[name].kill()
+                time.sleep(1)
 
     def _measure(self, fault: str, victim: str, theirs: list[str], before, started: float) -> None:
         """The time from the fault to the first turn of each of the node's games resolved
@@ -348,6 +359,9 @@ class Chaos:
         self.stop.set()
         for thread in self.threads:
             thread.join(60)
+        for name, node in self.nodes.items():
+            if node.process is None or node.process.poll() is not None:
+                self._start(name)
         self._wait(lambda: len(self._alive()) == len(NODES), 60, "every node running at the end")
         self._wait(
             lambda: all(o is not None for o, _, _ in self._placements().values()), 60, "every game owned"

@@ -173,6 +173,13 @@ _LIVE_LOCKS = sa.text(
 )
 
 
+_LOCK_HOLDER = sa.text(
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    " AND objsubid = 2 AND classid = CAST(:space AS oid) AND objid = CAST(:node AS oid)"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
+
+
 def _alive_ids(conn: Connection, space: int) -> set[int]:
     return {int(row.node_id) for row in conn.execute(_LIVE_LOCKS, {"space": space})}
 
@@ -421,6 +428,11 @@ def thd_round(conn: Connection, node_id: int, space: int, *, stale_after: float,
             backend = conn.execute(
                 sa.select(cluster_nodes.c.backend_pid).where(cluster_nodes.c.id == node.id)
             ).scalar()
+            holder = conn.execute(_LOCK_HOLDER, {"space": space, "node": node.id}).scalar()
+            if backend and holder != backend:
+                # The lock is held by another session than the one registered: the node is
+                # joining again (its registration, with a fresh heartbeat, not committed yet).
+                continue
             if backend:
                 conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": backend})
                 _end_sessions_of(conn, node.name)
