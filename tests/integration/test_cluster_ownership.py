@@ -197,3 +197,29 @@ def test_a_dead_nodes_frozen_writer_is_ended_when_its_games_are_taken(database, 
     assert sorted(taken.mine) == sorted(mine)
     frozen.close()
     b.close()
+
+
+def test_a_node_joining_again_is_not_cut_off_before_its_registration_commits(database, pg_url):
+    """Its lock is held (by its new claim connection) while its fresh heartbeat is not
+    committed yet: to a peer it looks alive and stale, but it is not the session registered,
+    and ending its sessions would stop the node at its start (found by the chaos run)."""
+    from server.database import create_engine
+
+    a = Node(database, "a")
+    c = Node(database, "c")
+    c.close()  # c stops...
+    with database.engine.begin() as conn:
+        conn.execute(
+            sa.text("UPDATE cluster_nodes SET heartbeat_at = now() - interval '1 hour' WHERE name = 'c'")
+        )
+    engine = create_engine(pg_url, connect_args={"application_name": o.session_name("c", "claims")})
+    joining = engine.connect()  # ... and starts again: its registration is under way
+    registration = joining.begin()
+    o.thd_register_node(joining, "c", "127.0.0.1:1", "host", 2)
+    round_ = a.run(o.thd_round, a.id, a.space, stale_after=30.0, take=True)
+    assert round_.cut_off == ()
+    registration.commit()  # its session was left alone
+    assert {n.name: n.alive for n in a.round().nodes} == {"a": True, "c": True}
+    joining.close()
+    engine.dispose()
+    a.close()
