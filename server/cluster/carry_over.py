@@ -101,35 +101,34 @@ class CarryOver(SessionState):
 
     def _recover(self) -> defer.Deferred:
         """Fires True once the session is logged in at the game's new owner; False (and the
-        client's connection closed) when that cannot be done within `relay_timeout`."""
-        if self._recovery is None:
-            self._recovery = defer.ensureDeferred(self._find_new_owner())
-
-            def done(result: Any) -> bool:
-                ok = result is True
-                self._recovery = None
-                if isinstance(result, Failure):
-                    log.failure("game {game}: carrying a session over failed", result, game=self.game_name)
-                if not ok and not self.closed:
-                    log.info(
-                        "game {game}: a session could not be carried over to the new owner; closing it",
-                        game=self.game_name,
-                    )
-                    if self.close is not None:
-                        self.close()
-                waiting, self._after_recovery = self._after_recovery, []
-                for waiter in waiting:
-                    waiter.callback(ok)
-                return ok
-
-            self._recovery.addBoth(done)
+        client's connection closed) when that cannot be done within `relay_timeout`. Every
+        caller while a recovery runs waits for that one (`_after_recovery`); a recovery that
+        finishes at once answers at once."""
         d: defer.Deferred = defer.Deferred()
+        self._after_recovery.append(d)
+        if self._recovery is not None:
+            return d
 
-        def tell(ok: Any) -> Any:
-            d.callback(ok)
-            return ok
+        def done(result: Any) -> None:
+            ok = result is True
+            self._recovery = None
+            if isinstance(result, Failure):
+                log.failure("game {game}: carrying a session over failed", result, game=self.game_name)
+            if not ok and not self.closed:
+                log.info(
+                    "game {game}: a session could not be carried over to the new owner; closing it",
+                    game=self.game_name,
+                )
+                if self.close is not None:
+                    self.close()
+            waiting, self._after_recovery = self._after_recovery, []
+            for waiter in waiting:
+                waiter.callback(ok)
 
-        self._recovery.addBoth(tell)
+        recovery = defer.ensureDeferred(self._find_new_owner())
+        if not recovery.called:
+            self._recovery = recovery
+        recovery.addBoth(done)
         return d
 
     async def _find_new_owner(self) -> bool:
@@ -170,9 +169,12 @@ class CarryOver(SessionState):
         session = self._make_local()
         session.handle(tp.Connect(self.client or "tpserver-tae-cluster"), 1)
         await defer.maybeDeferred(session.handle, tp.Login(f"{user}@{self.game_name}", password), 2)
-        if session.state is State.PLAYING and session.game is not None:
+        if session.state is State.PLAYING and session.game is not None and not session.game.closed:
             self.local, self.mode, self.game_id = session, "local", session.game.id
             return True
+        if session.game is not None and session.game.closed:  # it left while we logged in
+            session.connection_lost()
+            return None
         session.connection_lost()
         return None if self.node.local(self.game_name) is None else False
 

@@ -93,8 +93,20 @@ class ClaimRounds(NodeState):
             await self._load(gains)
 
     def _take_round(self, result: ownership.Round) -> None:
+        before = self.by_id
         self.placements = {p.name: p for p in result.placements}
         self.by_id = {p.game_id: p for p in result.placements}
+        moved = [
+            gid
+            for gid, old in before.items()
+            if old.node is not None and getattr(self.by_id.get(gid), "node", None) != old.node
+        ]
+        for gid in moved:
+            for watcher in list(self._move_watchers):
+                try:
+                    watcher(gid)
+                except Exception:
+                    log.failure("a move watcher failed")
         self.nodes = {n.name: n for n in result.nodes}
         self.directory.default_name = self.default_name()
         for game in list(self.directory.games.values()):

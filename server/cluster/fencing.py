@@ -26,7 +26,7 @@ from twisted.logger import Logger
 from server.database import DatabaseStore
 from server.database.changes import thd_write
 from server.database.engine import create_engine
-from server.database.ownership import ClaimLost, thd_check_claim, thd_notify
+from server.database.ownership import ClaimLost, session_name, thd_check_claim, thd_notify
 from server.database.threads import DatabaseThread
 from server.model.changes import Change, TurnEnded, kind_of
 from server.model.store import StoreUnavailable
@@ -54,8 +54,19 @@ def change_news(game_id: int, sequence: int, change: Change) -> dict[str, Any]:
 class FencedStore(DatabaseStore):
     """A DatabaseStore whose game writes carry the node's claim (see the module docstring)."""
 
-    def __init__(self, url, reactor=None, *, thread=None, on_lost: Callable[[int], None] | None = None):
-        super().__init__(url, reactor, thread=thread)
+    def __init__(
+        self,
+        url,
+        reactor=None,
+        *,
+        thread=None,
+        on_lost: Callable[[int], None] | None = None,
+        node: str | None = None,
+    ):
+        # A node's store sessions carry its name: a peer that cuts the node off ends them too
+        # (`server.database.ownership.NODE_SESSION_ROLES`).
+        name = session_name(node, "store") if node is not None else None
+        super().__init__(url, reactor, thread=thread, application_name=name)
         self.space = 0
         self.on_lost = on_lost
         self.claims: dict[int, int] = {}  # game id → the claim epoch this node holds

@@ -85,15 +85,18 @@ class HandOver(NodeState):
 
     async def _quiesce(self, game: Game) -> None:
         """Wait until no session request and no end of turn is in progress, then stop the timer
-        (all in one reactor turn, so nothing starts in between)."""
+        (all in one reactor turn, so nothing starts in between). Never longer than
+        `handover_timeout`: a turn whose storing hangs must not keep the game leaving forever."""
         deadline = self.reactor.seconds() + self.settings.handover_timeout
         while True:
-            await self._idle(game.id)
-            await game.ready()
-            if not game.busy and not self._inflight.get(game.id):
+            left = deadline - self.reactor.seconds()
+            if left > 0:
+                await _at_most(self.reactor, left, self._idle(game.id))
+                await _at_most(self.reactor, deadline - self.reactor.seconds(), game.ready())
+            if game.closed or (not game.busy and not self._inflight.get(game.id)):
                 game.timer.stop()
                 return
-            if self.reactor.seconds() > deadline:
+            if self.reactor.seconds() >= deadline:
                 game.timer.stop()
                 log.warn(
                     "cluster node {node}: game {game} did not become quiet; handing it over anyway",
@@ -124,3 +127,23 @@ class HandOver(NodeState):
             targets=", ".join(sorted(n.name for n in targets)),
             failed=failed,
         )
+
+
+def _at_most(reactor, seconds: float, d: defer.Deferred) -> defer.Deferred:
+    """Fires when `d` does or after `seconds`, whichever comes first (`d` is left alone: a
+    game's `ready()` waiter must not be cancelled)."""
+    outer: defer.Deferred = defer.Deferred()
+
+    def fire() -> None:
+        if not outer.called:
+            outer.callback(None)
+
+    call = reactor.callLater(max(0.0, seconds), fire)
+
+    def done(_: object) -> None:
+        if call.active():
+            call.cancel()
+        fire()
+
+    d.addBoth(done)
+    return outer

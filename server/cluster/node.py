@@ -111,6 +111,7 @@ class ClusterNode(ClaimRounds, HandOver):
         self._inflight: dict[int, int] = {}
         self._quiet: dict[int, list[defer.Deferred]] = {}
         self._departure_watchers: list[Callable[[int], None]] = []
+        self._move_watchers: list[Callable[[int], None]] = []
         self._news: dict[int, list[Callable[[dict], None]]] = {}
         self.latest_change: dict[int, int] = {}  # game id → the newest change record heard of
         self._rejoining = False
@@ -133,7 +134,7 @@ class ClusterNode(ClaimRounds, HandOver):
             self.reactor,
             self._heard,
             on_connect=self.wake,
-            application_name=f"tae-node {self.name} news",
+            application_name=ownership.session_name(self.name, "news"),
         )
         self.listener.start()
         await self.refresh()
@@ -151,7 +152,7 @@ class ClusterNode(ClaimRounds, HandOver):
         claims = ClaimConnection(
             self.url,
             self.reactor,
-            application_name=f"tae-node {self.name} claims",
+            application_name=ownership.session_name(self.name, "claims"),
             keepalive=self.settings.failover_timeout,
         )
         try:
@@ -231,6 +232,13 @@ class ClusterNode(ClaimRounds, HandOver):
         return lambda: (
             self._departure_watchers.remove(watcher) if watcher in self._departure_watchers else None
         )
+
+    def watch_moves(self, watcher: Callable[[int], None]) -> Callable[[], None]:
+        """`watcher(game_id)` after a claim round in which a game's owner changed (another
+        node, or none: the owner died or was cut off); returns the unwatch call. Relayed
+        sessions follow their game with it (`server.cluster.routing`)."""
+        self._move_watchers.append(watcher)
+        return lambda: self._move_watchers.remove(watcher) if watcher in self._move_watchers else None
 
     def subscribe_news(self, game_id: int, listener: Callable[[dict], None]) -> Callable[[], None]:
         """`listener(message)` for every change record of the game, whichever node runs it

@@ -56,6 +56,7 @@ class NodeState:
         _inflight: dict[int, int]
         _quiet: dict[int, list[defer.Deferred]]
         _departure_watchers: list[Callable[[int], None]]
+        _move_watchers: list[Callable[[int], None]]
         _rejoining: bool
         _rebalancing: bool
 

@@ -140,8 +140,13 @@ class Upstream(twisted_protocol.Protocol):
             "relay: the owner has not answered for {seconds:.0f} s; giving the connection up",
             seconds=self.answer_timeout,
         )
-        if self.transport is not None:
-            cast(ITCPTransport, self.transport).abortConnection()  # no waiting for a silent peer
+        self.give_up()
+
+    def give_up(self) -> None:
+        """Drop the connection at once (no waiting for a silent peer): every exchange waiting
+        fails with UpstreamLost and `on_lost` runs."""
+        if self.transport is not None and not self.lost:
+            cast(ITCPTransport, self.transport).abortConnection()
 
     # -- Twisted ---------------------------------------------------------------------------
 

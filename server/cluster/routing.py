@@ -91,6 +91,7 @@ class ClusterSession(CarryOver, GameList):
         self._abandon: Callable[[], None] | None = None
         self.closed = False
         self._unwatch = node.watch_departures(self._departed)
+        self._unwatch_moves = node.watch_moves(self._moved)
 
     # -- the listener's side ---------------------------------------------------------------
 
@@ -109,6 +110,7 @@ class ClusterSession(CarryOver, GameList):
     def connection_lost(self) -> None:
         self.closed = True
         self._unwatch()
+        self._unwatch_moves()
         self.local.connection_lost()
         self._drop_upstream()
 
@@ -203,6 +205,8 @@ class ClusterSession(CarryOver, GameList):
             self.mode = "local"
             user, _ = split_login(message.username)
             self._logged_in(user, message.password, self.local.game.setup.name, self.local.game.id)
+            if self.local.game.closed:  # the game left this node while the login was checked
+                self._departed(self.local.game.id)
         return result
 
     def _logged_in(self, user: str, password: str, game_name: str, game_id: int) -> None:
@@ -246,6 +250,27 @@ class ClusterSession(CarryOver, GameList):
             raise UpstreamLost(f"node {placement.node} refused the relay")
         self.upstream, self.upstream_node, self.upstream_epoch = upstream, placement.node, placement.epoch
         return upstream
+
+    def _moved(self, game_id: int) -> None:
+        """A claim round saw this session's game leave the node it is relayed to (moved, or
+        its owner died or was cut off): give that owner up now, rather than when it answers
+        or its answer's deadline passes; the request under way, or the idle session, is
+        carried over to the new owner (`_upstream_lost`, `_forward`)."""
+        upstream = self.upstream
+        if self.closed or self.mode != "remote" or game_id != self.game_id or upstream is None:
+            return
+        placement = self.node.by_id.get(game_id)
+        if placement is not None and placement.node == self.upstream_node:
+            return
+        log.info(
+            "game {game}: left node {old} ({now}); the relayed session follows it",
+            game=self.game_name,
+            old=self.upstream_node,
+            now=f"now on node {placement.node}"
+            if placement is not None and placement.owned
+            else "no owner yet",
+        )
+        upstream.give_up()
 
     def _drop_upstream(self) -> None:
         upstream, self.upstream = self.upstream, None

@@ -47,7 +47,7 @@ def open_node_store(config: ServerConfig, reactor, store=None) -> Generator[defe
             "SQLite allows one server per database"
         )
     try:
-        store = FencedStore(url, reactor)
+        store = FencedStore(url, reactor, node=config.node.node if config.node is not None else None)
     except Exception as error:
         raise ConfigError(str(unusable(url, error))) from None
     try:

@@ -97,6 +97,22 @@ def thd_write(conn: Connection, game_id: int, write: GameWrite) -> int:
     return sequence
 
 
+def thd_find_write(conn: Connection, game_id: int, write: GameWrite) -> int | None:
+    """The sequence of the change record `write` stored, or None when it is not stored. A
+    record is the write's when it has its kind, its time (the writer's clock, to the
+    microsecond) and its change: no two writes of one game share all three."""
+    c = changes.c
+    rows = conn.execute(
+        sa.select(c.sequence, c.kind, c.payload).where(
+            c.game_id == game_id, c.kind == kind_of(write.change), c.time == write.time
+        )
+    )
+    for row in rows:
+        if change_from(row.kind, row.payload) == write.change:
+            return int(row.sequence)
+    return None
+
+
 def _last_sequence(conn: Connection, game_id: int, kind: str | None = None) -> int:
     query = sa.select(sa.func.max(changes.c.sequence)).where(changes.c.game_id == game_id)
     if kind is not None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -172,6 +173,13 @@ _LIVE_LOCKS = sa.text(
 )
 
 
+_LOCK_HOLDER = sa.text(
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    " AND objsubid = 2 AND classid = CAST(:space AS oid) AND objid = CAST(:node AS oid)"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
+
+
 def _alive_ids(conn: Connection, space: int) -> set[int]:
     return {int(row.node_id) for row in conn.execute(_LIVE_LOCKS, {"space": space})}
 
@@ -206,6 +214,72 @@ def thd_live_nodes(conn: Connection) -> list[NodeInfo]:
     if not is_postgres(conn):
         return []
     return [n for n in _nodes(conn, thd_lock_space(conn)) if n.alive]
+
+
+#: The PostgreSQL sessions of a node, by `application_name` (pg_stat_activity): its claim
+#: connection, its LISTEN connection and its store's connections.
+NODE_SESSION_ROLES = ("claims", "news", "store")
+
+
+def session_name(node: str, role: str) -> str:
+    """The `application_name` of a node's sessions of one role (PostgreSQL keeps 63 bytes)."""
+    return f"tae-node {node} {role}".encode()[:63].decode(errors="ignore")
+
+
+def _end_sessions_of(
+    conn: Connection, node: str, wait_s: float = 2.0, *, in_transaction: bool = False
+) -> int:
+    """End every session of node `node` (a node cut off), its store's connections too, so
+    that no transaction of a frozen node keeps a claim row locked; with `in_transaction`, only
+    those left idle inside a transaction (a dead node still holding claims: a process of the
+    same name starting again keeps its other sessions). Waits (up to `wait_s`) until they are
+    gone, so that this round can take the games. How many there were."""
+    names = [session_name(node, role) for role in NODE_SESSION_ROLES]
+    idle = " AND state LIKE 'idle in transaction%'" if in_transaction else ""
+    conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
+    pids = (
+        conn.execute(
+            sa.text(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = ANY(:names)"
+                " AND pid <> pg_backend_pid()" + idle
+            ),
+            {"names": names},
+        )
+        .scalars()
+        .all()
+    )
+    for pid in pids:
+        conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": int(pid)})
+    for pid in pids:
+        _gone(conn, int(pid), wait_s)
+    return len(pids)
+
+
+def thd_end_session(conn: Connection, backend_pid: int, wait_s: float = 5.0) -> bool:
+    """End the PostgreSQL session `backend_pid` (if it is still there) and wait until it is
+    gone: True once it is, False if it still runs after `wait_s` seconds. A session that is
+    committing finishes its commit first (PostgreSQL does not interrupt a commit), so once it is
+    gone, what it committed is visible. True on SQLite, which has no sessions to end."""
+    if not is_postgres(conn):
+        return True
+    conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": backend_pid})
+    return _gone(conn, backend_pid, wait_s)
+
+
+#: Seconds between two looks whether an ended session is gone.
+GONE_POLL_S = 0.02
+
+
+def _gone(conn: Connection, backend_pid: int, wait_s: float) -> bool:
+    """Whether the session `backend_pid` is gone, waiting up to `wait_s` seconds for it (the
+    activity view is read afresh each time: a transaction otherwise keeps its first reading)."""
+    query = sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :p")
+    for _ in range(max(1, round(wait_s / GONE_POLL_S))):
+        conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
+        if conn.execute(query, {"p": backend_pid}).first() is None:
+            return True
+        time.sleep(GONE_POLL_S)
+    return False
 
 
 # -- joining and leaving ----------------------------------------------------------------------
@@ -354,9 +428,26 @@ def thd_round(conn: Connection, node_id: int, space: int, *, stale_after: float,
             backend = conn.execute(
                 sa.select(cluster_nodes.c.backend_pid).where(cluster_nodes.c.id == node.id)
             ).scalar()
+            holder = conn.execute(_LOCK_HOLDER, {"space": space, "node": node.id}).scalar()
+            if backend and holder != backend:
+                # The lock is held by another session than the one registered: the node is
+                # joining again (its registration, with a fresh heartbeat, not committed yet).
+                continue
             if backend:
                 conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": backend})
+                _end_sessions_of(conn, node.name)
                 cut_off.append(node.name)
+    if take:
+        # A dead node that still holds claims may still have sessions (a frozen process inside
+        # a write transaction keeps the claim row locked, and SKIP LOCKED would skip it).
+        holders = set(
+            conn.execute(sa.select(game_claims.c.node_id).where(game_claims.c.node_id.is_not(None)))
+            .scalars()
+            .all()
+        )
+        for node in nodes:
+            if not node.alive and node.id in holders and node.name not in cut_off:
+                _end_sessions_of(conn, node.name, in_transaction=True)
     if cut_off:
         nodes = [
             NodeInfo(n.id, n.name, n.advertise, n.host, n.pid, n.state, False, n.started_at, n.heartbeat_age)

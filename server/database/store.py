@@ -31,7 +31,15 @@ from server.database.components import (
 )
 from server.database.engine import create_engine
 from server.database.threads import DatabaseThread
-from server.model.store import Account, ConflictError, GameSetup, OrderEntry, StoreUnavailable, TurnRecord
+from server.model.store import (
+    Account,
+    ConflictError,
+    GameSetup,
+    OrderEntry,
+    OutcomeUnknown,
+    StoreUnavailable,
+    TurnRecord,
+)
 from server.model.writes import GameWrite
 
 # The cluster's tables (revision 0003c), the notifications' (0004n) and the ratings' (0008r)
@@ -44,16 +52,67 @@ def in_transaction(engine: Engine, fn: Callable[..., Any], *args: Any) -> Any:
 
     Runs on the database thread. A constraint violation becomes ConflictError, a database that
     cannot be reached (or cannot write) StoreUnavailable; any error rolls the whole transaction
-    back.
+    back. An error before the COMMIT was sent changed nothing; but a connection that breaks while
+    PostgreSQL commits leaves the outcome unknown (the COMMIT may have reached it and only its
+    answer been lost): that is OutcomeUnknown, naming the session, never StoreUnavailable alone.
     """
     try:
-        with engine.begin() as connection:
-            return fn(connection, *args)
+        with engine.connect() as connection:
+            transaction = connection.begin()
+            try:
+                result = fn(connection, *args)
+            except BaseException:
+                if transaction.is_active:
+                    _roll_back(transaction)
+                raise
+            session = _session_of(connection)
+            try:
+                transaction.commit()
+            except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.DisconnectionError) as exc:
+                if engine.dialect.name == "sqlite":  # a local file: a failed COMMIT kept nothing
+                    raise
+                raise OutcomeUnknown(f"the commit's answer was lost ({_first_line(exc)})", session) from exc
+            return result
     except sa.exc.IntegrityError as exc:
         raise ConflictError(str(exc.orig)) from exc
     except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.DisconnectionError) as exc:
-        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        raise StoreUnavailable(lines[0] if lines else type(exc).__name__) from exc
+        raise StoreUnavailable(_first_line(exc)) from exc
+
+
+def _roll_back(transaction) -> None:
+    try:
+        transaction.rollback()
+    except sa.exc.DBAPIError:  # the connection is gone: so is the transaction
+        pass
+
+
+def _session_of(connection) -> int | None:
+    """The PostgreSQL backend serving `connection` (its pid), known without a round trip."""
+    info = getattr(connection.connection.dbapi_connection, "info", None)
+    pid = getattr(info, "backend_pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def find_write(engine: Engine, game_id: int, write: GameWrite, doubt: OutcomeUnknown) -> int | None:
+    """Whether a write whose commit ended in `doubt` is stored (its record's sequence, or None).
+
+    Runs on the database thread, on a new connection. The session the COMMIT was sent on is cut
+    off first and waited for (`ownership.thd_end_session`): until it is gone, a COMMIT still on
+    its way could land after the look. OutcomeUnknown while the database cannot be asked."""
+    try:
+        with engine.begin() as connection:
+            if isinstance(doubt.session, int) and not ownership.thd_end_session(connection, doubt.session):
+                raise OutcomeUnknown(f"{doubt} (its session {doubt.session} does not end)", doubt.session)
+            return changes_q.thd_find_write(connection, game_id, write)
+    except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.DisconnectionError) as exc:
+        raise OutcomeUnknown(
+            f"{doubt}; the database cannot be asked ({_first_line(exc)})", doubt.session
+        ) from exc
 
 
 class _Games:
@@ -106,6 +165,14 @@ class _Games:
         """Store a `GameWrite` (its rows, change record and notifications) in one transaction;
         the record's sequence number."""
         return self._write(changes_q.thd_write, game_id, write)
+
+    def find_write(self, game_id: int, write: GameWrite, doubt: OutcomeUnknown):
+        """The sequence of the record a write whose commit ended in `doubt` stored, or None
+        when it is not stored; fails with OutcomeUnknown while that cannot be told."""
+        return self._find(find_write, self.engine, game_id, write, doubt)
+
+    def _find(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return fn(*args)
 
     def changes_after(self, game_id: int, after: int = 0):
         """[ChangeRecord] of the game numbered above `after`, oldest first."""
@@ -184,9 +251,11 @@ class ConnectionStore(_Games):
         return fn(self.connection, *args)
 
 
-def _engine(target: str | URL | Engine) -> tuple[Engine, bool]:
+def _engine(target: str | URL | Engine, application_name: str | None = None) -> tuple[Engine, bool]:
     if isinstance(target, Engine):
         return target, False
+    if application_name is not None:
+        return create_engine(target, connect_args={"application_name": application_name}), True
     return create_engine(target), True
 
 
@@ -195,16 +264,22 @@ class DatabaseStore(_Games):
     the transaction committed (or fails, having changed nothing).
 
     `url` is a database URL or an Engine (then the caller disposes of it). `thread` replaces the
-    database thread; tests pass a `SynchronousDatabaseThread`. Call `close()` when done.
+    database thread; tests pass a `SynchronousDatabaseThread`. `application_name` names the
+    store's PostgreSQL sessions (pg_stat_activity). Call `close()` when done.
     The schema must be current: call `upgrade()` (or `server.database.upgrade(url)`) first.
     """
 
-    def __init__(self, url: str | URL | Engine, reactor=None, *, thread=None):
-        self.engine, self._owns_engine = _engine(url)
+    def __init__(
+        self, url: str | URL | Engine, reactor=None, *, thread=None, application_name: str | None = None
+    ):
+        self.engine, self._owns_engine = _engine(url, application_name)
         self.thread = thread if thread is not None else DatabaseThread(reactor)
 
     def _run(self, fn: Callable[..., Any], *args: Any) -> defer.Deferred:
         return self.thread.run(in_transaction, self.engine, fn, *args)
+
+    def _find(self, fn: Callable[..., Any], *args: Any) -> defer.Deferred:
+        return self.thread.run(fn, *args)
 
     def upgrade(self) -> defer.Deferred:
         """Migrate the schema to the newest revision, on the database thread; fires with it."""

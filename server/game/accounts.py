@@ -22,6 +22,7 @@ from twisted.python.failure import Failure
 import ruleset
 from ruleset import Phase, Problem, join_rng
 from ruleset.ai import Level
+from server.game.records import log_failed_write
 from server.game.write_side import GameWriteSide
 from server.model.attendance import computer_seat
 from server.model.changes import JOINED, REINSTATED, PasswordChanged, SeatChanged
@@ -132,9 +133,10 @@ class PlayerAccounts(GameWriteSide):
                 game=self.setup.name,
                 player=account.player_id,
             ),
-            lambda failure: log.failure(
-                "game {game}: upgrading the password hash of player {player} failed",
+            lambda failure: log_failed_write(
+                log,
                 failure,
+                "game {game}: upgrading the password hash of player {player} failed",
                 game=self.setup.name,
                 player=account.player_id,
             ),

@@ -492,16 +492,21 @@ class Game(PlayerAccounts, Seats, OrdersAndBoards, TurnClockControls, TurnEnd, C
     def close(self) -> None:
         """This process stops running the game (it moved to another node, or the server
         stops): no timer, no more retries of a turn that could not be stored. A turn left
-        unstored is resolved again by whoever runs the game next (it is deterministic)."""
+        unstored is resolved again by whoever runs the game next (it is deterministic); what
+        waited for it here (`ready()`, the game's lock) is let go (`_abandon_turn_end`)."""
         self._closed = True
         self.timer.stop()
         for call in self._vacation_ends.values():
             if call.active():
                 call.cancel()
         self._vacation_ends.clear()
-        if self._retry is not None and self._retry.active():
+        retrying = self._retry is not None and self._retry.active()
+        if retrying:
+            assert self._retry is not None
             self._retry.cancel()
         self._retry = None
+        if retrying:
+            self._abandon_turn_end()
 
     def _release(self) -> None:
         self._ready = None

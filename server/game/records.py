@@ -26,9 +26,10 @@ from twisted.internet import defer
 from twisted.logger import Logger
 
 from server.game.write_side import GameWriteSide
-from server.model.changes import Change, ChangeRecord, DeadlineChanged
+from server.model.changes import Change, ChangeRecord, DeadlineChanged, TurnEnded, kind_of
 from server.model.outbox_entry import OutboxEntry
 from server.model.snapshot import GameSnapshot
+from server.model.store import OutcomeUnknown, StoreUnavailable
 from server.model.writes import GameWrite, Step, StoreDeadline
 
 log = Logger()
@@ -41,6 +42,20 @@ OutboxRule = Callable[[Change, GameSnapshot, GameSnapshot, float], Iterable[Outb
 ChangeFollower = Callable[[ChangeRecord, GameSnapshot], None]
 
 
+class GameLeft(StoreUnavailable):
+    """A write of a game this process no longer runs (`Game.close`): nothing was stored."""
+
+
+def log_failed_write(logger: Logger, failure: Any, text: str, **fields: Any) -> None:
+    """Log a failed write of the game: one warning line (`text: error`) when the store could
+    not take it (StoreUnavailable: the database is away, the game moved to another node),
+    which is not a bug; a traceback at `critical` for anything else, which is."""
+    if failure.check(StoreUnavailable):
+        logger.warn(text + ": {error}", error=failure.getErrorMessage(), **fields)
+    else:
+        logger.failure(text, failure, **fields)
+
+
 class ChangeRecords(GameWriteSide):
     """The store-facing part of `Game` (see the module docstring)."""
 
@@ -49,6 +64,7 @@ class ChangeRecords(GameWriteSide):
     _stored_deadline: tuple[int, float | None] | None
     _clock_started: bool
     _deadline_held: bool
+    _doubt: tuple[GameWrite, OutcomeUnknown, Callable[[Any], Any]] | None
     last_change: int
 
     def _init_records(self, stored_deadline: tuple[int, float | None] | None) -> None:
@@ -58,6 +74,9 @@ class ChangeRecords(GameWriteSide):
         self._clock_started = False
         self._deadline_held = False  # a restored game's clock is being put back
         self.last_change = 0  # the sequence of the last record this process wrote
+        # A write whose commit was not answered and that could not be looked up yet: (the
+        # write, the doubt, how to apply it). Settled before the game's next write.
+        self._doubt = None
 
     # -- readers -----------------------------------------------------------------------------
 
@@ -88,7 +107,11 @@ class ChangeRecords(GameWriteSide):
         """Store `steps` with the record of `change` (and the notifications it causes, judged
         on `after`, the game as the change leaves it; the current snapshot when None), then
         run `applied()` to apply it, then tell the followers. Fires with `applied`'s result;
-        fails, having changed nothing, when the store fails."""
+        fails, having changed nothing, when the store fails; fails with OutcomeUnknown when the
+        store may or may not have it (`_unsure`). A closed game writes nothing (`GameLeft`): a
+        session still holding it must not write with the claim its node may hold again."""
+        if self._closed:
+            return defer.fail(GameLeft(f"game {self.setup.name} no longer runs here"))
         now = self.clock.seconds()
         outbox: tuple[OutboxEntry, ...] = ()
         if self._outbox_rule is not None:
@@ -100,7 +123,6 @@ class ChangeRecords(GameWriteSide):
         if deadline is not None and not any(isinstance(step, StoreDeadline) for step in steps):
             steps = (*steps, deadline)
         write = GameWrite(change, steps, now, outbox)
-        d = defer.maybeDeferred(self.store.write, self.id, write)
 
         def stored(sequence: Any) -> T:
             for step in steps:
@@ -110,7 +132,78 @@ class ChangeRecords(GameWriteSide):
             self._told(ChangeRecord(self.id, int(sequence or 0), now, change))
             return result
 
-        return d.addCallback(stored)
+        d = self._settle_doubt()
+        d.addCallback(lambda _: self.store.write(self.id, write))
+        d.addCallbacks(stored, self._unsure, errbackArgs=(write, stored))
+        return d
+
+    # -- a write whose commit was not answered ---------------------------------------------------
+
+    def _unsure(self, failure, write: GameWrite, stored: Callable[[Any], T]) -> Any:
+        """The store failed the write. When its commit's answer was lost (OutcomeUnknown), look
+        whether it is stored: stored, it is applied as if answered; not stored, it fails as a
+        plain refusal (nothing changed). While that cannot be told the write stays in doubt and
+        fails with OutcomeUnknown ("may or may not"): the game keeps it unapplied and settles
+        it before its next write (`_settle_doubt`), so the game never differs from the store.
+        An end of turn is not kept in doubt: it is stored again until it is (the same turn
+        stored twice is stored once)."""
+        if not failure.check(OutcomeUnknown):
+            return failure
+        doubt = failure.value
+        log.warn(
+            "game {game}: the answer to a write ({kind}) was lost: looking whether it is stored ({error})",
+            game=self.setup.name,
+            kind=kind_of(write.change),
+            error=doubt,
+        )
+        d = defer.maybeDeferred(self.store.find_write, self.id, write, doubt)
+
+        def found(sequence: int | None) -> Any:
+            if sequence is None:
+                log.info("game {game}: that write is not stored", game=self.setup.name)
+                raise StoreUnavailable(f"{doubt}; the write is not stored")
+            log.info(
+                "game {game}: that write is stored (record {sequence})",
+                game=self.setup.name,
+                sequence=sequence,
+            )
+            return stored(sequence)
+
+        def still_unknown(lookup_failure):
+            lookup_failure.trap(OutcomeUnknown)
+            if not isinstance(write.change, TurnEnded):
+                self._doubt = (write, lookup_failure.value, stored)
+            log.warn(
+                "game {game}: whether that write is stored cannot be told yet ({error}); "
+                "the game writes nothing until it can",
+                game=self.setup.name,
+                error=lookup_failure.value,
+            )
+            return lookup_failure
+
+        return d.addCallbacks(found, still_unknown)
+
+    def _settle_doubt(self) -> defer.Deferred:
+        """Before any write: settle the write left in doubt, if any (applied if it is stored,
+        forgotten if not); fails with StoreUnavailable, having sent nothing, while it cannot be."""
+        if self._doubt is None:
+            return defer.succeed(None)
+        write, doubt, stored = self._doubt
+        d = defer.maybeDeferred(self.store.find_write, self.id, write, doubt)
+
+        def found(sequence: int | None) -> None:
+            self._doubt = None
+            if sequence is None:
+                log.info("game {game}: the write in doubt is not stored", game=self.setup.name)
+                return
+            log.info("game {game}: the write in doubt is stored: applied now", game=self.setup.name)
+            stored(sequence)
+
+        def unknown(failure):
+            failure.trap(OutcomeUnknown)
+            raise StoreUnavailable(f"an earlier write may or may not be stored ({failure.value})")
+
+        return d.addCallbacks(found, unknown)
 
     def _told(self, record: ChangeRecord) -> None:
         self.last_change = max(self.last_change, record.sequence)

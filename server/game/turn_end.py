@@ -98,6 +98,7 @@ class TurnEnd(GameWriteSide):
         now, so that the players are told it in the same transaction), then apply it."""
         self._retry = None
         if self._closed:
+            self._abandon_turn_end()
             return
         state = outcome.state
         deadline = None if state.phase is Phase.OVER else self.timer.next_turn_deadline()
@@ -179,14 +180,35 @@ class TurnEnd(GameWriteSide):
         else:
             self._publish()
             self._release()
+            if self._closed:  # stored just as the game left this node: its next owner goes on
+                return
             self.timer.start_turn(len(self._state.players), at=deadline)
             self._open_stand_in_turn()
             self._end_if_only_stand_ins_act()
 
+    def _abandon_turn_end(self) -> None:
+        """The game was closed while its turn was ending (a retry pending, a commit refused, the
+        lock not yet had): let go of the game's lock and of everything waiting for the new turn
+        (`ready()`: sessions, a handover), so that nothing waits for a game that is gone."""
+        self._store_trouble = None
+        if self._lock.locked:
+            self._lock.release()
+        self._release()
+
     def _commit_failed(self, failure, record: TurnRecord, outcome: ruleset.TurnOutcome) -> None:
         """The store could not keep the turn. Nothing was told yet: keep the sessions waiting
         and store the very same turn again (if the first attempt did commit and only its answer
-        was lost, storing the identical turn again succeeds)."""
+        was lost, storing the identical turn again succeeds). A game closed meanwhile (it left
+        this node) stores nothing more: the turn is abandoned here."""
+        if self._closed:
+            log.info(
+                "game {game}: the end of turn {turn} is left to the game's next owner ({error})",
+                game=self.setup.name,
+                turn=record.turn - 1,
+                error=failure.getErrorMessage(),
+            )
+            self._abandon_turn_end()
+            return
         if failure.check(StoreUnavailable):
             if self._store_trouble is None:  # one line per outage, not a traceback every 5 s
                 log.warn(

@@ -90,6 +90,13 @@ class MemoryStore:
         self.outbox.extend(write.outbox)
         return sequence
 
+    def find_write(self, game_id: int, write: GameWrite, doubt: Exception) -> int | None:
+        """The sequence of the record `write` stored, or None (a memory store always knows)."""
+        for record in self.changes.get(game_id, ()):
+            if record.time == write.time and record.change == write.change:
+                return record.sequence
+        return None
+
     def changes_after(self, game_id: int, after: int = 0) -> list[ChangeRecord]:
         return [r for r in self.changes.get(game_id, ()) if r.sequence > after]
 

@@ -31,7 +31,18 @@ class NotFoundError(StoreError, LookupError):
 
 class StoreUnavailable(StoreError):
     """The store cannot be reached (the database is down, the disk is full); nothing of the
-    operation was stored, and trying again later may succeed."""
+    operation was stored (but see `OutcomeUnknown`), and trying again later may succeed."""
+
+
+class OutcomeUnknown(StoreUnavailable):
+    """The connection broke while the transaction was being committed: the database may or may
+    not have kept it. `session` names the database session it was sent on (the store cuts it
+    off before it looks whether the write is there: `GameStore.find_write`). Never answer it
+    as a refusal."""
+
+    def __init__(self, message: str, session: Any = None):
+        super().__init__(message)
+        self.session = session
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +163,11 @@ class GameStore(Protocol):
     def write(self, game_id: int, write: Any) -> Any:
         """Store one write of a game (`server.model.writes.GameWrite`: its rows, its change
         record and its notifications) in one transaction; the record's sequence number."""
+        ...
+
+    def find_write(self, game_id: int, write: Any, doubt: OutcomeUnknown) -> Any:
+        """Whether a write whose commit ended in `doubt` is stored: its record's sequence, or
+        None when it is not; fails with OutcomeUnknown while that cannot be told."""
         ...
 
     def changes_after(self, game_id: int, after: int = 0) -> Any:

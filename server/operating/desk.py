@@ -26,6 +26,7 @@ from twisted.logger import Logger
 
 from server.game.directory import GameDirectory
 from server.game.game import Game
+from server.model.store import StoreUnavailable
 from server.operating.commands import BY_REQUEST
 from server.operating.game_actions import OperationError
 
@@ -115,8 +116,6 @@ class OperatorDesk:
             log.info("operator requests: the database is reachable again")
 
     def _poll_failed(self, failure) -> None:
-        from server.model.store import StoreUnavailable
-
         if not failure.check(StoreUnavailable):
             log.failure("operator requests: polling failed", failure)
         elif not self._unreachable:  # one line per outage, not one a second
@@ -206,6 +205,9 @@ class OperatorDesk:
                 result = await command.carry_out(self._live(request.game_id), request.payload)
         except OperationError as error:
             return FAILED, str(error)
+        except StoreUnavailable as error:  # the database is away, or the game just moved
+            log.warn("operator request #{id} was not carried out: {error}", id=request.id, error=error)
+            return FAILED, f"not carried out: {error}"
         except Exception as error:
             log.failure("operator request #{id} failed", id=request.id)
             return FAILED, f"internal error: {error}"

@@ -8,6 +8,8 @@ Fail the client gets:
   the problem's code and text, with the references the request's command names;
 * `TPRefusal` (the TP layer's own refusals: a bad sequence key, an empty request…) → as given;
 * `ProtocolError` (a body that does not decode) → its code, text and references;
+* `OutcomeUnknown` (the connection broke while the database committed, and the game could not
+  find out whether it kept the write) → code 3, "it may or may not have been done: look again";
 * `StoreUnavailable` / `StoreError` (the database is away or refused the write) → code 3,
   "try again": nothing was stored, so nothing the player was told is lost.
 
@@ -23,10 +25,13 @@ import protocol as tp
 from protocol import FailCode, ProtocolError
 from protocol.records import Reference
 from server.model.refusals import Refused
-from server.model.store import StoreError, StoreUnavailable
+from server.model.store import OutcomeUnknown, StoreError, StoreUnavailable
 
 STORE_UNAVAILABLE_TEXT = (
     "The game's database is unavailable right now; nothing was changed. Try again shortly."
+)
+OUTCOME_UNKNOWN_TEXT = (
+    "The game's database did not confirm the change; it may or may not have been done: look again."
 )
 STORE_REFUSED_TEXT = "The game's database refused the change; nothing was changed."
 INTERNAL_ERROR_TEXT = "Internal server error; the request was not carried out"
@@ -58,6 +63,10 @@ def _protocol_error(error: ProtocolError, refs: tuple[tuple[int, int], ...]) -> 
     return fail(int(error.code), error.message, error.references)
 
 
+def _outcome_unknown(error: OutcomeUnknown, refs: tuple[tuple[int, int], ...]) -> tp.Fail:
+    return fail(FailCode.UNAVAILABLE_TEMPORARILY, OUTCOME_UNKNOWN_TEXT, refs)
+
+
 def _store_unavailable(error: StoreUnavailable, refs: tuple[tuple[int, int], ...]) -> tp.Fail:
     return fail(FailCode.UNAVAILABLE_TEMPORARILY, STORE_UNAVAILABLE_TEXT, refs)
 
@@ -71,6 +80,7 @@ ERRORS: tuple[tuple[type[BaseException], Callable], ...] = (
     (Refused, _refused),
     (TPRefusal, _tp_refusal),
     (ProtocolError, _protocol_error),
+    (OutcomeUnknown, _outcome_unknown),
     (StoreUnavailable, _store_unavailable),
     (StoreError, _store_refused),
 )

@@ -12,8 +12,6 @@ node b, the new owner, where the game goes on.
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 
 import pytest
@@ -25,74 +23,11 @@ from server.database import SyncDatabase
 from server.game.replay import check_replay
 from server.model.store import GameSetup
 
+from .pg_proxy import PostgresProxy
 from .test_cluster import NodeProcess, nodes_view, owner_of, wait_until
 from .tp_client import TPClient
 
 pytestmark = pytest.mark.timeout(240)
-
-
-class CuttableProxy:
-    """127.0.0.1:port → target, passing bytes both ways until `cut()`, again after `mend()`.
-    Bytes sent meanwhile wait in the sockets; no connection is closed by a cut."""
-
-    def __init__(self, target: tuple[str, int]):
-        self.target = target
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.listener.settimeout(0.2)
-        self.port = self.listener.getsockname()[1]
-        self.flowing = threading.Event()
-        self.flowing.set()
-        self.stopped = threading.Event()
-        self.sockets: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def cut(self) -> None:
-        self.flowing.clear()
-
-    def mend(self) -> None:
-        self.flowing.set()
-
-    def close(self) -> None:
-        self.stopped.set()
-        for s in [self.listener, *self.sockets]:
-            try:
-                s.close()
-            except OSError:
-                pass
-
-    def _accept(self) -> None:
-        while not self.stopped.is_set():
-            try:
-                client, _ = self.listener.accept()
-            except (TimeoutError, OSError):
-                continue
-            server = socket.create_connection(self.target)
-            self.sockets += [client, server]
-            for src, dst in ((client, server), (server, client)):
-                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
-
-    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
-        src.settimeout(0.2)
-        while not self.stopped.is_set():
-            if not self.flowing.wait(0.2):
-                continue
-            try:
-                data = src.recv(65536)
-            except TimeoutError:
-                continue
-            except OSError:
-                data = b""
-            if not data:
-                for s in (src, dst):
-                    try:
-                        s.close()
-                    except OSError:
-                        pass
-                return
-            try:
-                dst.sendall(data)
-            except OSError:
-                return
 
 
 def orders_of(url: str, game: str, player: int) -> list:
@@ -106,8 +41,8 @@ def test_a_cut_off_node_cannot_commit_and_the_new_owner_goes_on(pg_url, tmp_path
         db.upgrade()
         db.create_game(GameSetup("duel", None, seed=7, description="fencing"))
     url = make_url(pg_url)
-    proxy = CuttableProxy((url.host or "127.0.0.1", url.port or 5432))
-    via_proxy = url.set(port=proxy.port).render_as_string(hide_password=False)
+    proxy = PostgresProxy((url.host or "127.0.0.1", url.port or 5432))
+    via_proxy = proxy.url_of(url)
     a = NodeProcess(via_proxy, "a", cwd=tmp_path)
     b = NodeProcess(pg_url, "b", cwd=tmp_path)
     clients: list[TPClient] = []

@@ -50,3 +50,80 @@ def test_a_relayed_session_follows_its_game_away_from_a_frozen_owner(pg_url, tmp
             os.kill(frozen.process.pid, signal.SIGCONT)
         for node in (a, b):
             node.kill()
+
+
+def test_an_owner_frozen_inside_a_write_transaction_loses_the_game_at_the_failover_timeout(pg_url, tmp_path):
+    """The owner stops (SIGSTOP) with a write transaction open: its store session sits idle in
+    the transaction, holding the game's claim row. Cutting the node off ends that session too
+    (issue 23, item 3), so the game moves at the failover timeout, not when PostgreSQL's own
+    `idle_in_transaction_session_timeout` (10 s) would end it."""
+    import sqlalchemy as sa
+
+    from server.database import create_engine
+    from server.database.ownership import session_name
+
+    from .test_cluster_fencing import legal_orders
+
+    config = tmp_path / "cluster.toml"
+    config.write_text(f"[cluster]\npoll_interval = 0.5\nfailover_timeout = {FAILOVER_S}\n")
+    a, b = (NodeProcess(pg_url, name, "--config", str(config), cwd=tmp_path) for name in ("a", "b"))
+    nodes = {"a": a, "b": b}
+    frozen = None
+    engine = create_engine(pg_url)
+    try:
+        for node in (a, b):
+            node.start()
+        wait_until(lambda: len([n for n in nodes_view(pg_url)["nodes"] if n["alive"]]) == 2, 20, "two nodes")
+        create_games(pg_url, ["g1"])
+        wait_until(lambda: placed(pg_url), 20, "the game has a node")
+        owner = nodes[owner_of(pg_url, "g1") or ""]
+        other = "a" if owner.name == "b" else "b"
+        ann = player(owner.port, "ann@g1")
+        try:
+            fleet, kind, target = legal_orders(pg_url, "g1", 1)[0]
+            store = session_name(owner.name, "store")
+
+            def store_state() -> set[str]:
+                with engine.connect() as conn:
+                    rows = conn.execute(
+                        sa.text(
+                            "SELECT state, coalesce(wait_event_type, '') AS waiting FROM pg_stat_activity"
+                            " WHERE application_name = :n"
+                        ),
+                        {"n": store},
+                    ).all()
+                return {f"{r.state}/{r.waiting}" for r in rows}
+
+            # Hold the claim row so that the owner's write waits inside its transaction...
+            blocker = engine.connect()
+            blocking = blocker.begin()
+            blocker.execute(
+                sa.text(
+                    "SELECT 1 FROM game_claims c JOIN games g ON g.id = c.game_id"
+                    " WHERE g.name = 'g1' FOR UPDATE OF c"
+                )
+            )
+            ann.send(ann.insert_order(fleet, kind, target))
+            wait_until(
+                lambda: "active/Lock" in store_state(), 10, "the owner's write waits for the claim row"
+            )
+            # ... freeze the owner there, and let the write go on: it now waits for its node.
+            os.kill(owner.process.pid, signal.SIGSTOP)
+            frozen = owner
+            blocking.commit()
+            blocker.close()
+            wait_until(
+                lambda: any(s.startswith("idle in transaction") for s in store_state()), 10, "frozen inside"
+            )
+            started = time.monotonic()
+            moved = wait_until(lambda: owner_of(pg_url, "g1") == other, 30, "the game moves")
+            waited = time.monotonic() - started
+            assert moved and waited < FAILOVER_S + 3, waited
+        finally:
+            ann.close()
+    finally:
+        if frozen is not None:
+            os.kill(frozen.process.pid, signal.SIGCONT)
+        for node in (a, b):
+            node.kill()
+        engine.dispose()

@@ -146,3 +146,80 @@ def test_cluster_settings_from_the_configuration_file(tmp_path):
         path.write_text(text)
         with pytest.raises(ConfigError, match=problem):
             load_config(str(path))
+
+
+class FrozenWriter:
+    """A node's store session stopped inside a write of game `game`: the fencing check holds the
+    game's claim row (FOR SHARE) and nothing more happens (SIGSTOP, a machine that pauses)."""
+
+    def __init__(self, pg_url: str, node: str, game: int, epoch: int):
+        from server.database import create_engine
+
+        self.engine = create_engine(pg_url, connect_args={"application_name": o.session_name(node, "store")})
+        self.connection = self.engine.connect()
+        self.transaction = self.connection.begin()
+        o.thd_check_claim(self.connection, game, epoch)
+
+    def close(self) -> None:
+        self.connection.invalidate()
+        self.engine.dispose()
+
+
+def test_a_cut_off_node_loses_every_session_and_its_games_are_taken_in_the_same_round(database, pg_url):
+    a = Node(database, "a")
+    mine = a.round().mine
+    game, epoch = min(mine.items())
+    frozen = FrozenWriter(pg_url, "a", game, epoch)
+    b = Node(database, "b")
+    cut = b.run(o.thd_round, b.id, b.space, stale_after=0.0, take=True)
+    assert cut.cut_off == ("a",)
+    assert sorted(cut.mine) == sorted(mine), "the game whose claim row the frozen writer held is taken too"
+    with pytest.raises(sa.exc.DBAPIError):  # the frozen writer's session was ended
+        frozen.connection.exec_driver_sql("SELECT 1")
+    frozen.close()
+    a.close()
+    b.close()
+
+
+def test_a_dead_nodes_frozen_writer_is_ended_when_its_games_are_taken(database, pg_url):
+    a = Node(database, "a")
+    mine = a.round().mine
+    game, epoch = min(mine.items())
+    frozen = FrozenWriter(pg_url, "a", game, epoch)
+    a.close()  # the claim connection is gone (its lock free); the store session is not
+    b = Node(database, "b")
+    taken = b.round()
+    for _ in range(50):  # the claim backend's exit is asynchronous
+        if len(taken.mine) == len(mine):
+            break
+        time.sleep(0.1)
+        taken = b.round()
+    assert sorted(taken.mine) == sorted(mine)
+    frozen.close()
+    b.close()
+
+
+def test_a_node_joining_again_is_not_cut_off_before_its_registration_commits(database, pg_url):
+    """Its lock is held (by its new claim connection) while its fresh heartbeat is not
+    committed yet: to a peer it looks alive and stale, but it is not the session registered,
+    and ending its sessions would stop the node at its start (found by the chaos run)."""
+    from server.database import create_engine
+
+    a = Node(database, "a")
+    c = Node(database, "c")
+    c.close()  # c stops...
+    with database.engine.begin() as conn:
+        conn.execute(
+            sa.text("UPDATE cluster_nodes SET heartbeat_at = now() - interval '1 hour' WHERE name = 'c'")
+        )
+    engine = create_engine(pg_url, connect_args={"application_name": o.session_name("c", "claims")})
+    joining = engine.connect()  # ... and starts again: its registration is under way
+    registration = joining.begin()
+    o.thd_register_node(joining, "c", "127.0.0.1:1", "host", 2)
+    round_ = a.run(o.thd_round, a.id, a.space, stale_after=30.0, take=True)
+    assert round_.cut_off == ()
+    registration.commit()  # its session was left alone
+    assert {n.name: n.alive for n in a.round().nodes} == {"a": True, "c": True}
+    joining.close()
+    engine.dispose()
+    a.close()

@@ -1,0 +1,188 @@
+"""A game closed while its turn is ending lets go of everything that waited for that turn, and a
+cluster node's handover never waits for a game forever (issue 23, item 2: a handover waited on
+`game.ready()` while the end of a turn was being stored; the node then lost its claims, the
+game was closed, the wait was never released, and the game stayed in `ClusterNode.leaving`:
+the node never loaded it again while the database kept giving it to that node)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from twisted.internet import defer
+from twisted.internet.task import Clock
+
+from server.cluster.node import ClusterNode
+from server.config.cluster import ClusterSettings
+from server.database.ownership import ClaimLost
+from server.game.directory import GameDirectory
+from server.game.game import Game
+from server.game.records import GameLeft
+from server.model.store import StoreUnavailable
+from server.model.timer_settings import TimerSettings
+from tests.support.games import legal_orders, new_game
+from tests.support.stores import hold_turns
+
+
+def playing(clock: Clock, turn_length: int = 0):
+    store, game = new_game(clock=clock, timer=TimerSettings(turn_length=turn_length))
+    for name in ("ann", "bob"):
+        game.create_account(name, "a-good-password")
+    game.start()
+    return store, game
+
+
+def fired(d: defer.Deferred) -> list:
+    out: list = []
+    d.addBoth(out.append)
+    return out
+
+
+def test_closing_a_game_whose_turn_is_being_stored_again_releases_its_waiters():
+    clock = Clock()
+    store, game = playing(clock)
+    hold_turns(store, lambda: defer.fail(StoreUnavailable("the database is away")))
+    ended = fired(game.end_turn())
+    assert game.busy and not ended  # the turn is stored again every few seconds
+    waiting = fired(game.ready())
+    game.close()
+    assert ended == [None] and waiting == [None]
+    assert not game.busy and not game._lock.locked
+    clock.advance(60)
+    assert game.state.turn == 0  # nothing more is stored here: the next owner resolves the turn
+
+
+def test_a_turn_whose_commit_is_refused_after_the_game_closed_releases_its_waiters():
+    clock = Clock()
+    store, game = playing(clock)
+    commit: defer.Deferred = defer.Deferred()
+    hold_turns(store, lambda: commit)
+    ended = fired(game.end_turn())
+    game.close()
+    assert not ended
+    commit.errback(ClaimLost("game 1 is run by another node"))
+    assert ended == [None] and not game._lock.locked and not game.busy
+
+
+def test_a_turn_stored_as_the_game_closes_is_applied_without_starting_a_clock():
+    clock = Clock()
+    store, game = playing(clock, turn_length=60)
+    commit: defer.Deferred = defer.Deferred()
+    hold_turns(store, lambda: commit)
+    ended = fired(game.end_turn())
+    game.close()
+    commit.callback(1)  # the commit made it (this node still held the claim then)
+    assert ended == [None] and game.state.turn == 1 and not game._lock.locked
+    assert not clock.getDelayedCalls()
+
+
+# -- a cluster node's handover ----------------------------------------------------------------
+
+
+class ClaimConnectionAnswering:
+    """The claim connection, as far as a handover uses it: the new owner's epoch."""
+
+    def __init__(self):
+        self.calls: list = []
+
+    def run(self, fn, *args):
+        self.calls.append(fn.__name__)
+        return defer.succeed(2)
+
+
+def node_running(game: Game, clock: Clock, handover_timeout: float = 20.0) -> ClusterNode:
+    settings = ClusterSettings("a", "127.0.0.1:6923", handover_timeout=handover_timeout)
+    store = SimpleNamespace(claims={game.id: 1}, forget=lambda gid: store.claims.pop(gid, None))
+    directory = GameDirectory()
+    directory.add(game)
+    node = ClusterNode(settings, "postgresql://unused", store, directory, clock)  # type: ignore[arg-type]
+    node.claims = ClaimConnectionAnswering()  # type: ignore[assignment]
+    node.node_id = 1
+    return node
+
+
+TARGET = SimpleNamespace(id=2, name="b", advertise="127.0.0.1:6924")
+
+
+def test_a_handover_waiting_for_a_turn_ends_when_the_node_loses_the_game():
+    clock = Clock()
+    store, game = playing(clock)
+    commit: defer.Deferred = defer.Deferred()
+    hold_turns(store, lambda: commit)
+    game.end_turn()
+    node = node_running(game, clock)
+    moved = fired(defer.ensureDeferred(node._hand_over(game, TARGET)))  # type: ignore[arg-type]
+    assert game.id in node.leaving and not moved
+    commit.errback(ClaimLost("game 1 is run by another node"))  # the turn is tried again later
+    node._drop(game, "this node lost its claims")  # the claim connection broke
+    clock.advance(0)
+    assert moved == [None], "the handover finished"
+    assert game.id not in node.leaving and node.claims.calls == []  # type: ignore[union-attr]
+
+
+def test_a_handover_waits_for_a_hung_turn_at_most_the_handover_timeout():
+    clock = Clock()
+    store, game = playing(clock)
+    hold_turns(store, defer.Deferred)  # the turn's commit never answers
+    game.end_turn()
+    node = node_running(game, clock, handover_timeout=5)
+    moved = fired(defer.ensureDeferred(node._hand_over(game, TARGET)))  # type: ignore[arg-type]
+    clock.advance(4.9)
+    assert not moved and game.id in node.leaving
+    clock.advance(0.2)
+    clock.advance(0)
+    assert moved == [None] and game.id not in node.leaving
+    assert node.claims.calls == ["thd_hand_over"] and game.closed  # type: ignore[union-attr]
+
+
+# -- a closed game writes nothing -------------------------------------------------------------
+
+
+def test_a_closed_game_writes_nothing_even_when_its_node_holds_the_claim_again():
+    """A session still holding a game that left its node (and came back as a new Game object)
+    must not write with the claim the node holds again: found by the chaos run, where such a
+    session stored orders and finished flags of turn 1 into a game at turn 3."""
+    clock = Clock()
+    store, game = playing(clock)
+    fleet, kind, target = legal_orders(game, 1)[0]
+    game.close()
+    records = len(store.changes.get(game.id, []))
+    answers = fired(game.insert_order(1, fleet, -1, kind, target))
+    assert len(answers) == 1 and answers[0].check(GameLeft) and answers[0].check(StoreUnavailable)
+    finished = fired(game.finish_turn(1))
+    assert len(store.changes.get(game.id, [])) == records
+    assert game.orders_of(1) == [] and (finished == [None] or finished[0].check(StoreUnavailable))
+
+
+class LocalSessionOfAGameThatLeft:
+    """A TP session whose login succeeded on a game closed meanwhile."""
+
+    def __init__(self, game: Game):
+        self.state = None
+        self.game = None
+        self.left = False
+        self._game = game
+
+    def handle(self, message, sequence):
+        from server.tp.session import State
+
+        self.state, self.game = State.PLAYING, self._game
+        return b""
+
+    def connection_lost(self) -> None:
+        self.left = True
+
+
+def test_a_session_carried_over_does_not_stay_with_a_game_that_left_during_its_login():
+    from server.cluster.carry_over import CarryOver
+
+    clock = Clock()
+    _, game = playing(clock)
+    game.close()  # handed over while the password was being checked
+    local = LocalSessionOfAGameThatLeft(game)
+    session = CarryOver()
+    session.credentials, session.game_name, session.client = ("ann", "a-good-password"), "tae", "test"
+    session._make_local = lambda: local  # type: ignore[assignment,return-value]
+    session.node = SimpleNamespace(local=lambda name: None)
+    verdict = fired(defer.ensureDeferred(session._log_in_locally()))
+    assert verdict == [None], "look for the game's owner again"
+    assert local.left and getattr(session, "mode", None) != "local"
