@@ -28,7 +28,7 @@ import msgspec
 
 from ruleset import Problem, ProblemCode
 from server.model.names import lookup_key
-from server.model.refusals import BAD_LOGIN, RATE_LIMITED, REMOVED, REMOVED_LOGIN, Refused
+from server.model.refusals import BAD_LOGIN, NO_COMPUTER_GAMES, RATE_LIMITED, REMOVED, REMOVED_LOGIN, Refused
 from server.model.snapshot import GameSnapshot
 from server.model.store import StoreUnavailable
 from server.views.web.documents import (
@@ -276,6 +276,23 @@ class Api:
         request.setResponseCode(201)
         return answer(request, {"game": game.snapshot.name, "player": player, "name": account})
 
+    async def new_computer_game(self, request) -> bytes:
+        """`POST /api/games`: a new game of the caller's account against the computer
+        (`{"computer_players": 1..5, "level": "easy"|"normal"|"hard", "turn_length": seconds}`);
+        201 `{"game", "player", "name"}`, the account's seat (`server.operating.computer_games`)."""
+        fields = json_fields(request)
+        account = await self.account(request)
+        starter = self.web.computer_games
+        if starter is None or not starter.offered:
+            raise refusal(NO_COMPUTER_GAMES)
+        players, level = fields.get("computer_players"), fields.get("level", "normal")
+        game = await starter.start(account, players, level, fields.get("turn_length", 86400))
+        snapshot = game.snapshot
+        player = next(p for p, owner in snapshot.owners.items() if lookup_key(owner) == lookup_key(account))
+        request.setResponseCode(201)
+        name = snapshot.usernames.get(player, account)
+        return answer(request, {"game": snapshot.name, "player": player, "name": name})
+
     # -- reads -----------------------------------------------------------------------------
 
     async def games(self, request) -> bytes:
@@ -490,6 +507,7 @@ def register(router: Router, web: WebSite) -> None:
     routes = [
         ("GET", "/api/me", api.my_games),
         ("GET", "/api/games", api.games),
+        ("POST", "/api/games", api.new_computer_game),
         ("GET", "/api/games/{name}", api.public),
         ("GET", "/api/games/{name}/history", api.history),
         ("GET", "/api/games/{name}/turns/{turn:int}", api.turn),

@@ -30,7 +30,7 @@ from server.views.web.documents import lobby_entry, public_galaxy
 from server.views.web.galaxy import Galaxy, galaxy
 from server.views.web.history import HistoryBook
 from server.views.web.mapsvg import SystemPainter, map_body
-from server.web.contract import GameFinder, GamePlaces, ServedGame
+from server.web.contract import ComputerGameStarter, GameFinder, GamePlaces, ServedGame
 from server.web.live import LiveFeed
 from server.web.logins import WebLogins
 from server.web.routing import HTTPFailure
@@ -69,6 +69,8 @@ class WebSite:
         self._past: OrderedDict[tuple[int, int], tuple[TurnRecord, Galaxy]] = OrderedDict()
         self.places: GamePlaces | None = None
         self.relay: Any = None  # server.web.relay.WebRelay, on a cluster node
+        # starts games against the computer (server.web.contract.ComputerGameStarter), or None
+        self.computer_games: ComputerGameStarter | None = None
         self.templates = Environment(
             loader=FileSystemLoader(str(HERE / "templates")),
             autoescape=select_autoescape(default=True, default_for_string=True),
