@@ -32,7 +32,6 @@ from server.model.refusals import BAD_LOGIN, NO_COMPUTER_GAMES, RATE_LIMITED, RE
 from server.model.snapshot import GameSnapshot
 from server.model.store import StoreUnavailable
 from server.views.web.documents import (
-    my_game_entry,
     my_orders,
     my_view,
     public_game,
@@ -255,14 +254,7 @@ class Api:
         (`server.views.web.documents.my_game_entry`), and its accounts kept apart (revision
         0007a) that a login with their password would join to it."""
         name = await self.account(request)
-        now = self.web.now()
-        key = lookup_key(name)
-        games = []
-        for game in self.web.games.ordered():
-            snapshot = game.snapshot
-            for player, owner in snapshot.owners.items():
-                if lookup_key(owner) == key:
-                    games.append(my_game_entry(snapshot, player, now))
+        games = self.web.my_games(name)
         return answer(
             request, {"account": name, "games": games, "kept_apart": self.web.games.accounts.kin(name)}
         )
