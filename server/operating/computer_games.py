@@ -10,7 +10,7 @@ stand-in does. The game then starts: it has all the players it is for and takes 
 The operator bounds it (`server.config.limits`): `computer_games_per_account` open games per
 account (0, the default: nobody may start one) and `computer_games_max` on the server. A game
 against the computer is one not over whose seats all but one are computer players; it counts
-for the account holding the other seat. Counting from the games themselves needs nothing
+for the account holding the other seat until that player resigns. Counting from the games themselves needs nothing
 stored besides them, and holds across restarts.
 """
 
@@ -64,7 +64,7 @@ def computer_game_request(players: object, level: object, turn_length: object) -
 
 def against_the_computer(snapshot: GameSnapshot) -> str | None:
     """The account playing the one seat of a game against the computer that is not a computer
-    player's (None: the game is over, or is not one)."""
+    player's (None: the game is over, its player resigned or was removed, or it is not one)."""
     if snapshot.phase is Phase.OVER:
         return None
     people = [
@@ -74,6 +74,9 @@ def against_the_computer(snapshot: GameSnapshot) -> str | None:
     ]
     if len(people) != 1 or len(snapshot.owners) < 2:
         return None
+    seat = snapshot.attendance.get(people[0])
+    if people[0] in snapshot.removed_players or (seat is not None and seat.presence is Presence.RESIGNED):
+        return None  # its player left it: it counts for nobody
     return snapshot.owners[people[0]]
 
 
