@@ -10,8 +10,8 @@ stand-in does. The game then starts: it has all the players it is for and takes 
 The operator bounds it (`server.config.limits`): `computer_games_per_account` open games per
 account (0, the default: nobody may start one) and `computer_games_max` on the server. A game
 against the computer is one not over whose seats all but one are computer players; it counts
-for the account holding the other seat until that player resigns. Counting from the games themselves needs nothing
-stored besides them, and holds across restarts.
+for the account holding the other seat until that player resigns. Counting from the games
+themselves needs nothing stored besides them, and holds across restarts.
 """
 
 from __future__ import annotations
