@@ -75,7 +75,7 @@ def test_the_home_page_lists_my_games_waiting_ones_first_with_a_badge_that_goes_
     stranger = Client(site).get("/").text
     assert "Your games" not in stranger and "Play against the computer" not in stranger
     assert stranger.index("Games that take players") < stranger.index('"/games/tae"')
-    assert 'data-refresh="0"' in stranger
+    assert 'id="live"' not in stranger  # nothing of mine to ask again for
 
 
 def test_a_game_against_the_computer_in_one_click_starts_at_once_and_its_turns_end_when_i_finish():
