@@ -107,8 +107,8 @@ class WebSiteService(AsyncService):
         config = self.config
         if self.games.node is not None or self._desks is None or not config.limits.computer_games_per_account:
             return None
+        from server.admin.computer_games import ComputerGames
         from server.admin.live import LiveBackend
-        from server.operating.computer_games import ComputerGames
 
         backend = LiveBackend(
             self.games.directory,

@@ -271,7 +271,7 @@ class Api:
     async def new_computer_game(self, request) -> bytes:
         """`POST /api/games`: a new game of the caller's account against the computer
         (`{"computer_players": 1..5, "level": "easy"|"normal"|"hard", "turn_length": seconds}`);
-        201 `{"game", "player", "name"}`, the account's seat (`server.operating.computer_games`)."""
+        201 `{"game", "player", "name"}`, the account's seat (`server.admin.computer_games`)."""
         fields = json_fields(request)
         account = await self.account(request)
         starter = self.web.computer_games

@@ -81,7 +81,7 @@ class Accounts(Protocol):
 
 
 class ComputerGameStarter(Protocol):
-    """Starts a player's game against the computer (`server.operating.computer_games`)."""
+    """Starts a player's game against the computer (`server.admin.computer_games`)."""
 
     @property
     def offered(self) -> bool:

@@ -1,5 +1,5 @@
 """The home page (the lobby of a logged-in player) and games against the computer started from it
-or from `POST /api/games` (`server.operating.computer_games`). Real games (MemoryStore) behind a
+or from `POST /api/games` (`server.admin.computer_games`). Real games (MemoryStore) behind a
 site in memory; the computer players are the stand-in's machinery, as in a server."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 from twisted.internet.task import Clock
 
+from server.admin.computer_games import ComputerGames
 from server.admin.live import LiveBackend
 from server.config.file import GameConfig
 from server.game.directory import GameDirectory
@@ -19,7 +20,6 @@ from server.model.attendance import Presence
 from server.model.memory_store import MemoryStore
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
-from server.operating.computer_games import ComputerGames
 from server.web import make_site
 from tests.support.deferreds import successResultOf
 
