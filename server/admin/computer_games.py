@@ -10,8 +10,9 @@ stand-in does. The game then starts: it has all the players it is for and takes 
 The operator bounds it (`server.config.limits`): `computer_games_per_account` open games per
 account (0, the default: nobody may start one) and `computer_games_max` on the server. A game
 against the computer is one not over whose seats all but one are computer players; it counts
-for the account holding the other seat until that player resigns. Counting from the games
-themselves needs nothing stored besides them, and holds across restarts.
+for the account holding the other seat until that player resigns, and on the server until it
+is over (its computer players play on at each deadline). Counting from the games themselves
+needs nothing stored besides them, and holds across restarts.
 """
 
 from __future__ import annotations
@@ -62,9 +63,10 @@ def computer_game_request(players: object, level: object, turn_length: object) -
     return players, Level(level.strip().lower()), turn_length
 
 
-def against_the_computer(snapshot: GameSnapshot) -> str | None:
+def against_the_computer(snapshot: GameSnapshot) -> tuple[str, bool] | None:
     """The account playing the one seat of a game against the computer that is not a computer
-    player's (None: the game is over, its player resigned or was removed, or it is not one)."""
+    player's, and whether it still plays it (False: resigned or removed; the computer players
+    play on until the game ends, at each deadline). None: the game is over, or is not one."""
     if snapshot.phase is Phase.OVER:
         return None
     people = [
@@ -75,9 +77,8 @@ def against_the_computer(snapshot: GameSnapshot) -> str | None:
     if len(people) != 1 or len(snapshot.owners) < 2:
         return None
     seat = snapshot.attendance.get(people[0])
-    if people[0] in snapshot.removed_players or (seat is not None and seat.presence is Presence.RESIGNED):
-        return None  # its player left it: it counts for nobody
-    return snapshot.owners[people[0]]
+    left = people[0] in snapshot.removed_players or (seat is not None and seat.presence is Presence.RESIGNED)
+    return snapshot.owners[people[0]], not left
 
 
 class ComputerGames:
@@ -92,14 +93,14 @@ class ComputerGames:
     def offered(self) -> bool:
         return self.limits.computer_games_per_account > 0
 
-    def open_games(self) -> list[str]:
-        """The account of each open game against the computer (one entry per game)."""
-        found = [against_the_computer(game.snapshot) for game in self.backend.directory.games.values()]
-        return [lookup_key(owner) or owner for owner in found if owner is not None]
+    def open_games(self) -> list[tuple[str, bool]]:
+        """(account key, still played by it) of each open game against the computer."""
+        games = [against_the_computer(game.snapshot) for game in self.backend.directory.games.values()]
+        return [(lookup_key(owner) or owner, played) for owner, played in filter(None, games)]
 
     def _check_room(self, key: str) -> None:
-        games = self.open_games() + self._starting
-        mine = games.count(key)
+        games = self.open_games() + [(starting, True) for starting in self._starting]
+        mine = sum(owner == key and played for owner, played in games)
         if mine >= self.limits.computer_games_per_account:
             raise Refused(
                 Problem(
@@ -108,6 +109,7 @@ class ComputerGames:
                     "finish or resign one first.",
                 )
             )
+        # a game its player left still runs (the computer players play on): it counts here
         if self.limits.computer_games_max and len(games) >= self.limits.computer_games_max:
             raise Refused(
                 Problem(

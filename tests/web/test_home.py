@@ -10,6 +10,8 @@ from dataclasses import replace
 import pytest
 from twisted.internet.task import Clock
 
+import ruleset
+from ruleset import EndReason
 from server.admin.computer_games import ComputerGames
 from server.admin.live import LiveBackend
 from server.config.file import GameConfig
@@ -154,9 +156,14 @@ def test_games_against_the_computer_are_bounded_per_account_and_on_the_server():
     assert start("bob").status == 201
     full = start("bob")  # 3 on the server
     assert full.status == 409 and "try again later" in full.json()["error"]["message"]
-    # a game that is over counts no more
+    # a game its player resigned counts for them no more, but for the server until it is over
     directory.find("vs-computer-1").resign(1)
-    assert start("bob").status == 201
+    assert start("alice").status == 409
+    assert "try again later" in start("alice").json()["error"]["message"]
+    over = directory.find("vs-computer-1")  # it ends (as an operator's end leaves a game)
+    over._state = ruleset.end_game(over.state, EndReason.OPERATOR).state
+    over._publish()
+    assert start("alice").status == 201
     assert start(" ").status == 401
     # where the operator offers none
     _, directory, site = server("tae", per_account=0)
