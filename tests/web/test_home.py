@@ -174,3 +174,16 @@ def test_games_against_the_computer_are_bounded_per_account_and_on_the_server():
     assert refused.status == 409 and refused.json()["error"]["message"] == (
         "This server does not offer games against the computer."
     )
+
+
+def test_the_home_page_form_says_what_is_wrong_on_the_page():
+    _, directory, site = server("tae")
+    successResultOf(directory.find("tae").create_account("alice", "alice-pw"))
+    browser = log_in(site, "tae", "alice", "alice-pw")
+    fields = {"computer_players": "9", "level": "easy", "turn_length": "300"}
+    refused = browser.post_form("/games/new", {"csrf": browser.csrf("/"), **fields})
+    assert refused.status == 400 and "computer_players must be a whole number from 1 to 5." in refused.text
+    stranger = Client(site)
+    refused = stranger.post_form("/games/new", {"csrf": stranger.csrf("/"), **fields})
+    assert refused.status == 409 and "Log in first." in refused.text
+    assert set(directory.games) == {"tae"}
