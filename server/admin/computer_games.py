@@ -118,8 +118,8 @@ class ComputerGames:
                 )
             )
 
-    def _free_name(self) -> str:
-        taken = set(self.backend.directory.games)
+    def _free_name(self, skipped: set[str]) -> str:
+        taken = set(self.backend.directory.games) | skipped
         number = 1
         while f"{NAME_PREFIX}{number}" in taken:
             number += 1
@@ -143,22 +143,26 @@ class ComputerGames:
     async def _make(self, account: str, computer_players: int, level: Level, turn_length: int) -> Game:
         backend = self.backend
         seats = computer_players + 1
-        for _ in range(3):  # a name taken meanwhile (another node, a concurrent start): the next
-            name = self._free_name()
+        skipped: set[str] = set()
+        for _ in range(3):  # a name taken meanwhile (a game made from the command line): the next
+            name = self._free_name(skipped)
             defaults = replace(
                 backend.game_defaults,
                 timer=TimerSettings(kind="playersfinished", turn_length=turn_length, turn_players_min=seats),
                 max_players=seats,
                 auto_add=False,
             )
-            setup = new_game_setup(defaults, name, backend.new_seed(), int(backend.clock.seconds()))
-            description = f"{account} against {computer_players} computer players ({level.value})"
-            setup = replace(setup, description=description)
+            others = f"{computer_players} computer player{'s' if computer_players > 1 else ''}"
+            try:
+                setup = new_game_setup(defaults, name, backend.new_seed(), int(backend.clock.seconds()))
+            except CommandFailed as failed:  # the server's [game] settings cannot make a game
+                raise Refused(Problem(ProblemCode.UNAVAILABLE_PERMANENTLY, str(failed))) from None
+            setup = replace(setup, description=f"{account} against {others} ({level.value})")
             try:
                 game = await backend.start_game(setup)
                 break
             except CommandFailed:
-                continue
+                skipped.add(name)
         else:
             raise Refused(Problem(ProblemCode.UNAVAILABLE_TEMPORARILY, "No free game name: try again."))
         comment = "started a game against the computer"
