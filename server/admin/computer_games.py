@@ -151,6 +151,7 @@ class ComputerGames:
                 timer=TimerSettings(kind="playersfinished", turn_length=turn_length, turn_players_min=seats),
                 max_players=seats,
                 auto_add=False,
+                account_creation=False,  # nobody else joins it, not even before its seats are taken
             )
             others = f"{computer_players} computer player{'s' if computer_players > 1 else ''}"
             try:

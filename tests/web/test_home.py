@@ -93,7 +93,11 @@ def test_a_game_against_the_computer_in_one_click_starts_at_once_and_its_turns_e
     assert snapshot.owners == {1: "alice", 2: "computer-easy", 3: "computer-easy-2", 4: "computer-easy-3"}
     assert [snapshot.attendance[p].presence for p in (2, 3, 4)] == [Presence.COMPUTER] * 3
     assert snapshot.acting_players() == (1,) and snapshot.seconds_left(game.clock.seconds()) == 300
-    assert not snapshot.setup.auto_add and snapshot.setup.max_players == 4
+    assert (
+        not snapshot.setup.auto_add
+        and not snapshot.setup.account_creation
+        and snapshot.setup.max_players == 4
+    )
     assert browser.get("/games/vs-computer-1/play").status == 200
     successResultOf(game.finish_turn(1))
     assert game.snapshot.turn == 1  # the computer players had finished: the turn ended at once
