@@ -39,7 +39,7 @@ test: venv
 		{ echo "make test changed the clone:"; diff $(VENV)/.status-before $(VENV)/.status-after; exit 1; }
 
 run: venv
-	$(BIN)/tae-server serve --listen $(LISTEN) --web $(WEB)
+	$(BIN)/tae-server serve --listen $(LISTEN) --web $(WEB) --limit computer_games_per_account=3
 
 bench: venv
 	$(BIN)/python -m tests.benchmarks

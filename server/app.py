@@ -70,7 +70,16 @@ class Server(OrderedServices):
         self._site = site = None
         if web is not None:
             self._site = site = WebSiteService(
-                config, reactor, web, games, store_service, guard, notifications, self.descriptors
+                config,
+                reactor,
+                web,
+                games,
+                store_service,
+                guard,
+                notifications,
+                self.descriptors,
+                hashing=hashing,
+                desks=desks,
             )
         operators = None
         if admin is not None:

@@ -114,13 +114,18 @@ class LiveBackend:
             raise CommandFailed(f"a game named {name!r} exists")
         seed = self.new_seed()
         setup = new_game_setup(self.game_defaults, name, seed, int(self.clock.seconds()))
+        game = await self.start_game(setup)
+        return f"game {name!r} created (id {game.id}, seed {seed}); players join it as <name>@{name}"
+
+    async def start_game(self, setup: GameSetup) -> Game:
+        """Store a new game made with `setup` and bring it to life on this server (as the games
+        loaded at start); CommandFailed when its name is taken."""
         try:
             game_id = await defer.maybeDeferred(self.store.create_game, setup)
         except ConflictError:
-            raise CommandFailed(f"a game named {name!r} exists") from None
+            raise CommandFailed(f"a game named {setup.name!r} exists") from None
         stored = await defer.maybeDeferred(self.store.load_games, [game_id], all_states=False)
-        game = restore_game(stored[0], self.store, self.clock, self.directory, self.desk, hasher=self.hasher)
-        return f"game {name!r} created (id {game.id}, seed {seed}); players join it as <name>@{name}"
+        return restore_game(stored[0], self.store, self.clock, self.directory, self.desk, hasher=self.hasher)
 
     async def change(self, command: OperatorCommand, values: Mapping[str, Any]) -> str:
         live = self._game(values["game"])

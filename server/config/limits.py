@@ -63,6 +63,11 @@ admin_idle_seconds             3600      a logged-in admin connection that sends
                                          this long gets Fail 3 and is closed
 admin_frames_per_second        50        an admin connection sending faster is slowed down:
 admin_frame_burst              200       its frames wait (after a burst), none is lost
+computer_games_per_account     0         open games against the computer one account may start
+                                         from the home page or `POST /api/games`; here 0 means
+                                         none: players cannot start them (`make run` sets 3)
+computer_games_max             50        open games against the computer on the whole server
+                                         (0: no limit); beyond: "try again later"
 =============================  ========  ====================================================
 
 The address a limit counts by is the client's: the connection's peer, or for a connection from
@@ -86,7 +91,8 @@ import msgspec
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The limits in force (see the module docstring for each); 0 = no limit."""
+    """The limits in force (see the module docstring for each); 0 = no limit (except
+    `computer_games_per_account`, where 0 allows none)."""
 
     connections_per_address: int = 10_000
     listen_backlog: int = 1024
@@ -124,6 +130,8 @@ class Limits:
     admin_idle_seconds: float = 3600.0
     admin_frames_per_second: float = 50.0
     admin_frame_burst: int = 200
+    computer_games_per_account: int = 0  # 0: players cannot start games against the computer
+    computer_games_max: int = 50
 
     def validated(self) -> Limits:
         """These limits, or ValueError naming the first setting that cannot work."""
@@ -200,6 +208,8 @@ class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     admin_idle_seconds: float | None = None
     admin_frames_per_second: float | None = None
     admin_frame_burst: int | None = None
+    computer_games_per_account: int | None = None
+    computer_games_max: int | None = None
 
 
 _KINDS: dict[str, type] = {item.name: type(getattr(Limits(), item.name)) for item in fields(Limits)}

@@ -12,6 +12,7 @@ every write of the game it runs under the game's lock and changes nothing until 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from types import MappingProxyType
 
@@ -362,7 +363,8 @@ class PlayerAccounts(GameWriteSide):
 
     def _add_computer_player(self, level: Level, username: str | None) -> defer.Deferred:
         if username is None:
-            username = self._free_computer_name(level)
+            named = self._computer_name(level, set())
+            return named.addCallback(lambda name: self._add_computer_player(level, name))
         problem = self._account_problem(username, creation_setting_applies=False)
         if problem is not None:
             return refuse(problem)
@@ -402,8 +404,22 @@ class PlayerAccounts(GameWriteSide):
         steps = (StoreAccount(account, messages), StoreAttendance((seat,), ()))
         return self._write(change, steps, stored, after)
 
-    def _free_computer_name(self, level: Level) -> str:
-        taken = list(self._accounts) + [p.name for p in self._state.players]
+    def _computer_name(self, level: Level, skipped: set[str]) -> defer.Deferred:
+        """Deferred[the first name after `level` free in this game whose server account, if
+        there is one, is a computer player's (no password): every game's `computer-normal` is
+        one account nobody logs in to, and a person's account of that name is passed over."""
+        name = self._free_computer_name(level, skipped)
+
+        def found(existing: tuple[str, str] | None) -> str | defer.Deferred:
+            if existing is None or not existing[1]:
+                return name
+            skipped.add(name)
+            return self._computer_name(level, skipped)
+
+        return self.find_server_account(name).addCallback(found)
+
+    def _free_computer_name(self, level: Level, skipped: Collection[str] = ()) -> str:
+        taken = list(self._accounts) + [p.name for p in self._state.players] + list(skipped)
         base = f"computer-{level.value}"
         name, number = base, 1
         while looks_taken(name, taken) is not None:

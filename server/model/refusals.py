@@ -153,3 +153,10 @@ def clip_words(line: str, limit: int = LONGEST_ECHOED_WORD) -> str:
 def refuse(problem: Problem) -> defer.Deferred:
     """A Deferred that has failed with `Refused(problem)`: how a write says no."""
     return defer.fail(Refused(problem))
+
+
+#: A player asked for a game against the computer on a server that offers none
+#: (`computer_games_per_account` is 0, or a cluster node).
+NO_COMPUTER_GAMES = Problem(
+    ProblemCode.UNAVAILABLE_PERMANENTLY, "This server does not offer games against the computer."
+)

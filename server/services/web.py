@@ -54,8 +54,12 @@ class WebSiteService(AsyncService):
         guard: LoginGuarding,
         notifications: NotificationsService,
         descriptors: DescriptorShare | None = None,
+        hashing: Any = None,
+        desks: Any = None,
     ):
         self.setName("web site")
+        self._hashing = hashing  # with `desks`, for the players' games against the computer
+        self._desks = desks
         self.config = config
         self.reactor = reactor
         self.secret = web_secret(config)
@@ -89,12 +93,32 @@ class WebSiteService(AsyncService):
             login_guard=guard,
             proxies=TrustedProxies(config.trusted_proxies),
             share=self._descriptors,
+            computer_games=self._computer_games(),
         )
         self.web = site.web  # type: ignore[attr-defined]
         await self.web.start()  # the sessions that ended before: refused from the first request
         self.listeners.serve(site)
         if places is not None:
             await self._publish_address(node, places)
+
+    def _computer_games(self) -> Any:
+        """What starts a player's game against the computer: on a server that is no cluster
+        node, when the limits let players start them (`computer_games_per_account`)."""
+        config = self.config
+        if self.games.node is not None or self._desks is None or not config.limits.computer_games_per_account:
+            return None
+        from server.admin.computer_games import ComputerGames
+        from server.admin.live import LiveBackend
+
+        backend = LiveBackend(
+            self.games.directory,
+            self._store.store,
+            self.reactor,
+            config.game,
+            desk=self._desks.desk,
+            hasher=self._hashing.hasher if self._hashing is not None else None,
+        )
+        return ComputerGames(backend, config.limits)
 
     async def _publish_address(self, node: Any, places: Any) -> None:
         """Tell the other nodes where this node's web listener is; forget what the pages kept

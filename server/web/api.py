@@ -28,11 +28,10 @@ import msgspec
 
 from ruleset import Problem, ProblemCode
 from server.model.names import lookup_key
-from server.model.refusals import BAD_LOGIN, RATE_LIMITED, REMOVED, REMOVED_LOGIN, Refused
+from server.model.refusals import BAD_LOGIN, NO_COMPUTER_GAMES, RATE_LIMITED, REMOVED, REMOVED_LOGIN, Refused
 from server.model.snapshot import GameSnapshot
 from server.model.store import StoreUnavailable
 from server.views.web.documents import (
-    my_game_entry,
     my_orders,
     my_view,
     public_game,
@@ -255,14 +254,7 @@ class Api:
         (`server.views.web.documents.my_game_entry`), and its accounts kept apart (revision
         0007a) that a login with their password would join to it."""
         name = await self.account(request)
-        now = self.web.now()
-        key = lookup_key(name)
-        games = []
-        for game in self.web.games.ordered():
-            snapshot = game.snapshot
-            for player, owner in snapshot.owners.items():
-                if lookup_key(owner) == key:
-                    games.append(my_game_entry(snapshot, player, now))
+        games = self.web.my_games(name)
         return answer(
             request, {"account": name, "games": games, "kept_apart": self.web.games.accounts.kin(name)}
         )
@@ -275,6 +267,23 @@ class Api:
         player = await game.join_account(account, "", "joined through the API")
         request.setResponseCode(201)
         return answer(request, {"game": game.snapshot.name, "player": player, "name": account})
+
+    async def new_computer_game(self, request) -> bytes:
+        """`POST /api/games`: a new game of the caller's account against the computer
+        (`{"computer_players": 1..5, "level": "easy"|"normal"|"hard", "turn_length": seconds}`);
+        201 `{"game", "player", "name"}`, the account's seat (`server.admin.computer_games`)."""
+        fields = json_fields(request)
+        account = await self.account(request)
+        starter = self.web.computer_games
+        if starter is None or not starter.offered:
+            raise refusal(NO_COMPUTER_GAMES)
+        players, level = fields.get("computer_players"), fields.get("level", "normal")
+        game = await starter.start(account, players, level, fields.get("turn_length", 86400))
+        snapshot = game.snapshot
+        player = next(p for p, owner in snapshot.owners.items() if lookup_key(owner) == lookup_key(account))
+        request.setResponseCode(201)
+        name = snapshot.usernames.get(player, account)
+        return answer(request, {"game": snapshot.name, "player": player, "name": name})
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -490,6 +499,7 @@ def register(router: Router, web: WebSite) -> None:
     routes = [
         ("GET", "/api/me", api.my_games),
         ("GET", "/api/games", api.games),
+        ("POST", "/api/games", api.new_computer_game),
         ("GET", "/api/games/{name}", api.public),
         ("GET", "/api/games/{name}/history", api.history),
         ("GET", "/api/games/{name}/turns/{turn:int}", api.turn),

@@ -80,6 +80,18 @@ class Accounts(Protocol):
         """The accounts kept apart under the same name, not joined yet."""
 
 
+class ComputerGameStarter(Protocol):
+    """Starts a player's game against the computer (`server.admin.computer_games`)."""
+
+    @property
+    def offered(self) -> bool:
+        """Whether the server lets players start them (`computer_games_per_account`)."""
+
+    def start(self, account: str, computer_players: object, level: object, turn_length: object) -> Any:
+        """Awaitable[ServedGame]: a new game, the account in its first seat and the computer
+        players in the others; fails with Refused (bad values, a limit, not offered)."""
+
+
 class GameFinder(Protocol):
     """The games a server hosts (`server.game.directory.GameDirectory`)."""
 

@@ -18,7 +18,8 @@ from markupsafe import Markup
 from ruleset import Problem, ProblemCode
 from ruleset.kinds import SCORE_KEYS, SCORE_TITLES
 from ruleset.orders import ORDER_NAMES
-from server.model.refusals import BAD_LOGIN, RATE_LIMITED, Refused
+from server.model.names import lookup_key
+from server.model.refusals import BAD_LOGIN, NO_COMPUTER_GAMES, RATE_LIMITED, Refused
 from server.views.deadline import in_words, local_time_words
 from server.views.web.documents import my_view, public_game, summary_document, with_time
 from server.views.web.mapsvg import STYLE, map_head, map_key, order_marks, own_marks, owner_colour, render_map
@@ -69,17 +70,37 @@ class Pages:
 
     async def lobby(self, request) -> bytes:
         browser = Browser(self.web, request)
+        return self.render(request, "lobby.html", **await self._home(browser), notices=browser.notices())
+
+    async def _home(self, browser: Browser) -> dict:
+        """The lobby, a logged-in player's home: their games (`WebSite.my_games`, as `GET
+        /api/me` lists them; those waiting for them first), the games that take players, the
+        games under way, and the finished ones with their winners."""
         games = await self.web.lobby_entries()
-        logins = browser.session.logins if browser.session else {}
-        return self.render(
-            request,
-            "lobby.html",
-            games=games,
-            logins=logins,
-            account=browser.account(),
-            csrf=browser.csrf(),
-            notices=browser.notices(),
+        account = browser.account()
+        mine = self.web.my_games(account) if account else []
+        playing = [g for g in mine if not g["over"] and not g["removed"]]
+        # waiting for me first; then the nearest deadline first, those without one last
+        playing.sort(
+            key=lambda g: (not g["waiting_for_me"], g["seconds_left"] < 0, g["seconds_left"], g["game"])
         )
+        places = {g["game"]: g["place"] for g in mine}
+        running = [g for g in games if not g["over"] and g["name"] not in places]
+        open_ = [g for g in running if g["accepting_players"]]
+        others = [g for g in running if not g["accepting_players"]]
+        starter = self.web.computer_games
+        return {
+            "games": games,
+            "my_games": playing,
+            "open_games": open_,
+            "other_games": others,
+            "finished_games": [g for g in games if g["over"]],
+            "places": places,
+            "logins": browser.session.logins if browser.session else {},
+            "account": account,
+            "computer_games": account is not None and starter is not None and starter.offered,
+            "csrf": browser.csrf(),
+        }
 
     async def game(self, request, name: str, problem: Problem | None = None) -> bytes:
         game = self.web.game(name)
@@ -237,19 +258,40 @@ class Pages:
     async def _lobby_refusal(
         self, request, browser: Browser, refused: Refused, fields: dict[str, str]
     ) -> bytes:
-        games = await self.web.lobby_entries()
         status = 429 if refused.problem in RATE_LIMITED else 409
+        if refused.problem.code is ProblemCode.FRAME:
+            status = 400
         return self.render(
             request,
             "lobby.html",
             status=status,
-            games=games,
-            logins=browser.session.logins if browser.session else {},
-            account=browser.account(),
-            csrf=browser.csrf(),
+            **await self._home(browser),
             notices=[("error", refused.message)],
             joining={k: v for k, v in fields.items() if k not in ("password", "password2", "csrf")},
         )
+
+    async def new_computer_game(self, request) -> bytes:
+        """The home page's "Play against the computer": a new game, the logged-in account in
+        its first seat and the computer players in the others; then its player page."""
+        browser = Browser(self.web, request)
+        fields: dict[str, str] = {}
+        try:
+            fields = browser.form()
+            account = browser.account()
+            if account is None:
+                raise Refused(Problem(ProblemCode.PERMISSION_DENIED, "Log in first."))
+            starter = self.web.computer_games
+            if starter is None:
+                raise Refused(NO_COMPUTER_GAMES)
+            game = await starter.start(
+                account, fields.get("computer_players"), fields.get("level"), fields.get("turn_length")
+            )
+        except Refused as refused:
+            return await self._lobby_refusal(request, browser, refused, fields)
+        snapshot = game.snapshot
+        key = lookup_key(account)
+        player = next(p for p, owner in snapshot.owners.items() if lookup_key(owner) == key)
+        return self._joined(request, browser, game, player)
 
     def _joined(self, request, browser: Browser, game: ServedGame, player: int) -> bytes:
         snapshot = game.snapshot
@@ -476,6 +518,13 @@ def not_found(web: WebSite):
     return answer
 
 
+def _my_game_order(entry: dict) -> tuple:
+    """The home page's order of my games: those waiting for me first, then by deadline (the
+    nearest first, those without one last), then by name."""
+    left = entry["seconds_left"]
+    return (not entry["waiting_for_me"], left < 0, left, entry["game"])
+
+
 def _score_points(view: dict) -> list[tuple[int, tuple[int, ...]]]:
     """(turn, the five scores) of the player's score history, for the plot."""
     return [(p["turn"], tuple(p["scores"][key] for key in SCORE_KEYS)) for p in view["score_history"]]
@@ -485,6 +534,7 @@ def register(router: Router, web: WebSite) -> Pages:
     pages = Pages(web)
     router.add("GET", "/", pages.lobby)
     router.add("POST", "/join", pages.join)
+    router.add("POST", "/games/new", pages.new_computer_game)
     router.add("GET", "/static/{file}", pages.static)
     router.add("GET", "/rules", pages.rules)
     router.add("GET", "/rules/{folder}/", pages.rules_folder)

@@ -18,7 +18,7 @@ from server.guards.login_guard import LoginGuard
 from server.guards.proxies import TrustedProxies
 from server.model.store import TurnArchive
 from server.web import api, notification_api, notification_pages, pages, players
-from server.web.contract import GameFinder, GamePlaces
+from server.web.contract import ComputerGameStarter, GameFinder, GamePlaces
 from server.web.routing import PageCompression, Router, WebRoot
 from server.web.transport import GuardedSite, WebGuards
 from server.web.website import WebSite
@@ -39,6 +39,7 @@ def make_site(
     login_guard: LoginGuard | None = None,
     proxies: TrustedProxies | None = None,
     share: DescriptorShare | None = None,
+    computer_games: ComputerGameStarter | None = None,
 ) -> GuardedSite:
     """The web listener's Site: pages, the JSON API, static files, event streams; with
     `places` (a cluster node, which has a `secret`), the games of the other nodes too; with
@@ -48,7 +49,8 @@ def make_site(
     shared with TP: one brake, one budget per address and account) or one of the site's own;
     failed logins are logged through its log (or `failure_log`). `limits` are the server's
     (`server.web.transport` enforces the web listener's), `proxies` the trusted reverse
-    proxies, `share` the descriptors the listeners other than TP share."""
+    proxies, `share` the descriptors the listeners other than TP share; `computer_games` starts
+    the players' games against the computer (None: the server offers none)."""
     limits = limits or Limits()
     if login_guard is None:
         login_guard = LoginGuard(clock, limits)
@@ -56,6 +58,7 @@ def make_site(
             login_guard.failure_log = failure_log
     proxies = proxies or TrustedProxies()
     web = WebSite(games, archive, clock, secret, server_name, notifications, login_guard, limits)
+    web.computer_games = computer_games
     router = Router()
     api.register(router, web)
     players.register_api(router, web)

@@ -24,13 +24,14 @@ from ruleset import visible_to
 from server.config.limits import Limits
 from server.guards.login_guard import LoginGuard
 from server.guards.rates import per_window
+from server.model.names import lookup_key
 from server.model.snapshot import GameSnapshot
 from server.model.store import TurnArchive, TurnRecord
-from server.views.web.documents import lobby_entry, public_galaxy
+from server.views.web.documents import lobby_entry, my_game_entry, public_galaxy
 from server.views.web.galaxy import Galaxy, galaxy
 from server.views.web.history import HistoryBook
 from server.views.web.mapsvg import SystemPainter, map_body
-from server.web.contract import GameFinder, GamePlaces, RatingBoard, ServedGame
+from server.web.contract import ComputerGameStarter, GameFinder, GamePlaces, RatingBoard, ServedGame
 from server.web.live import LiveFeed
 from server.web.logins import WebLogins
 from server.web.routing import HTTPFailure
@@ -71,6 +72,8 @@ class WebSite:
         self._past: OrderedDict[tuple[int, int], tuple[TurnRecord, Galaxy]] = OrderedDict()
         self.places: GamePlaces | None = None
         self.relay: Any = None  # server.web.relay.WebRelay, on a cluster node
+        # starts games against the computer (server.web.contract.ComputerGameStarter), or None
+        self.computer_games: ComputerGameStarter | None = None
         self.templates = Environment(
             loader=FileSystemLoader(str(HERE / "templates")),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -156,6 +159,19 @@ class WebSite:
                 entries.append(entry)
         default = self.places.default_name()
         return _marked(sorted(entries, key=lambda e: (e["name"] != default, e["name"])), default)
+
+    def my_games(self, account: str) -> list[dict[str, Any]]:
+        """Every game of this node the account plays (`my_game_entry`): `GET /api/me` and the
+        home page list them."""
+        now = self.now()
+        key = lookup_key(account)
+        games = []
+        for game in self.games.ordered():
+            snapshot = game.snapshot
+            for player, owner in snapshot.owners.items():
+                if lookup_key(owner) == key:
+                    games.append(my_game_entry(snapshot, player, now))
+        return games
 
     def forget(self, game_id: int) -> None:
         """The game left this node (a cluster handed it over): its event streams end (the

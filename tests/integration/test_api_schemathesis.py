@@ -48,7 +48,8 @@ def _create_account(web_port: int, name: str, password: str) -> None:
 @pytest.mark.timeout(SECONDS + 240)
 def test_schemathesis_finds_nothing(tmp_path):
     tp_port, web_port = free_port(), free_port()
-    args = serve_args(tp_port, web_port, "--seed", "1")
+    # games against the computer offered: POST /api/games starts some (at most 2 for ann)
+    args = serve_args(tp_port, web_port, "--seed", "1", "--limit", "computer_games_per_account=2")
     args[args.index("--turn-length") + 1] = "1h"
     log = (tmp_path / "server.log").open("w")  # every refused login is logged: more than a pipe holds
     with log, serve_process(tmp_path, args, tp_port, log=log) as process:

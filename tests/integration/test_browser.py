@@ -102,7 +102,7 @@ class WebWorld:
 class RealServer(WebWorld):
     """`tae-server serve --web` with a fresh database, and the given players joined over the API."""
 
-    def __init__(self, directory: Path, players: tuple[str, ...]):
+    def __init__(self, directory: Path, players: tuple[str, ...], *options: str):
         self.tp_port, self.web_port = free_port(), free_port()
         self.process = subprocess.Popen(
             [
@@ -118,6 +118,7 @@ class RealServer(WebWorld):
                 "0",
                 "--game-name",
                 "Nebula",
+                *options,
             ],
             cwd=directory,
             env=dict(os.environ, PYTHONPATH=str(ROOT)),
@@ -367,13 +368,71 @@ def test_one_account_joins_a_second_game_and_switches_between_them(server, brows
     assert page.locator("text=Join as alice").count() == 0
     assert page.locator("a.button", has_text="Play as alice").count() == 2
     for game in ("Nebula", "Orion", "Nebula"):
-        card = page.locator("article.game-card", has=page.locator("h2", has_text=game))
-        card.locator("a.button", has_text="Play as alice").click()
+        mine = page.locator("li.my-game", has=page.locator("a.my-game-name", has_text=game))
+        mine.locator("a.button", has_text="Play as alice").click()
         page.wait_for_url(f"**/games/{game}/play")
         assert page.locator("h1", has_text=game).count() >= 1
         page.goto(server.base + "/")
     mine = server.api("GET", "/api/me", "alice")
     assert [(g["game"], g["player"]) for g in mine["games"]] == [("Nebula", 1), ("Orion", 1)]
+
+
+def test_the_home_page_badges_follow_the_turns_without_reloading(server, browser, shots):
+    page = browser.new_page()
+    log_in(page, server, "alice")
+    page.goto(server.base + "/")
+    page.evaluate("window.__sameDocument = true")
+    nebula = page.locator('li.my-game[data-game="Nebula"]')
+    nebula.locator(".badge-turn", has_text="Your turn").wait_for()
+    assert "1 of your games waits for you." in page.locator("#waiting-count").inner_text()
+    page.screenshot(path=str(shots / "home.png"), full_page=True)
+    server.api("POST", "/api/games/Nebula/finish", "alice", {})
+    nebula.locator(".state.done", has_text="finished").wait_for(timeout=12_000)  # the page asks again
+    assert nebula.locator(".badge-turn").count() == 0
+    server.api("POST", "/api/games/Nebula/finish", "bob", {})  # the turn ends: alice's turn again
+    nebula.locator(".my-game-turn", has_text="turn 1").wait_for(timeout=12_000)
+    assert nebula.locator(".badge-turn").count() == 1
+    assert page.evaluate("window.__sameDocument") is True  # no reload happened
+
+
+def test_a_game_against_the_computer_started_from_the_home_page_is_played_to_game_over(
+    browser, tmp_path, shots
+):
+    # a tiny map with 6 alien artifacts: over once 4 are taken, after a few turns
+    (tmp_path / "tiny.txt").write_text("A.M.A\n.A.A.\nM.A.A\n")
+    world = RealServer(tmp_path, ("alice",), "--map", "tiny.txt", "--limit", "computer_games_per_account=1")
+    try:
+        page = browser.new_page()
+        log_in(page, world, "alice")
+        page.goto(world.base + "/")
+        page.click("details.computer-game summary")
+        page.select_option("select[name=computer_players]", "3")
+        page.select_option("select[name=level]", "easy")
+        page.screenshot(path=str(shots / "home-computer.png"), full_page=True)
+        page.click("text=Start a game against the computer")
+        page.wait_for_url("**/games/vs-computer-1/play")
+        players = world.api("GET", "/api/games/vs-computer-1", "alice")["players"]
+        assert [(p["name"], p["seat"]) for p in players] == [("alice", "playing")] + [
+            (name, "computer (easy)") for name in ("computer-easy", "computer-easy-2", "computer-easy-3")
+        ]
+        for turn in range(60):
+            if world.api("GET", "/api/games/vs-computer-1", "alice")["over"]:
+                break
+            page.click("#finish")  # the computer players finished at once: the turn ends
+            page.locator(".turn-number", has_text=str(turn + 1)).wait_for()
+        print(f"the game against the computer ended after {turn} turns")
+        assert turn >= 2  # alice played turns of it
+        page.locator(".last-turn, .ranking", has_text="GAME OVER").first.wait_for()
+        page.screenshot(path=str(shots / "computer-game-over.png"), full_page=True)
+        page.goto(world.base + "/")
+        finished = page.locator("details.finished")
+        finished.locator("summary").click()
+        assert "vs-computer-1" in finished.inner_text() and "your place:" in finished.inner_text()
+        page.screenshot(path=str(shots / "home-finished.png"), full_page=True)
+        page.wait_for_timeout(6_000)  # the page asks again for its live part: the fold stays open
+        assert finished.get_attribute("open") is not None
+    finally:
+        world.stop()
 
 
 def test_a_hostile_player_name_is_shown_and_never_run(browser, tmp_path):

@@ -21,6 +21,7 @@ from twisted.internet.task import Clock
 from twisted.python.failure import Failure
 
 from ruleset import Message, Phase, game_rng, resolve_turn
+from ruleset.ai import Level
 from ruleset.simulator import RandomPlayer, set_up
 from server.database import (
     ConflictError,
@@ -34,7 +35,7 @@ from server.database import (
     upgrade,
 )
 from server.database.migrate import alembic_config
-from server.database.schema import metadata
+from server.database.schema import metadata, users
 from server.game.game import Game
 from server.model.memory_store import MemoryStore
 from server.model.store import Account, GameSetup, OrderEntry, TurnRecord
@@ -507,3 +508,23 @@ def test_start_up_decodes_only_each_games_last_state(sqlite_url):
     assert lean.turns[-1].state == everything.turns[-1].state == game.state
     assert [t.messages for t in lean.turns] == [t.messages for t in everything.turns]
     assert Game.restore(lean, store, Clock()).state == game.state
+
+
+def test_computer_players_of_many_games_share_one_account_without_a_collision(fresh_url):
+    """A server-wide account per name: every game's `computer-normal` is one account with no
+    password (nobody logs in to it), and a second game adds its own without a conflict."""
+    store = sync_store(fresh_url)
+    games = [new_game(store, name, players=("alice",)) for name in ("g1", "g2")]
+    for game in games:
+        assert result(game.add_computer_player(Level.NORMAL)) == 2
+    with store.engine.connect() as conn:
+        rows = dict(conn.execute(sa.select(users.c.username, users.c.password_hash)).all())
+    assert set(rows) == {"alice", "computer-normal"} and rows["computer-normal"] == ""
+    loaded = result(store.load_games())
+    assert [[a.account_name for a in g.accounts] for g in loaded] == [["alice", "computer-normal"]] * 2
+    # a person who took the name first keeps it: the next game's computer player is named on
+    people = new_game(store, "g3", players=("computer-easy",))
+    assert people.snapshot.owners == {1: "computer-easy"}
+    later = new_game(store, "g4", players=("alice",))
+    assert result(later.add_computer_player(Level.EASY)) == 2
+    assert later.snapshot.owners[2] == "computer-easy-2"

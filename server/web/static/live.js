@@ -5,7 +5,9 @@
 // * shows every deadline (<time class="deadline">) as a local date and time and counts it down;
 // * zooms and pans the galaxy map (.map-view), and keeps its zoom and place across a refresh,
 //   so that nothing moves under the reader's finger;
-// * drops the notices of a turn once the turn has ended.
+// * drops the notices of a turn once the turn has ended;
+// * on the home page (data-refresh: seconds), fetches the page again every few seconds, so that
+//   a game's "Your turn" badge comes and goes as its turns end.
 "use strict";
 (function () {
   // -- deadlines: the server writes UTC and the seconds left; the reader sees local time -------
@@ -191,6 +193,9 @@
     const live = document.getElementById("live");
     setInterval(tick, 1000);
     tick();
+    // the home page spans many games: it asks again every few seconds (no stream per game)
+    const every = live ? parseInt(live.dataset.refresh || "0", 10) : 0;
+    if (every > 0) setInterval(function () { if (!document.hidden) refresh(); }, every * 1000);
     if (!live || !live.dataset.events || !window.EventSource) return;
     const source = new EventSource(live.dataset.events);
     function heard(event) {
