@@ -262,11 +262,15 @@ def test_every_page_api_read_and_event_stream_leaves_the_seat_with_the_stand_in(
         "/rules",
         "/rules/examples/",
         "/rules/diagrams/board.svg",
+        "/players",
+        f"/players/{AWAY_NAME}",
         f"/games/{NAME}/notifications/confirm/not-a-token",  # an e-mail confirmation link's page
     ]
     api = [
         "/api/me",
         "/api/games",
+        "/api/players",
+        f"/api/players/{AWAY_NAME}",
         f"/api/games/{NAME}",
         f"/api/games/{NAME}/history",
         f"/api/games/{NAME}/turns/0",
