@@ -13,9 +13,10 @@ Nodes and the command line NOTIFY the database's cluster channel
 
 `NotifyListener` keeps a psycopg connection in autocommit mode LISTENing, hands each message to
 `deliver` on the reactor thread (messages heard while the reactor has not yet taken the last
-ones go with them: one wake-up of the reactor per batch, not per message), and reconnects (after `retry` seconds) when the connection
-breaks; `on_connect` runs on the reactor after every (re)connection, since messages sent while
-it was away are lost and the node must look at the database itself.
+ones go with them: one wake-up of the reactor per batch, not per message), and reconnects
+(after `retry` seconds) when the connection breaks; `on_connect` runs on the reactor after
+every (re)connection, since messages sent while it was away are lost and the node must look at
+the database itself.
 """
 
 from __future__ import annotations
