@@ -15,7 +15,9 @@ the benchmark skips without the binaries), a fresh database for each node count.
 
 Environment: TAE_BENCH_CPU_GAMES (default 30), TAE_BENCH_CPU_WINDOW (seconds, default 20),
 TAE_BENCH_CPU_PROFILE=FOLDER runs every node under cProfile and writes FOLDER/N-nodes-NAME.prof
-(read them with `python -m pstats`).
+(read them with `python -m pstats`). cProfile sees the reactor thread only; the database
+threads, where most of a turn's CPU goes, need a sampling profiler
+(`py-spy record --threads --format raw --pid PID` on a node during the window).
 """
 
 from __future__ import annotations
