@@ -4,8 +4,10 @@
 game: the write runs only with the claim epoch the node was given for that game, checked in the
 same transaction (`server.database.ownership.thd_check_claim`); a game the node does not hold
 fails at once with `ClaimLost`, and a write refused by the database tells the node
-(`on_lost(game_id)`), which then lets the game go. Every stored change record also tells every
-node (NOTIFY with the record's sequence, sent when its transaction commits: `change_news`).
+(`on_lost(game_id)`), which then lets the game go. Every stored turn also tells every node
+(NOTIFY with the turn and its change record's sequence, sent when its transaction commits:
+`turn_news`); other writes tell no one, since every node would have to read every such NOTIFY of
+every game, a cost that grows with the number of nodes for news no node needs.
 
 `ClaimConnection` is the node's one dedicated connection, on a thread of its own: its session
 holds the node's advisory lock (the node is alive exactly while it is open), and the claim
@@ -28,7 +30,7 @@ from server.database.changes import thd_write
 from server.database.engine import create_engine
 from server.database.ownership import ClaimLost, session_name, thd_check_claim, thd_notify
 from server.database.threads import DatabaseThread
-from server.model.changes import Change, TurnEnded, kind_of
+from server.model.changes import TurnEnded
 from server.model.store import StoreUnavailable
 
 log = Logger()
@@ -37,18 +39,16 @@ log = Logger()
 def _fenced(conn, game_id: int, epoch: int, space: int, fn: Callable[..., Any], *args: Any) -> Any:
     thd_check_claim(conn, game_id, epoch)
     result = fn(conn, game_id, *args)
-    if fn is thd_write:
-        thd_notify(conn, space, change_news(game_id, result, args[0].change))
+    if fn is thd_write and isinstance(args[0].change, TurnEnded):
+        thd_notify(conn, space, turn_news(game_id, result, args[0].change))
     return result
 
 
-def change_news(game_id: int, sequence: int, change: Change) -> dict[str, Any]:
-    """The NOTIFY of a stored change record (sent when its transaction commits): the game and
-    the record's sequence, so that other nodes read the records they have not seen
-    (`server.database.changes.thd_changes_after`); a new turn says its number (`"k": "turn"`)."""
-    if isinstance(change, TurnEnded):
-        return {"k": "turn", "g": game_id, "t": change.turn, "q": sequence}
-    return {"k": "change", "g": game_id, "q": sequence, "c": kind_of(change)}
+def turn_news(game_id: int, sequence: int, change: TurnEnded) -> dict[str, Any]:
+    """The NOTIFY of a stored turn (sent when its transaction commits): the game, the turn and
+    its change record's sequence, so that other nodes know the game's last turn and can read the
+    records they have not seen (`server.database.changes.thd_changes_after`)."""
+    return {"k": "turn", "g": game_id, "t": change.turn, "q": sequence}
 
 
 class FencedStore(DatabaseStore):

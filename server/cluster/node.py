@@ -241,9 +241,10 @@ class ClusterNode(ClaimRounds, HandOver):
         return lambda: self._move_watchers.remove(watcher) if watcher in self._move_watchers else None
 
     def subscribe_news(self, game_id: int, listener: Callable[[dict], None]) -> Callable[[], None]:
-        """`listener(message)` for every change record of the game, whichever node runs it
-        (LISTEN/NOTIFY, `server.cluster.notify`): the message names the record's sequence
-        (`"q"`); what changed is read with `changes_since`."""
+        """`listener(message)` for every turn stored of the game, whichever node runs it
+        (LISTEN/NOTIFY, `server.cluster.notify`): the message names the turn (`"t"`) and its
+        change record's sequence (`"q"`); what changed is read with `changes_since`. Other
+        writes send no news (every node would have to read it)."""
         self._news.setdefault(game_id, []).append(listener)
 
         def unsubscribe() -> None:

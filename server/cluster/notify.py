@@ -4,18 +4,19 @@ Nodes and the command line NOTIFY the database's cluster channel
 (`server.database.ownership.channel`); every node hears every message, as a dict:
 
 * `{"k": "turn", "g": game_id, "t": turn, "q": sequence}`: a turn was stored, with its change
-  record numbered `sequence` (sent in its transaction: `server.cluster.fencing.change_news`);
-* `{"k": "change", "g": game_id, "q": sequence, "c": kind}`: any other write of the game was
-  stored with its change record (`server.model.changes`); a node that wants to know what changed
-  reads the records it has not seen (`ClusterNode.changes_since`);
+  record numbered `sequence` (sent in its transaction: `server.cluster.fencing.turn_news`); a
+  node that wants to know what changed reads the records it has not seen
+  (`ClusterNode.changes_since`). Other writes send no news: every node would read it;
 * `{"k": "claims"}`: games changed owner (claimed, handed over, released);
 * `{"k": "request", "g": game_id}`: an operator request was queued;
 * `{"k": "node"}`: a node joined or is leaving.
 
 `NotifyListener` keeps a psycopg connection in autocommit mode LISTENing, hands each message to
-`deliver` on the reactor thread, and reconnects (after `retry` seconds) when the connection
-breaks; `on_connect` runs on the reactor after every (re)connection, since messages sent while
-it was away are lost and the node must look at the database itself.
+`deliver` on the reactor thread (messages heard while the reactor has not yet taken the last
+ones go with them: one wake-up of the reactor per batch, not per message), and reconnects
+(after `retry` seconds) when the connection breaks; `on_connect` runs on the reactor after
+every (re)connection, since messages sent while it was away are lost and the node must look at
+the database itself.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class NotifyListener:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._connected = threading.Event()
+        self._heard: list[dict] = []  # decoded, not yet taken by the reactor
+        self._heard_lock = threading.Lock()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="tae-notify", daemon=True)
@@ -103,5 +106,19 @@ class NotifyListener:
             message = json.loads(payload)
         except ValueError:
             return
-        if isinstance(message, dict):
-            self.reactor.callFromThread(self.deliver, message)
+        if not isinstance(message, dict):
+            return
+        with self._heard_lock:
+            self._heard.append(message)
+            first = len(self._heard) == 1
+        if first:
+            self.reactor.callFromThread(self._deliver_heard)
+
+    def _deliver_heard(self) -> None:
+        with self._heard_lock:
+            heard, self._heard = self._heard, []
+        for message in heard:
+            try:
+                self.deliver(message)
+            except Exception:
+                log.failure("cluster news: a message could not be handled")
