@@ -67,10 +67,6 @@ class ChannelView:
         }
 
 
-def _row_id(row: ChannelRow) -> int:
-    return row.id
-
-
 def worker_name(node: str | None = None) -> str:
     """Who claims outbox rows: the cluster node's name, or host:pid."""
     return node or f"{socket.gethostname()}:{os.getpid()}"
@@ -143,7 +139,7 @@ class Notifications:
 
     async def channels(self, game_id: int, player: int) -> list[ChannelView]:
         rows = await self.store.notifications.channels(game_id, player)
-        return [ChannelView.of(number, row) for number, row in enumerate(sorted(rows, key=_row_id), 1)]
+        return [ChannelView.of(number, row) for number, row in enumerate(rows, 1)]  # oldest first
 
     async def add_webhook(self, game_id: int, player: int, url: str, fmt: str = "json") -> ChannelView:
         url, fmt = check_webhook(url, fmt, self.targets)

@@ -51,7 +51,7 @@ class NotificationsService(AsyncService):
     def site_url(self) -> str | None:
         """Where players reach the web pages, for the link in every message: the operator's
         `[notifications] public_url`, else this server's first web listener (None: no pages)."""
-        return self.config.notifications.public_url.rstrip("/") or first_web_url(self._web)
+        return self.config.notifications.public_url or first_web_url(self._web)
 
     async def stop(self) -> None:
         notifications, self.notifications = self.notifications, None
