@@ -35,10 +35,26 @@ class HandOver(NodeState):
             return f"game {game.setup.name!r} runs on node {self.name!r} already"
         if target.state != ownership.RUNNING:
             raise OperationError(f"node {node_name!r} is {target.state}: it takes no games")
-        await self._hand_over(game, target)
-        return f"game {game.setup.name!r} moved from node {self.name!r} to node {target.name!r}"
+        moving = self.leaving.get(game.id)
+        if moving is not None:  # a rebalancing round hands it over already: where to, see below
+            await _after(moving)
+        elif await self._hand_over(game, target):
+            return f"game {game.setup.name!r} moved from node {self.name!r} to node {target.name!r}"
+        # The game left this node another way meanwhile (rebalanced, or its claim was taken):
+        # say where it runs now rather than report a move that did not happen.
+        await self.refresh()
+        now = self.by_id.get(game.id)
+        owner = None if now is None else now.node
+        if owner == target.name:
+            return f"game {game.setup.name!r} moved from node {self.name!r} to node {target.name!r}"
+        raise OperationError(
+            f"game {game.setup.name!r} left node {self.name!r} meanwhile and runs on "
+            f"{'no node yet' if owner is None else f'node {owner!r}'}: not moved to node {target.name!r}"
+        )
 
-    async def _hand_over(self, game: Game, target: NodeInfo | None) -> None:
+    async def _hand_over(self, game: Game, target: NodeInfo | None) -> bool:
+        """Hand `game` to `target` (None: to whoever claims it next); False when the game's
+        claim was lost on the way (it is dropped here, and runs wherever the claim went)."""
         gid = game.id
         gone: defer.Deferred = defer.Deferred()
         self.leaving[gid] = gone
@@ -60,7 +76,7 @@ class HandOver(NodeState):
         except ClaimLost:
             if self._local_by_id(gid) is not None:
                 self._drop(game, "its claim was taken by another node")
-            return
+            return False
         except Exception:
             if deadline_before is not None and not game.busy and self._local_by_id(gid) is not None:
                 game.timer.resume_deadline(deadline_before)
@@ -82,6 +98,7 @@ class HandOver(NodeState):
             )
             self.by_id[gid] = self.placements[old.name] = moved
         self._drop(game, f"handed over to node {target.name}" if target is not None else "released")
+        return True
 
     async def _quiesce(self, game: Game) -> None:
         """Wait until no session request and no end of turn is in progress, then stop the timer
@@ -127,6 +144,18 @@ class HandOver(NodeState):
             targets=", ".join(sorted(n.name for n in targets)),
             failed=failed,
         )
+
+
+def _after(d: defer.Deferred) -> defer.Deferred:
+    """Fires (with None) when the shared `d` does, leaving `d`'s own result to its other waiters."""
+    outer: defer.Deferred = defer.Deferred()
+
+    def passed(result: object) -> object:
+        outer.callback(None)
+        return result
+
+    d.addBoth(passed)
+    return outer
 
 
 def _at_most(reactor, seconds: float, d: defer.Deferred) -> defer.Deferred:

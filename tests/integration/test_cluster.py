@@ -79,6 +79,15 @@ def owner_of(url: str, game: str) -> str | None:
     return None
 
 
+def cluster_log(*nodes: NodeProcess, last: int = 30) -> str:
+    """The nodes' last cluster log lines (for the message of a failed assertion)."""
+    out = []
+    for node in nodes:
+        lines = [line.strip() for line in node.lines if "cluster" in line or "claim" in line]
+        out.append(f"node {node.name}:\n" + "\n".join(lines[-last:]))
+    return "\n".join(out)
+
+
 def placed(url: str) -> dict | None:
     """The cluster view once every game has a node, else None."""
     view = nodes_view(url)
@@ -149,7 +158,7 @@ def test_nodes_share_games_and_serve_every_client(two_nodes, pg_url):
         for target in ("a", "b"):
             moved = tae_server("move-game", remote, target, "--database", pg_url)
             assert moved.returncode == 0 and f"to node {target!r}" in moved.stdout, moved
-            assert owner_of(pg_url, remote) == target
+            assert owner_of(pg_url, remote) == target, (moved.stdout, nodes_view(pg_url), cluster_log(a, b))
             now = ann.time_remaining()
             assert now.turn == 1 and now.time <= left
         # An order over the relay, stored by the owner and shown by it.

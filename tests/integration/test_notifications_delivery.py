@@ -200,7 +200,11 @@ def test_every_event_reaches_every_channel_once_through_restarts_and_outages(tmp
         # every message links to the game, on the web listener's own address (no public_url)
         assert discord["body"]["content"].endswith(f"\nhttp://127.0.0.1:{web_port}/games/tae")
 
-        # the receivers go down; the turns go on at full speed (a hung webhook among them)
+        # the receivers go down once the server knows they took these (a receiver that journals a
+        # message and is killed before its answer leaves makes the server send it again: a real
+        # repeat, but of the test's making)
+        wait_for_deliveries(database_url, [f"{hook}/ann", "ann@test.invalid", f"{hook}/bob"])
+        # the turns go on at full speed (a hung webhook among them)
         receivers.stop()
         for turn in (1, 2):
             for name in PLAYERS:
@@ -234,6 +238,26 @@ def test_every_event_reaches_every_channel_once_through_restarts_and_outages(tmp
     finally:
         server.kill()
         receivers.stop()
+
+
+def wait_for_deliveries(url: str, targets: list[str], timeout: float = 30) -> None:
+    """Wait until every notification to `targets` is marked delivered in the store."""
+    import sqlalchemy as sa
+
+    from server.database import SyncDatabase
+    from server.database.notification_outbox import notification_channels, notification_outbox
+
+    query = (
+        sa.select(sa.func.count())
+        .select_from(notification_outbox)
+        .join(notification_channels, notification_channels.c.id == notification_outbox.c.channel_id)
+        .where(notification_channels.c.target.in_(targets), notification_outbox.c.delivered.is_(None))
+    )
+    deadline = time.monotonic() + timeout
+    with SyncDatabase(url) as db:
+        while (waiting := db.run(lambda conn: conn.execute(query).scalar())) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert not waiting, f"{waiting} notifications to {targets} not delivered in {timeout} s"
 
 
 def silent_errors(url: str, target: str) -> set[str]:

@@ -115,7 +115,7 @@ def test_a_handover_waiting_for_a_turn_ends_when_the_node_loses_the_game():
     commit.errback(ClaimLost("game 1 is run by another node"))  # the turn is tried again later
     node._drop(game, "this node lost its claims")  # the claim connection broke
     clock.advance(0)
-    assert moved == [None], "the handover finished"
+    assert moved == [False], "the handover finished: the game left another way"
     assert game.id not in node.leaving and node.claims.calls == []  # type: ignore[union-attr]
 
 
@@ -130,8 +130,61 @@ def test_a_handover_waits_for_a_hung_turn_at_most_the_handover_timeout():
     assert not moved and game.id in node.leaving
     clock.advance(0.2)
     clock.advance(0)
-    assert moved == [None] and game.id not in node.leaving
+    assert moved == [True] and game.id not in node.leaving
     assert node.claims.calls == ["thd_hand_over"] and game.closed  # type: ignore[union-attr]
+
+
+class ClaimConnectionOfALostClaim:
+    """The claim connection when another node took the game: the hand-over finds no claim."""
+
+    def run(self, fn, *args):
+        return defer.fail(ClaimLost("game 1 is not run by this node any more"))
+
+
+def moving_node(game: Game, clock: Clock, now_on: str | None) -> ClusterNode:
+    """A node running `game`, asked to move it to node b; the database says it runs on `now_on`
+    once the hand-over finds its claim gone."""
+    from server.database import ownership
+    from server.database.ownership import Placement
+
+    node = node_running(game, clock)
+    node.claims = ClaimConnectionOfALostClaim()  # type: ignore[assignment]
+    b = SimpleNamespace(id=2, name="b", advertise="127.0.0.1:6924", alive=True, state=ownership.RUNNING)
+    node.nodes = {"b": b}  # type: ignore[dict-item]
+
+    async def refresh() -> None:
+        node.by_id[game.id] = Placement(game.id, "tae", None, now_on, None, 2, 0, True)
+
+    node.refresh = refresh  # type: ignore[method-assign]
+    return node
+
+
+def test_move_game_says_where_the_game_went_when_its_claim_was_lost_on_the_way():
+    """`move-game` reported "moved to node b" when the claim was taken meanwhile (CI: the game
+    then ran nowhere for a moment, and `tae-server nodes` disagreed with the report)."""
+    from server.operating.game_actions import OperationError
+
+    for now_on, expected in ((None, "runs on no node yet: not moved"), ("c", "runs on node 'c': not moved")):
+        clock = Clock()
+        _, game = playing(clock)
+        node = moving_node(game, clock, now_on)
+        answer = fired(defer.ensureDeferred(node.move_game(game, "b")))
+        clock.advance(0)
+        assert len(answer) == 1 and answer[0].check(OperationError), answer
+        assert expected in str(answer[0].value) and "left node 'a' meanwhile" in str(answer[0].value)
+        assert game.closed and game.id not in node.leaving
+
+
+def test_move_game_of_a_game_a_rebalancing_round_hands_to_the_same_node_reports_the_move():
+    clock = Clock()
+    _, game = playing(clock)
+    node = moving_node(game, clock, "b")
+    rebalancing: defer.Deferred = defer.Deferred()
+    node.leaving[game.id] = rebalancing
+    answer = fired(defer.ensureDeferred(node.move_game(game, "b")))
+    assert not answer, "it waits for the hand-over under way"
+    rebalancing.callback(None)
+    assert answer == ["game 'tae' moved from node 'a' to node 'b'"]
 
 
 # -- a closed game writes nothing -------------------------------------------------------------
