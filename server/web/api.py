@@ -44,7 +44,7 @@ from server.views.web.documents import (
 from server.web import actions
 from server.web.logins import ACCOUNTS
 from server.web.routing import JSON_BODY, UNAVAILABLE, HTTPFailure, Router
-from server.web.sessions import same
+from server.web.sessions import bearer_token, same
 from server.web.website import WebSite
 
 JSON = b"application/json; charset=utf-8"
@@ -187,11 +187,10 @@ class Api:
         """The player id of the request's credentials, or a refusal. A password (HTTP Basic)
         goes through the login brake and is verified once (`server.web.logins`)."""
         header = (request.getHeader(b"authorization") or b"").strip()
-        scheme, _, value = header.partition(b" ")
-        scheme = scheme.lower()
+        token = bearer_token(request)
         snapshot = game.snapshot
-        if scheme == b"bearer" and allow_token:
-            found = self.web.sessions.read_token(value.decode("latin-1"))
+        if token is not None and allow_token:
+            found = self.web.sessions.read_token(token)
             if found is None or found[0] != snapshot.name or not snapshot.state.has_player(found[1]):
                 raise refusal(BAD_TOKEN)
             if not same(found[2], snapshot.credential_marks.get(found[1], "")):
@@ -225,10 +224,9 @@ class Api:
         """The name of the caller's server account: HTTP Basic (name and password, through the
         login brake, verified once: `server.web.logins`) or a token of any of its games."""
         header = (request.getHeader(b"authorization") or b"").strip()
-        scheme, _, value = header.partition(b" ")
-        accounts = self.web.games.accounts
-        if scheme.lower() == b"bearer":
-            found = self.web.sessions.read_token(value.decode("latin-1"))
+        token = bearer_token(request)
+        if token is not None:
+            found = self.web.sessions.read_token(token)
             game = self.web.games.find(found[0]) if found is not None else None
             if found is None or game is None or not game.snapshot.state.has_player(found[1]):
                 raise refusal(BAD_TOKEN)
@@ -238,6 +236,7 @@ class Api:
             self._not_removed(snapshot, found[1])
             return snapshot.owners.get(found[1], "")
         username, password = basic_credentials(request)
+        accounts = self.web.games.accounts
         logins = self.web.logins
         marks = _AccountMarks(accounts)
         name = logins.remembered(ACCOUNTS, header, marks)
@@ -251,10 +250,18 @@ class Api:
 
     async def my_games(self, request) -> bytes:
         """`GET /api/me`: the caller's account and every game it plays here
-        (`server.views.web.documents.my_game_entry`), and its accounts kept apart (revision
-        0007a) that a login with their password would join to it."""
+        (`server.views.web.documents.my_game_entry`; on a cluster, on every node), and its
+        accounts kept apart (revision 0007a) that a login with their password would join to it.
+        Another node asking on an account's behalf (it checked the caller) gets this node's
+        games of that account."""
+        from server.web.relay import relayed_from
+
+        asked_for = relayed_from(request)
+        if asked_for is not None and asked_for.account is not None:
+            games = self.web.my_games_here(asked_for.account)
+            return answer(request, {"account": asked_for.account, "games": games, "kept_apart": []})
         name = await self.account(request)
-        games = self.web.my_games(name)
+        games = await self.web.my_games(name, request)
         return answer(
             request, {"account": name, "games": games, "kept_apart": self.web.games.accounts.kin(name)}
         )

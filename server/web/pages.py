@@ -78,7 +78,7 @@ class Pages:
         games under way, and the finished ones with their winners."""
         games = await self.web.lobby_entries()
         account = browser.account()
-        mine = self.web.my_games(account) if account else []
+        mine = await self.web.my_games(account) if account else []
         playing = [g for g in mine if not g["over"] and not g["removed"]]
         # waiting for me first; then the nearest deadline first, those without one last
         playing.sort(

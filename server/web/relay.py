@@ -6,8 +6,9 @@ node that does not run it passes the request to the owner's web listener (the ad
 node publishes, `server.database.web_addresses`) and streams the answer back, status, headers,
 cookies and body, event streams included. So every read is rendered from the live game and
 every write is carried out by its owner, fenced, exactly as on a single server; the browser
-or API client sees no difference. The lobby (`/`, `/api/games`) lists the games of every node
-(`listings`).
+or API client sees no difference. The lobby (`/`, `/api/games`) lists the games of every node,
+and "my games" (`GET /api/me`, the home page) an account's games on every node (`listings`;
+a token's `GET /api/me` goes to the node that runs the token's game, which can check it).
 
 A relayed request carries `X-Tae-Relay`: the relaying node, the client's address and whether
 it came over TLS, signed with the web secret that every node shares. The owner uses the
@@ -96,6 +97,7 @@ class RelayedFrom:
     node: str
     client: str
     secure: bool
+    account: str | None = None  # the account a node asks about for its caller (`my_listings`)
 
 
 class RelaySigner:
@@ -105,8 +107,13 @@ class RelaySigner:
         self.secret = secret
         self.clock = clock
 
-    def sign(self, node: str, client: str, secure: bool) -> bytes:
-        body = json.dumps([node, client, secure, int(self.clock.seconds())], separators=(",", ":"))
+    def sign(self, node: str, client: str, secure: bool, account: str | None = None) -> bytes:
+        """The header's value; with `account`, the signing node vouches that its caller is
+        that account (it checked the caller's password, session or token itself)."""
+        fields: list[Any] = [node, client, secure, int(self.clock.seconds())]
+        if account is not None:
+            fields.append(account)
+        body = json.dumps(fields, separators=(",", ":"))
         return f"{body}|{self._mac(body)}".encode()
 
     def check(self, value: bytes) -> RelayedFrom | None:
@@ -114,14 +121,17 @@ class RelaySigner:
             body, _, mac = value.decode("utf-8").rpartition("|")
             if not body or not hmac.compare_digest(self._mac(body), mac):
                 return None
-            node, client, secure, issued = json.loads(body)
+            node, client, secure, issued, *rest = json.loads(body)
         except (UnicodeDecodeError, ValueError, TypeError):
             return None
         if not isinstance(node, str) or not isinstance(client, str) or not isinstance(issued, int):
             return None
+        account = rest[0] if len(rest) == 1 and isinstance(rest[0], str) else None
+        if rest and account is None:
+            return None
         if abs(self.clock.seconds() - issued) > SIGNATURE_AGE_S:
             return None
-        return RelayedFrom(node, client, bool(secure))
+        return RelayedFrom(node, client, bool(secure), account)
 
     def _mac(self, body: str) -> str:
         return hmac.new(self.secret, f"relay|{body}".encode(), hashlib.sha256).hexdigest()
@@ -236,6 +246,7 @@ class WebRelay:
         serve_here: Callable[[Any, str], None],
         fail: Callable[[Any, int, str], bytes],
         reactor: Any = None,
+        token_game: Callable[[Any], str | None] = lambda request: None,
     ):
         if reactor is None:
             from twisted.internet import reactor as default_reactor
@@ -246,6 +257,7 @@ class WebRelay:
         self.clock = clock
         self.serve_here = serve_here
         self.fail = fail
+        self.token_game = token_game
         self._looked_for_unknown = float("-inf")
         # Reads reuse connections (Agent sends a read again on a fresh one when a kept
         # connection turns out closed); a write gets a connection of its own, since on a kept
@@ -291,6 +303,10 @@ class WebRelay:
 
     def _game_of(self, request: Any, path: str) -> str | None:
         name = game_named(path)
+        if name is None and path == "/api/me":
+            # A token is checked by the node that runs its game (it knows the player's
+            # credential mark); that node asks the others for the account's other games.
+            return self.token_game(request)
         if name is None and path == "/join" and request.method == b"POST":
             from server.web.forms import FormError, form_fields
 
@@ -408,21 +424,24 @@ class WebRelay:
 
     # -- the lobby -------------------------------------------------------------------------
 
-    async def listings(self) -> list[dict[str, Any]]:
-        """The lobby entries of the games the other nodes run, each from its owner (a node
-        that does not answer within LISTING_TIMEOUT_S is left out)."""
+    async def listings(self, account: str | None = None) -> list[dict[str, Any]]:
+        """The lobby entries (`GET /api/games`) of the games the other nodes run, each from its
+        owner; with `account`, the entries of `GET /api/me` of the games of theirs it plays,
+        asked on its behalf. A node that does not answer within LISTING_TIMEOUT_S is left out."""
+        path, key = ("/api/games", "name") if account is None else ("/api/me", "game")
         peers = await self.places.peers()
-        asked = [defer.ensureDeferred(self._listing(node, address)) for node, address in peers]
+        asked = [defer.ensureDeferred(self._listing(address, path, key, account)) for _, address in peers]
         entries: list[dict[str, Any]] = []
         for ok, listed in await defer.DeferredList(asked, consumeErrors=True):
             if ok:
                 entries.extend(listed)
         return entries
 
-    async def _listing(self, node: str, address: str) -> list[dict[str, Any]]:
+    async def _listing(self, address: str, path: str, key: str, account: str | None) -> list[dict[str, Any]]:
+        """The games a node lists at `path` (entries named by `key`) that it runs itself."""
         headers = Headers({b"accept": [b"application/json"]})
-        headers.setRawHeaders(RELAY_HEADER, [self.signer.sign(self.places.node, "lobby", False)])
-        waiting = self.reads.request(b"GET", f"http://{address}/api/games".encode(), headers)
+        headers.setRawHeaders(RELAY_HEADER, [self.signer.sign(self.places.node, "lobby", False, account)])
+        waiting = self.reads.request(b"GET", f"http://{address}{path}".encode(), headers)
         waiting.addTimeout(LISTING_TIMEOUT_S, self.clock)
         response = await waiting
         reading = readBody(response)
@@ -433,8 +452,8 @@ class WebRelay:
             entry
             for entry in games or []
             if isinstance(entry, dict)
-            and isinstance(entry.get("name"), str)
-            and self.places.locate(entry["name"]).kind != HERE
+            and isinstance(entry.get(key), str)
+            and self.places.locate(entry[key]).kind != HERE
         ]
 
 

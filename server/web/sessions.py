@@ -264,3 +264,11 @@ class SessionStore:
     def _sign(self, body: str) -> str:
         message = f"token|{body}".encode("utf-8", "surrogatepass")
         return _b64(hmac.new(self.secret, message, hashlib.sha256).digest())
+
+
+def bearer_token(request: Any) -> str | None:
+    """The token of the request's `Authorization: Bearer ...` header (None: another scheme or
+    none)."""
+    header = (request.getHeader(b"authorization") or b"").strip()
+    scheme, _, value = header.partition(b" ")
+    return value.strip().decode("latin-1") if scheme.lower() == b"bearer" else None

@@ -74,7 +74,13 @@ def make_site(
             raise ValueError("a cluster node's web listener needs the secret every node shares")
         web.places = places
         web.relay = root.relay = WebRelay(
-            places, RelaySigner(secret, clock), clock, root.serve_later, pages.refusal_body(web), reactor
+            places,
+            RelaySigner(secret, clock),
+            clock,
+            root.serve_later,
+            pages.refusal_body(web),
+            reactor,
+            token_game=web.token_game,
         )
     guards = WebGuards(
         limits,

@@ -160,9 +160,33 @@ class WebSite:
         default = self.places.default_name()
         return _marked(sorted(entries, key=lambda e: (e["name"] != default, e["name"])), default)
 
-    def my_games(self, account: str) -> list[dict[str, Any]]:
-        """Every game of this node the account plays (`my_game_entry`): `GET /api/me` and the
-        home page list them."""
+    async def my_games(self, account: str, request: Any = None) -> list[dict[str, Any]]:
+        """Every game the account plays (`my_game_entry`): `GET /api/me` and the home page list
+        them. On a cluster node, those of the other nodes too, each from its owner (not when
+        `request` is another node asking on the account's behalf for this node's games)."""
+        from server.web.relay import relayed_from
+
+        entries = self.my_games_here(account)
+        asked_for = relayed_from(request) if request is not None else None
+        if self.relay is None or (asked_for is not None and asked_for.account is not None):
+            return entries
+        known = {entry["game"] for entry in entries}
+        for entry in await self.relay.listings(account):  # a game moving may be listed twice
+            if entry["game"] not in known:
+                known.add(entry["game"])
+                entries.append(entry)
+        return entries
+
+    def token_game(self, request: Any) -> str | None:
+        """The game a valid token of the request (`Authorization: Bearer`) was issued for."""
+        from server.web.sessions import bearer_token
+
+        token = bearer_token(request)
+        found = self.sessions.read_token(token) if token is not None else None
+        return found[0] if found is not None else None
+
+    def my_games_here(self, account: str) -> list[dict[str, Any]]:
+        """The games of this node the account plays (`my_game_entry`)."""
         now = self.now()
         key = lookup_key(account)
         games = []

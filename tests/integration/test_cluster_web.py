@@ -192,6 +192,15 @@ def test_every_page_and_api_call_works_through_a_node_that_does_not_run_the_game
     local = game_on(pg_url, "a", ["tae", "g1", "g2", "g3"])
     assert a.call("POST", f"/api/games/{local}/accounts", {"username": "dan", "password": "dan-pw"})[0] == 201
     assert f"/games/{local}/play/events" in browser_login(browser, a, local, "dan")
+
+    # One account, a game on each node: either node lists both as the account's games, also
+    # for a token of the game the other node runs (that node checks it).
+    assert a.call("POST", f"/api/games/{local}/join", {}, user="ann")[0] == 201
+    for node in (a, b):
+        status, me = node.call("GET", "/api/me", user="ann")
+        assert status == 200 and sorted(g["game"] for g in me["games"]) == sorted([remote, local]), me
+    status, me = a.call("GET", "/api/me", token=issued["token"])
+    assert status == 200 and sorted(g["game"] for g in me["games"]) == sorted([remote, local]), me
     for node in (a, b):
         with browser.open(node.url(f"/games/{local}/play"), timeout=30) as answer:
             assert answer.url.endswith(f"/games/{local}/play"), (node.name, local)

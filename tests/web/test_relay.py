@@ -4,6 +4,7 @@ how the owner side answers relayed ones, what a client hears while a game has no
 from __future__ import annotations
 
 from dataclasses import replace
+from types import MappingProxyType
 
 from twisted.internet import defer
 from twisted.internet.task import Clock
@@ -144,3 +145,52 @@ def test_a_write_that_waited_for_its_game_is_carried_out_here_when_the_game_arri
     assert answer.status == 201, answer.text
     carol = {"Authorization": "Basic Y2Fyb2w6Y2Fyb2wtcHc="}
     assert client.get("/api/games/Nebula/me", headers=carol).json()["player"]["id"] == answer.json()["player"]
+
+
+def test_a_signature_may_vouch_for_an_account_and_nothing_else_may_be_added():
+    clock = Clock()
+    signer = RelaySigner(SECRET, clock)
+    found = signer.check(signer.sign("b", "lobby", False, "alice"))
+    assert found is not None and found.account == "alice"
+    assert signer.check(signer.sign("b", "lobby", False)).account is None  # type: ignore[union-attr]
+    assert signer.check(signer.sign("b", "lobby", False, "alice").replace(b'"alice"', b'"mallory"')) is None
+    body = f'["b","lobby",false,{int(clock.seconds())},"alice",1]'
+    assert signer.check(f"{body}|{signer._mac(body)}".encode()) is None  # one account at most
+
+
+class SeatedGame(FakeGame):
+    """The fake, with the server's rule that a seat's owner is the account of its name."""
+
+    @property
+    def snapshot(self):
+        owners = {pid: name for name, (_, pid) in self.passwords.items()}
+        return replace(self._snapshot, owners=MappingProxyType(owners))
+
+
+def test_another_node_asking_on_an_account_s_behalf_gets_its_games_of_this_node():
+    places = Places({"Nebula": Location(HERE, "a")})
+    clock = Clock()
+    clock.advance(1_000_000)
+    archive = FakeArchive()
+    game = SeatedGame("Nebula", clock, archive)
+    game.create_account("alice", "alice-pw")
+    site = make_site(FakeDirectory(game), archive, clock, secret=SECRET, places=places)
+    client = Client(site)
+    vouched = {RELAY_HEADER.decode(): RelaySigner(SECRET, clock).sign("b", "lobby", False, "alice").decode()}
+    answer = client.get("/api/me", headers=vouched)
+    assert answer.status == 200, answer.text
+    assert answer.json()["account"] == "alice" and [g["game"] for g in answer.json()["games"]] == ["Nebula"]
+    forged = {RELAY_HEADER.decode(): RelaySigner(b"wrong", clock).sign("b", "lobby", False, "alice").decode()}
+    assert client.get("/api/me", headers=forged).status == 403
+
+
+def test_my_games_with_a_token_of_a_game_another_node_runs_are_asked_of_that_node():
+    """Only the game's owner knows the player's credential mark the token must match."""
+    places = Places({"Nebula": Location(HERE, "a"), "Far": Location(ELSEWHERE, "c", None)})
+    _, _, site = node_site(places)
+    client = Client(site)
+    token = site.web.sessions.issue_token("Far", 1, "a-mark")
+    answer = client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status == 503 and "no web listener" in answer.json()["error"]["message"]
+    local = site.web.sessions.issue_token("Nebula", 9, "a-mark")  # answered here: no such player
+    assert client.get("/api/me", headers={"Authorization": f"Bearer {local}"}).status == 401
