@@ -213,6 +213,29 @@ class PlayerAccounts(GameWriteSide):
         password (a wrong one: Refused(WRONG_ACCOUNT_PASSWORD)); otherwise a new account is made.
         Operators hand over `password_hash` (made by `server.game.passwords.hash_password`) instead
         of a password: an existing account then joins as vouched for, keeping its own password."""
+        d = self.create_or_join(
+            username,
+            password,
+            email,
+            comment,
+            creation_setting_applies=creation_setting_applies,
+            password_hash=password_hash,
+        )
+        return d.addCallback(lambda made: made[0])
+
+    def create_or_join(
+        self,
+        username: str,
+        password: str,
+        email: str = "",
+        comment: str = "",
+        *,
+        creation_setting_applies: bool = True,
+        password_hash: str | None = None,
+    ) -> defer.Deferred:
+        """`create_account`, firing with (player id, whether an existing account joined): a
+        join is a password check, not a new account (the brake on account creation counts only
+        new ones)."""
         d = self._create_or_join(
             username, password, email, comment, creation_setting_applies, password_hash, True
         )
@@ -238,19 +261,22 @@ class PlayerAccounts(GameWriteSide):
         def found(existing: tuple[str, str] | None) -> defer.Deferred:
             if existing is not None:
                 if password_hash:
-                    return self._join_with(existing, email, comment, creation_setting_applies)
+                    return joined(self._join_with(existing, email, comment, creation_setting_applies))
                 return self.hasher.verify(password, existing[1]).addCallback(proved, existing)
             made = self._new_account(
                 username, password, email, comment, creation_setting_applies, password_hash
-            )
+            ).addCallback(lambda player: (player, False))
             if again:
                 made.addErrback(made_meanwhile)
             return made
 
+        def joined(d: defer.Deferred) -> defer.Deferred:
+            return d.addCallback(lambda player: (player, True))
+
         def proved(ok: bool, existing: tuple[str, str]) -> defer.Deferred:
             if not ok:
                 raise Refused(WRONG_ACCOUNT_PASSWORD)
-            return self._join_with(existing, email, comment, creation_setting_applies)
+            return joined(self._join_with(existing, email, comment, creation_setting_applies))
 
         def made_meanwhile(failure: Failure) -> defer.Deferred:
             failure.trap(ConflictError)
@@ -259,6 +285,13 @@ class PlayerAccounts(GameWriteSide):
             )
 
         return d.addCallback(found)
+
+    def would_create(self, name: str) -> defer.Deferred:
+        """Whether `create_account(name, ...)` would make a new server account rather than
+        join the existing one (True also when the store cannot say: the careful answer for the
+        brake on account creation, which asks)."""
+        d = self.find_server_account(name)
+        return d.addCallbacks(lambda found: found is None, lambda failure: True)
 
     def find_server_account(self, name: str) -> defer.Deferred:
         """(name, password hash) of the server account `name`, None when there is none: from a

@@ -134,7 +134,7 @@ class Ticket:
         self._creating = waiter.creating
         self._done = False
 
-    def done(self, succeeded: bool, counts: bool = True) -> float:
+    def done(self, succeeded: bool, counts: bool = True, new_account: bool = True) -> float:
         """The login finished (`counts`: a failure counts against the connection, address and
         account, as a wrong password does; an account creation that was refused does not).
         Returns the seconds to wait before answering; `client.must_close` says whether to
@@ -144,7 +144,8 @@ class Ticket:
         self._done = True
         self._guard._release()
         if succeeded:
-            self._guard._succeeded(self._client, self._account, self._creating)
+            # an account creation that joined an existing account proved its password: a login
+            self._guard._succeeded(self._client, self._account, self._creating and new_account)
             return 0.0
         if not counts:
             return 0.0
@@ -181,18 +182,24 @@ class GuardedClient:
         account: str | None = None,
         creating: bool = False,
         counts: bool | Callable[[Any], bool] = True,
+        new_account: Callable[[Any], bool] = lambda answer: True,
         hurry: Callable[[], bool] = lambda: False,
     ) -> defer.Deferred:
         """One password check of a connection that answers with bytes (TP, admin) through the
         guard: `request()` (its answer, or a Deferred of it) runs once `admit` lets it, and
         `succeeded(answer)` says how it went (`counts`, or `counts(answer)`: a failure counts as
-        a failed login).
+        a failed login; `new_account(answer)`: a creation made a new account, rather than
+        joining an existing one, and counts against the address's account creations).
         Fires with the answer, a failure's after the delay it earns (none when `hurry()`: the
         connection is going); fails with Refused when the check is refused untried."""
 
         def run(ticket: Ticket) -> defer.Deferred:
             def finished(answer: Any) -> Any:
-                delay = ticket.done(succeeded(answer), counts=counts(answer) if callable(counts) else counts)
+                delay = ticket.done(
+                    succeeded(answer),
+                    counts=counts(answer) if callable(counts) else counts,
+                    new_account=new_account(answer),
+                )
                 if delay <= 0 or hurry():
                     return answer
                 return task.deferLater(self.guard.clock, delay, lambda: answer)

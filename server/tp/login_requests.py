@@ -18,6 +18,12 @@ from server.views.tp.games import SERVER_TYPE, SERVER_VERSION, game_frame, time_
 
 log = Logger()
 
+#: The Okay of a CreateAccount that made a new account, and of one that joined the server's
+#: existing account of that name to the game (its password proved): only the first counts
+#: against the address's `accounts_per_address` (`server.tp.network`).
+ACCOUNT_CREATED = "Account created."
+ACCOUNT_JOINED = "Joined this game with your server account."
+
 
 class LoginRequests(SessionBase):
     """The handlers of this module, joined into `server.tp.session.Session`."""
@@ -79,16 +85,18 @@ class LoginRequests(SessionBase):
         game = self.directory.find(game_name)
         if game is None:
             raise TPRefusal(FailCode.NO_SUCH_THING, f"No such game: {_game_named(game_name)}")
-        d = game.create_account(username, message.password, message.email, message.comment)
+        d = game.create_or_join(username, message.password, message.email, message.comment)
 
-        def created(player: int) -> tp.Message:
+        def created(made: tuple[int, bool]) -> tp.Message:
+            player, joined = made
             log.info(
-                "game {game}: account {user} created (player {player})",
+                "game {game}: account {user} {how} (player {player})",
                 game=game.setup.name,
                 user=username,
+                how="joined" if joined else "created",
                 player=player,
             )
-            return tp.Okay("Account created.")
+            return tp.Okay(ACCOUNT_JOINED if joined else ACCOUNT_CREATED)
 
         return d.addCallback(created)
 

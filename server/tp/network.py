@@ -33,10 +33,12 @@ import protocol as tp
 from protocol import FailCode, ProtocolError, fit_fail
 from server.config.limits import Limits
 from server.game.directory import GameDirectory
+from server.game.passwords import split_login
 from server.guards.login_guard import GuardedClient, LoginGuard
 from server.guards.rates import FrameThrottle, address_key
 from server.model.refusals import WRONG_ACCOUNT_PASSWORD
 from server.tp.errors import fail, fail_for, internal_error
+from server.tp.login_requests import ACCOUNT_JOINED
 from server.tp.pump import RequestPump
 from server.tp.session import Session, State
 from server.views.tp import catalogue
@@ -249,7 +251,8 @@ class TPConnection(twisted_protocol.Protocol):
     ) -> defer.Deferred:
         """A Login or CreateAccount (`request()` runs it), run when the guard gives it a hashing
         slot; a failed login is answered after the guard's delay. An account created counts
-        against its address's `accounts_per_address`."""
+        against its address's `accounts_per_address`; one that joined an existing account does
+        not (its password was proved, as by a login)."""
         assert self.login is not None and self.session is not None
         session = self.session
         is_login = isinstance(message, tp.Login)
@@ -270,15 +273,29 @@ class TPConnection(twisted_protocol.Protocol):
                 return failure
             return self._fail_bytes(answer, frame)
 
-        d = self.login.attempt(
-            message.username,
-            request,
-            succeeded,
-            creating=not is_login,
-            counts=counts,
-            hurry=lambda: self.closing,
-        )
-        return d.addErrback(refused)
+        def attempt(creating: bool) -> defer.Deferred:
+            assert self.login is not None
+            return self.login.attempt(
+                message.username,
+                request,
+                succeeded,
+                creating=creating,
+                counts=counts,
+                new_account=lambda answer: ACCOUNT_JOINED.encode() not in answer,
+                hurry=lambda: self.closing,
+            )
+
+        d = defer.succeed(False) if is_login else self._would_create(message.username)
+        return d.addCallback(attempt).addErrback(refused)
+
+    def _would_create(self, login_name: str) -> defer.Deferred:
+        """Whether a CreateAccount of `login_name` (NAME@GAME) would make a new server account
+        rather than join the existing one with its password (a password check like a login,
+        not an account creation). Any game of this process can ask: the accounts are the
+        server's."""
+        name, game_name = split_login(login_name)
+        game = self.directory.find(game_name) or next(iter(self.directory.ordered()), None)
+        return defer.succeed(True) if game is None else game.would_create(name)
 
     # -- limits --------------------------------------------------------------------------
 

@@ -172,10 +172,14 @@ async def create_account(web: Any, request: Any, game: ServedGame, fields: Mappi
     if not password:
         raise bad_input("A password is needed.")
     email = _text(fields, "email")
-    return await web.logins.check(
+    # the server's existing account joining with its password is a password check, not a new
+    # account: it does not count against the address's account creations
+    player, _ = await web.logins.check(
         request,
         game.snapshot.name,
         username,
-        lambda: game.create_account(username, password, email, "joined on the web"),
-        creating=True,
+        lambda: game.create_or_join(username, password, email, "joined on the web"),
+        creating=await game.would_create(username),
+        new_account=lambda made: not made[1],
     )
+    return player

@@ -36,6 +36,14 @@ class ServedGame(Protocol):
         """Deferred[player id]: a new account, or the server's account of that name joins with
         its password; fails with Refused."""
 
+    def would_create(self, name: str) -> Any:
+        """Deferred[bool]: whether `create_account(name, ...)` would make a new account rather
+        than join the server's existing one."""
+
+    def create_or_join(self, username: str, password: str, email: str = "", comment: str = "") -> Any:
+        """Deferred[(player id, joined)]: `create_account`, saying whether the server's existing
+        account joined (a password check) rather than a new one being made."""
+
     def join_account(self, name: str, email: str = "", comment: str = "") -> Any:
         """Deferred[player id]: the server's account `name` (its owner logged in) joins the game;
         fails with Refused."""

@@ -65,10 +65,12 @@ class WebLogins:
         run: Callable[[], Any],
         *,
         creating: bool = False,
+        new_account: Callable[[Any], bool] = lambda result: True,
     ) -> Any:
         """Run the password check `run()` (a Deferred) when the brake lets it: its result, or
         the Refused of the brake or of the check (a wrong password answered after the brake's
-        delay; a connection that must go is closed after this answer)."""
+        delay; a connection that must go is closed after this answer). A creation counts
+        against the address's account creations when `new_account(result)`."""
         client, own = self._client(request)
         account = self.guard.account_key(f"{username[:200]}@{game_name}")
         try:
@@ -88,7 +90,7 @@ class WebLogins:
             except BaseException:
                 ticket.done(False, counts=False)
                 raise
-            ticket.done(True)
+            ticket.done(True, new_account=new_account(result))
             return result
         finally:
             if own:

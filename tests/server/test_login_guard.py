@@ -16,6 +16,7 @@ from server.guards.login_guard import LIFO_AFTER, LoginGuard
 from server.model.refusals import BAD_LOGIN, TOO_MANY_FAILED_LOGINS, WRONG_ACCOUNT_PASSWORD
 from server.model.store import GameSetup
 from server.model.timer_settings import TimerSettings
+from server.tp.login_requests import ACCOUNT_CREATED, ACCOUNT_JOINED
 from tests.server.test_limits import PASSWORD, Client, server
 
 
@@ -185,6 +186,27 @@ def test_joining_another_game_with_a_wrong_password_for_the_account_is_a_failed_
     assert client.connection.login.failures == 1
     _, joined = answers_after(client, clock, client.send(tp.CreateAccount("ann@g2", PASSWORD, "", "")))
     assert isinstance(joined, tp.Okay) and client.connection.login.failures == 1
+
+
+def test_joining_games_with_the_account_s_password_is_not_an_account_creation():
+    """One account per server: a TP client joins each game by creating `NAME@GAME` with the
+    account's password; only a new account counts against `accounts_per_address`."""
+    factory, game, clock = with_accounts(accounts_per_address=1)
+    for name in ("g2", "g3", "g4"):
+        setup = GameSetup(name, timer=TimerSettings(turn_length=0))
+        factory.directory.add(
+            Game(game.store.create_game(setup), setup, setup.initial_state(), game.store, Clock())
+        )
+    client = connected(factory, host="10.9.9.9")
+    _, made = answers_after(client, clock, client.send(tp.CreateAccount("cat@g2", PASSWORD, "", "")))
+    assert made == tp.Okay(ACCOUNT_CREATED)
+    for name in ("g3", "g4"):
+        _, joined = answers_after(
+            client, clock, client.send(tp.CreateAccount(f"cat@{name}", PASSWORD, "", ""))
+        )
+        assert joined == tp.Okay(ACCOUNT_JOINED), joined
+    _, refused = answers_after(client, clock, client.send(tp.CreateAccount("dan@g2", PASSWORD, "", "")))
+    assert isinstance(refused, tp.Fail) and "Too many accounts" in refused.message
 
 
 # -- the log ----------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from server.model.refusals import (
 )
 
 
-def attempt(guard: LoginGuard, address: str, name: str, ok: bool, **kwargs):
+def attempt(guard: LoginGuard, address: str, name: str, ok: bool, new_account: bool = True, **kwargs):
     """One login on a fresh client: ("ok" | "failed" | the refusal, the client)."""
     client = guard.client(address)
     results: list = []
@@ -27,7 +27,7 @@ def attempt(guard: LoginGuard, address: str, name: str, ok: bool, **kwargs):
     (outcome,) = results
     if isinstance(getattr(outcome, "value", None), Refused):
         return outcome.value.problem, client
-    outcome.done(ok)
+    outcome.done(ok, new_account=new_account)
     return ("ok" if ok else "failed"), client
 
 
@@ -89,3 +89,11 @@ def test_account_creations_are_counted_per_address_when_they_succeed():
     assert attempt(brake, "192.0.2.1", "d", ok=True, creating=True)[0] == TOO_MANY_ACCOUNTS
     assert attempt(brake, "192.0.2.1", "a", ok=True)[0] == "ok"  # logging in is not creating
     assert attempt(brake, "192.0.2.9", "e", ok=True, creating=True)[0] == "ok"
+
+
+def test_a_creation_that_joined_an_existing_account_is_not_counted_as_one():
+    brake = guard(accounts_per_address=1, login_account_window=900)
+    for _ in range(3):  # the same account joins three games
+        assert attempt(brake, "192.0.2.1", "a", ok=True, creating=True, new_account=False)[0] == "ok"
+    assert attempt(brake, "192.0.2.1", "b", ok=True, creating=True)[0] == "ok"
+    assert attempt(brake, "192.0.2.1", "c", ok=True, creating=True)[0] == TOO_MANY_ACCOUNTS

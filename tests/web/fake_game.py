@@ -121,6 +121,15 @@ class FakeGame:
         self._publish()
         return defer.succeed(player)
 
+    def would_create(self, name: str):
+        return defer.succeed(name not in self.passwords)
+
+    def create_or_join(self, username: str, password: str, email: str = "", comment: str = ""):
+        """The fake keeps accounts per game: a creation never joins an existing account."""
+        return self.create_account(username, password, email, comment).addCallback(
+            lambda player: (player, False)
+        )
+
     def come_back(self, player: int):
         """Saying "I am back" is recorded (`came_back`); the fake keeps no seats: never refused."""
         self.came_back = getattr(self, "came_back", []) + [player]

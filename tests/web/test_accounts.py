@@ -5,6 +5,7 @@ their game but gives no order. Real games (MemoryStore) behind a site in memory.
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
 
 from twisted.internet.task import Clock
 
@@ -125,6 +126,36 @@ def test_the_lobby_form_joins_with_an_existing_accounts_password_only():
     fields.update(password="alice-pw", password2="alice-pw")
     joined = browser.post_form("/join", {"csrf": browser.csrf("/"), **fields})
     assert joined.status == 303 and directory.find("g2").snapshot.owners == {1: "alice"}
+
+
+def test_joining_with_the_account_s_password_is_not_an_account_creation():
+    """`accounts_per_address` counts new accounts: the same account joining many games through
+    the account form (or TP's CreateAccount) is a password check."""
+    clock = Clock()
+    clock.advance(1_700_000_000)
+    store = MemoryStore()
+    directory = GameDirectory()
+    for name in ("g1", "g2", "g3", "g4"):
+        setup = GameSetup(name, ctime=1_700_000_000, timer=TimerSettings(turn_length=3600))
+        directory.add(
+            Game(
+                store.create_game(setup),
+                setup,
+                setup.initial_state(),
+                store,
+                clock,
+                hasher=InlineHasher(n=16),
+            )
+        )
+    limits = replace(WEB_TEST_LIMITS, accounts_per_address=1)
+    site = make_site(directory, store, clock, secret=b"test-secret", limits=limits)
+    api = Client(site)
+    for name in ("g1", "g2", "g3"):
+        made = api.post_json(f"/api/games/{name}/accounts", {"username": "alice", "password": "alice-pw"})
+        assert made.status == 201, made.text
+    refused = api.post_json("/api/games/g4/accounts", {"username": "bob", "password": "bob-pw"})
+    assert refused.status == 429 and "Too many accounts" in refused.text
+    assert [directory.find(g).snapshot.owners for g in ("g1", "g2", "g3")] == [{1: "alice"}] * 3
 
 
 def test_a_resigned_player_reads_their_game_and_is_refused_orders_clearly():
