@@ -39,6 +39,7 @@ from server.cluster.relay import decode_answer
 from server.cluster.session_state import NOT_HERE, SessionState
 from server.cluster.write_outcome import Ledger
 from server.database.schema import accounts, finished_turns, games
+from server.tp.login_requests import ACCOUNT_CREATED
 from server.tp.session import State
 
 log = Logger()
@@ -199,6 +200,34 @@ class CarryOver(SessionState):
         )
         parts = done + [(item.type, item.body) for item in write_outcome.items_of(again)]
         return self.local._answer(message, parts, frame.sequence)
+
+    async def _account_exists(self, game_id: int, username: str) -> bool | None:
+        """Whether the game has an account of that name (None: the database cannot tell now)."""
+        try:
+            player, _ = await self._in_time(
+                self.node.store.read(write_outcome.thd_open_ledger, game_id, username)
+            )
+        except Exception:
+            return None
+        return player is not None
+
+    async def _created_after_all(
+        self, message: tp.Message, game_id: int, username: str, existed: bool | None, answer: bytes
+    ) -> bytes:
+        """The answer to a CreateAccount sent again because the first one's answer was lost:
+        refused, yet the account exists now and did not before it was first sent, the first
+        one made it: Okay, as its owner answered."""
+        frames = write_outcome.frames_of(answer)
+        if (
+            not isinstance(message, tp.CreateAccount)
+            or existed is not False
+            or not frames
+            or frames[0].type != tp.FrameType.FAIL
+            or not await self._account_exists(game_id, username)
+        ):
+            return answer
+        log.info("game {game}: an account whose creation's answer was lost was created", game=game_id)
+        return self._encode(tp.Okay(ACCOUNT_CREATED), frames[0].sequence)
 
     async def _send_again(self, message: tp.Message, sequence: int) -> bytes:
         """`message` handled as if the client had sent it now."""

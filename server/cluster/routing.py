@@ -166,6 +166,8 @@ class ClusterSession(CarryOver, GameList):
         user, name = split_login(message.username)
         deadline = self.node.reactor.seconds() + self.node.settings.relay_timeout
         refreshed = False
+        existed: bool | None = None  # the account, before a CreateAccount was sent
+        lost = False  # the answer to a CreateAccount sent was lost
         while not self.closed:
             placement = self.node.placement(name)
             if placement is None and not refreshed:
@@ -173,7 +175,10 @@ class ClusterSession(CarryOver, GameList):
                 await self.node.refresh()  # a game created a moment ago
                 continue
             if placement is None or self.node.local(name) is not None:
-                return await self._route_locally(message, frame, placement)
+                here = await self._route_locally(message, frame, placement)
+                if lost and placement is not None:
+                    here = await self._created_after_all(message, placement.game_id, user, existed, here)
+                return here
             left = deadline - self.node.reactor.seconds()
             if left <= 0:
                 return self._encode(tp.Fail(FailCode.UNAVAILABLE_TEMPORARILY, AWAY_TEXT), frame.sequence)
@@ -190,8 +195,11 @@ class ClusterSession(CarryOver, GameList):
                 await sleep(self.node.reactor, min(left, 0.2))
                 continue
             explicit = type(message)(*((f"{user}@{placement.name}",) + _fields(message)[1:]))
+            if isinstance(message, tp.CreateAccount) and existed is None:
+                existed = await self._account_exists(placement.game_id, user)
             answer = await self._via_owner(placement, explicit)
             if answer is None:
+                lost = lost or isinstance(message, tp.CreateAccount)
                 await self.node.refresh()
                 await sleep(self.node.reactor, min(left, 0.2))
                 continue
@@ -203,6 +211,10 @@ class ClusterSession(CarryOver, GameList):
                 self.mode = "remote"
                 self._logged_in(user, message.password, placement.name, placement.game_id)
                 await self._open_ledger()
+            if lost:
+                return await self._created_after_all(
+                    message, placement.game_id, user, existed, answer_bytes(answer, frame.sequence)
+                )
             return answer_bytes(answer, frame.sequence)
         return b""
 

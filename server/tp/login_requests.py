@@ -18,6 +18,8 @@ from server.views.tp.games import SERVER_TYPE, SERVER_VERSION, game_frame, time_
 
 log = Logger()
 
+ACCOUNT_CREATED = "Account created."  # the Okay of a CreateAccount
+
 
 class LoginRequests(SessionBase):
     """The handlers of this module, joined into `server.tp.session.Session`."""
@@ -88,7 +90,7 @@ class LoginRequests(SessionBase):
                 user=username,
                 player=player,
             )
-            return tp.Okay("Account created.")
+            return tp.Okay(ACCOUNT_CREATED)
 
         return d.addCallback(created)
 

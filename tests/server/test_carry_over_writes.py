@@ -201,3 +201,26 @@ def test_a_list_paged_with_the_old_owners_key_is_started_again_at_the_new_owner(
     # A list the client starts afresh at the new owner is the new owner's, untouched.
     third = listed(tp.GetObjectIDs(-1, 0, 5))
     assert isinstance(third, tp.ObjectIDs) and third.key == 7
+
+
+def test_an_account_whose_creation_answer_was_lost_is_created_when_the_second_try_finds_it(store):
+    """A CreateAccount sent again after its first answer was lost is refused ("exists") when the
+    first one made the account: the client is answered Okay, as the first would have been."""
+    game = playing(store)
+    session, _ = relayed(store, game)
+    refused = tp.encode(tp.Fail(tp.FailCode.UNAVAILABLE_PERMANENTLY, "exists"), Version.TP04, 4)
+
+    def after_all(username: str, existed: bool | None) -> tp.Message:
+        create = tp.CreateAccount(f"{username}@g", "a-password", "", "")
+        answer = successResultOf(
+            defer.ensureDeferred(session._created_after_all(create, game.id, username, existed, refused))
+        )
+        return tp.decode(frames_of(answer)[0])
+
+    assert after_all("ann", existed=False) == tp.Okay("Account created.")
+    assert isinstance(after_all("ann", existed=True), tp.Fail)  # it was there before: a refusal
+    assert isinstance(after_all("ann", existed=None), tp.Fail)  # not known before: the refusal stands
+    assert isinstance(after_all("zed", existed=False), tp.Fail)  # not made: another refusal
+    assert successResultOf(defer.ensureDeferred(session._account_exists(game.id, "ann"))) is True
+    session.node.store.away = True
+    assert successResultOf(defer.ensureDeferred(session._account_exists(game.id, "ann"))) is None
