@@ -15,7 +15,9 @@ held and answered as if nothing had happened:
   answered Fail "temporarily unavailable ... may or may not have been done";
 * FinishedTurn is answered from the database: done when the turn it was sent in has ended or
   its finished flag is stored, else sent again;
-* an account created while logged in keeps the "may or may not" Fail.
+* an account created while logged in keeps the "may or may not" Fail; one created before
+  login (routed by `server.cluster.routing`) whose answer was lost is sent again, and answered
+  Okay when refused because the first one made it (`_created_after_all`).
 
 A session relayed here from another node is closed instead: the relaying node carries its
 client over.
