@@ -55,7 +55,7 @@ WRITES = (tp.InsertOrder, tp.RemoveOrder, tp.RemoveMessage, tp.CreateAccount)
 
 
 @dataclass
-class _List:
+class PagedList:
     """A Get…IDs list the client started (key -1): its `since` and the carry-over it was
     started in; once started again at a new owner, the new owner's key and the keys the
     client may still page with (the first owner's, and any owner's before the newest)."""
@@ -123,9 +123,10 @@ class CarryOver(SessionState):
     async def _open_ledger(self) -> None:
         """Just logged in: note the player and the game's newest change record, from which a
         write under way when the game leaves is looked up. Without them (the database does not
-        answer) such a write is answered "may or may not"."""
+        answer) such a write is answered "may or may not". A session relayed here needs none:
+        the relaying node carries its client over."""
         self.ledger = None
-        if self.game_id is None or self.credentials is None:
+        if self.game_id is None or self.credentials is None or self.relayed:
             return
         try:
             player, mark = await self._in_time(
@@ -245,7 +246,7 @@ class CarryOver(SessionState):
         and the new owner's key put in the place of the client's, both ways."""
         kind = type(message)
         if message.key == -1:
-            self._lists[kind] = _List(message.since, self.generation)
+            self._lists[kind] = PagedList(message.since, self.generation)
             return await self._send_on(message, frame.sequence, frame)
         entry = self._lists.get(kind)
         if entry is None:

@@ -32,7 +32,7 @@ from twisted.python.failure import Failure
 
 import protocol as tp
 from protocol import FailCode, FeatureId, Frame, Version
-from server.cluster.carry_over import CarryOver, _List, sleep
+from server.cluster.carry_over import CarryOver, PagedList, sleep
 from server.cluster.game_list import GameList
 from server.cluster.relay import (
     RELAY_CLIENT,
@@ -92,7 +92,7 @@ class ClusterSession(CarryOver, GameList):
         self.ledger: Ledger | None = None  # this session's writes, to look one up (write_outcome)
         self.generation = 0  # how many times the session was carried over
         self.owner_changed = False  # the last carry-over found another owner (or epoch)
-        self._lists: dict[type, _List] = {}  # the Get…IDs lists started, by request type
+        self._lists: dict[type, PagedList] = {}  # the Get…IDs lists started, by request type
         self.closed = False
         self._unwatch = node.watch_departures(self._departed)
         self._unwatch_moves = node.watch_moves(self._moved)
