@@ -10,9 +10,10 @@ held and answered as if nothing had happened:
   (`_listed`);
 * an order inserted, an order or a message removed whose answer was lost is looked up in the
   change records once the game has a new owner (`server.cluster.write_outcome`): stored, it is
-  answered as the owner would have; not stored, it is sent again. Only when that cannot be
-  told (the database does not answer in time, or the same owner took the game back) is it
-  answered Fail "temporarily unavailable ... may or may not have been done";
+  answered as the owner would have; not stored, it is sent again (when the owner found is the
+  same, after a request it refuses behind the write). Only when that cannot be told (the
+  database does not answer in time, the same owner cannot be asked) is it answered Fail
+  "temporarily unavailable ... may or may not have been done";
 * FinishedTurn is answered from the database: done when the turn it was sent in has ended or
   its finished flag is stored, else sent again;
 * an account created while logged in keeps the "may or may not" Fail; one created before
@@ -37,7 +38,7 @@ import protocol as tp
 from protocol import FailCode, Frame
 from protocol.records import Reference
 from server.cluster import write_outcome
-from server.cluster.relay import decode_answer
+from server.cluster.relay import UpstreamLost, decode_answer
 from server.cluster.session_state import NOT_HERE, SessionState
 from server.cluster.write_outcome import Ledger
 from server.database.schema import accounts, finished_turns, games
@@ -161,10 +162,19 @@ class CarryOver(SessionState):
         key = None if ledger is None else write_outcome.request_key(message, ledger.player)
         if ledger is None or key is None or game_id is None:
             return self._moved_fail(message, frame.sequence)
-        try:
-            records = await self._in_time(
+
+        async def found() -> list:
+            return await self._in_time(
                 self.node.store.read(write_outcome.thd_records, game_id, key, ledger.mark)
             )
+
+        try:
+            records = await found()
+            if len(records) <= ledger.told[key] and not self.owner_changed:
+                # The same owner (it was slow, not gone): the write may still be on its way.
+                if not await self._behind_the_write(message, frame.sequence):
+                    return self._moved_fail(message, frame.sequence)
+                records = await found()
         except Exception as error:
             log.info(
                 "game {game}: whether a {request} under way is stored cannot be told ({error})",
@@ -186,8 +196,6 @@ class CarryOver(SessionState):
             else "not stored",
         )
         if made == 0:
-            if not self.owner_changed:  # the same owner: it may store the write yet
-                return self._moved_fail(message, frame.sequence)
             return None
         if made >= wanted:
             ledger.told[key] += wanted
@@ -203,6 +211,20 @@ class CarryOver(SessionState):
         )
         parts = done + [(item.type, item.body) for item in write_outcome.items_of(again)]
         return self.local._answer(message, parts, frame.sequence)
+
+    async def _behind_the_write(self, message: tp.Message, sequence: int) -> bool:
+        """Whether a request refused after the game's write lock (`write_outcome.behind`) was
+        answered by the owner this session is relayed to (the same as before the carry-over)."""
+        upstream = self.upstream
+        if self.mode != "remote" or upstream is None:
+            return False
+        barrier = write_outcome.behind(message)
+        frame = Frame(self.version, 0, sequence, barrier.TYPE, tp.encode_body(barrier, self.version))
+        try:
+            await self._exchange(upstream, frame)
+        except UpstreamLost:
+            return False
+        return True
 
     async def _account_exists(self, game_id: int, username: str) -> bool | None:
         """Whether the game has an account of that name (None: the database cannot tell now)."""

@@ -19,12 +19,17 @@ connection of the same player makes the same write in the same moment.
 Stored, the request is answered as the owner would have answered it (`answer_stored`); not
 stored, it is sent again to the new owner; part of a removal of several slots stored, the rest
 is sent again.
+
+A relay that gave up an owner that was only slow finds the same owner again (same node, same
+claim): the write may still be on its way there. Then a request the owner refuses after taking
+the game's write lock (`behind`) is sent first: once it is answered, the write before it has
+been carried out or never will be, and the change records tell.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -122,6 +127,20 @@ def items_of(data: bytes) -> list[Frame]:
 def made_by(message: tp.Message, answer: bytes) -> int:
     """How many records the answer to a write says were made (one per item not a Fail)."""
     return sum(1 for frame in items_of(answer) if frame.type != FrameType.FAIL)
+
+
+#: A slot no queue or board has: a write of it is refused, with nothing changed.
+NO_SLOT = 0x7FFFFFFF
+
+
+def behind(message: tp.Message) -> tp.Message:
+    """A request like `message` that the owner refuses, changing nothing, after taking the
+    game's write lock (an order slot or a message slot that does not exist): answered, it says
+    that every write sent before it has been carried out."""
+    if isinstance(message, tp.InsertOrder):
+        return replace(message, slot=NO_SLOT)
+    assert isinstance(message, (tp.RemoveOrder, tp.RemoveMessage))
+    return replace(message, slots=(NO_SLOT,))
 
 
 def answer_stored(version: Version, message: tp.Message, record: ChangeRecord) -> Any:

@@ -43,8 +43,7 @@ GAMES = 6  # on three nodes: two run on the node that is killed
 BOTS_PER_GAME = 2
 # A killed node's games are claimed at the next claim round (its lock is free at once): a short
 # poll_interval keeps the test short. failover_timeout keeps its default: half of it is how
-# long a relay waits for an owner's answer before it looks again, and an owner found again
-# (alive but slow, on a loaded machine) leaves a write not found "may or may not".
+# long a relay waits for an owner's answer before it gives the owner up and looks again.
 CONFIG = "[cluster]\npoll_interval = 0.5\n"
 DUMP = False  # True: keep every node's log in the test's tmp_path
 

@@ -6,6 +6,8 @@ with the old owner's key is started again at the new owner, under the client's k
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from twisted.internet import defer
 from twisted.internet.task import Clock
@@ -15,14 +17,14 @@ from protocol import Frame, Version
 from ruleset import OrderType
 from server.cluster.carry_over import MOVED_TEXT
 from server.cluster.routing import ClusterSession
-from server.cluster.write_outcome import frames_of
+from server.cluster.write_outcome import NO_SLOT, behind, frames_of
 from server.config.cluster import ClusterSettings
 from server.database import DatabaseStore, SynchronousDatabaseThread, upgrade
 from server.game.directory import GameDirectory
 from server.model.changes import KINDS, ChangeRecord, MessageRemoved
 from server.model.store import StoreUnavailable
 from server.views.tp import catalogue
-from tests.support.deferreds import successResultOf
+from tests.support.deferreds import failureResultOf, successResultOf
 
 from .test_change_records import leader, playing
 
@@ -139,11 +141,46 @@ def test_a_write_that_cannot_be_looked_up_may_or_may_not_have_been_done(store):
     assert isinstance(answer, tp.Fail) and answer.message == MOVED_TEXT and sent == []
 
 
-def test_a_write_not_found_while_the_same_owner_runs_the_game_is_not_sent_twice(store):
-    """The owner did not change (its answer only came late): it may store the write yet."""
+class SlowOwner:
+    """The upstream to an owner found again after the relay gave it up (it was slow, not gone):
+    it answers the request sent behind the write, having carried out the write or not."""
+
+    def __init__(self, stores_meanwhile=None):
+        self.asked: list[tp.Message] = []
+        self.stores_meanwhile = stores_meanwhile
+
+    def exchange(self, frame: Frame) -> defer.Deferred:
+        self.asked.append(tp.decode(frame, order_descs=catalogue.ORDER_DESCS))
+        if self.stores_meanwhile is not None:
+            self.stores_meanwhile()
+        refused = tp.encode(tp.Fail(tp.FailCode.UNAVAILABLE_TEMPORARILY, "no such slot"), Version.TP04, 1)
+        return defer.succeed(frames_of(refused))
+
+
+def test_a_write_not_found_at_the_same_owner_is_looked_up_again_behind_a_refused_request(store):
+    """The relay found the same owner again: the write may still land there. A request the owner
+    refuses after taking the game's write lock goes first; then the records tell."""
     game = playing(store)
+    insert, fleet, target = an_insert(game)
     session, sent = relayed(store, game)
     session.owner_changed = False
+    owner = SlowOwner(lambda: successResultOf(game.insert_order(1, fleet, -1, int(OrderType.MOVE), target)))
+    session.upstream = owner  # type: ignore[assignment]
+    (answer,) = repeat(session, insert)
+    assert isinstance(answer, tp.Order) and answer.id == fleet and sent == []  # it landed: stored
+    assert owner.asked == [replace(insert, slot=NO_SLOT)]
+
+    other, _ = relayed(store, game)
+    other.owner_changed = False
+    other.upstream = SlowOwner()  # type: ignore[assignment]
+    second = replace(insert, id=leader(game, 1) + 10_000)  # never stored
+    assert repeat(other, second) == [tp.Okay("sent again")]
+
+
+def test_a_write_not_found_at_the_same_owner_that_cannot_be_asked_may_or_may_not_be_done(store):
+    game = playing(store)
+    session, sent = relayed(store, game)
+    session.owner_changed = False  # and no connection to it: nothing can go behind the write
     insert, _, _ = an_insert(game)
     (answer,) = repeat(session, insert)
     assert isinstance(answer, tp.Fail) and answer.message == MOVED_TEXT and sent == []
@@ -224,3 +261,25 @@ def test_an_account_whose_creation_answer_was_lost_is_created_when_the_second_tr
     assert successResultOf(defer.ensureDeferred(session._account_exists(game.id, "ann"))) is True
     session.node.store.away = True
     assert successResultOf(defer.ensureDeferred(session._account_exists(game.id, "ann"))) is None
+
+
+def test_the_request_behind_a_write_is_refused_by_the_game_and_changes_nothing(store):
+    """`write_outcome.behind`: the owner refuses it inside the game's write lock (so it waits
+    for the write before it) and stores nothing."""
+    from server.model.refusals import Refused
+
+    game = playing(store)
+    insert, fleet, target = an_insert(game)
+    successResultOf(game.insert_order(1, fleet, -1, int(OrderType.MOVE), target))
+    before = successResultOf(defer.maybeDeferred(store.changes_after, game.id, 0))
+    writes = {
+        "insert": lambda: game.insert_order(1, fleet, NO_SLOT, int(OrderType.MOVE), target),
+        "order removal": lambda: game.remove_order(1, fleet, NO_SLOT),
+        "message removal": lambda: game.remove_message(1, NO_SLOT),
+    }
+    for name, write in writes.items():
+        failure = failureResultOf(write())
+        assert failure.check(Refused), name
+    assert successResultOf(defer.maybeDeferred(store.changes_after, game.id, 0)) == before
+    assert behind(insert) == replace(insert, slot=NO_SLOT)
+    assert behind(tp.RemoveOrder(fleet, (0, 1))) == tp.RemoveOrder(fleet, (NO_SLOT,))
