@@ -11,11 +11,10 @@ answers locally what needs no game; the Login (or CreateAccount) names the game,
 
 When the game leaves (handed over, its node died, this node lost its claim) the session finds
 the new owner (claim rounds, `ClusterNode.placement`), logs in there again with the client's
-credentials and goes on; the client keeps its connection. A request that was under way then is
-sent again if it changes nothing; an order, a removal or an account (which may or may not
-have been stored) is answered with Fail "temporarily unavailable" (nothing acknowledged was
-lost, and the client looks again); FinishedTurn is answered from the database: done when the
-turn it was sent in has ended or its finished flag is stored, else sent again.
+credentials and goes on; the client keeps its connection, and a request under way then is
+answered as if nothing had happened: a read sent again, a write whose answer was lost looked
+up in the change records and answered, or sent again when it is not stored
+(`server.cluster.carry_over`, `server.cluster.write_outcome`).
 
 Sessions relayed here from another node are not relayed once more: when their game leaves,
 their connection is closed, and the relaying node carries the client over itself
@@ -33,7 +32,7 @@ from twisted.python.failure import Failure
 
 import protocol as tp
 from protocol import FailCode, FeatureId, Frame, Version
-from server.cluster.carry_over import CarryOver, sleep
+from server.cluster.carry_over import CarryOver, PagedList, sleep
 from server.cluster.game_list import GameList
 from server.cluster.relay import (
     RELAY_CLIENT,
@@ -44,6 +43,7 @@ from server.cluster.relay import (
     decode_answer,
 )
 from server.cluster.session_state import NOT_HERE
+from server.cluster.write_outcome import Ledger
 from server.game.directory import GameDirectory
 from server.game.passwords import split_login
 from server.tp.session import Session, State
@@ -89,6 +89,10 @@ class ClusterSession(CarryOver, GameList):
         self._recovery: defer.Deferred | None = None
         self._after_recovery: list[defer.Deferred] = []
         self._abandon: Callable[[], None] | None = None
+        self.ledger: Ledger | None = None  # this session's writes, to look one up (write_outcome)
+        self.generation = 0  # how many times the session was carried over
+        self.owner_changed = False  # the last carry-over found another owner (or epoch)
+        self._lists: dict[type, PagedList] = {}  # the Get…IDs lists started, by request type
         self.closed = False
         self._unwatch = node.watch_departures(self._departed)
         self._unwatch_moves = node.watch_moves(self._moved)
@@ -124,10 +128,10 @@ class ClusterSession(CarryOver, GameList):
             self.relayed = message.client.startswith(RELAY_CLIENT)
         if isinstance(message, tp.GetGames):  # the whole cluster's, whoever runs this session's game
             return defer.ensureDeferred(self._games(frame))
-        if self.mode == "remote":
-            return defer.ensureDeferred(self._forward(message, frame))
-        if self.mode == "local":
-            return self._serve_locally(message, frame)
+        if self.mode in ("remote", "local"):
+            if isinstance(message, tp.GetIDSequence):
+                return defer.ensureDeferred(self._listed(message, frame))
+            return self._serve(message, frame)
         if isinstance(message, (tp.Login, tp.CreateAccount)):
             return defer.ensureDeferred(self._route(message, frame))
         if isinstance(message, (tp.GetFeatures, tp.GetTimeRemaining)):
@@ -137,6 +141,12 @@ class ClusterSession(CarryOver, GameList):
                     return self._encode(self._features(placement.account_creation), frame.sequence)
                 return defer.ensureDeferred(self._ask_owner(placement, frame))
         return self.local.handle(message, frame.sequence)
+
+    def _serve(self, message: tp.Message, frame: Frame) -> bytes | defer.Deferred:
+        """A logged-in session's request: relayed to the owner, or served here."""
+        if self.mode == "remote":
+            return defer.ensureDeferred(self._forward(message, frame))
+        return self._serve_locally(message, frame)
 
     def _encode(self, message: tp.Message, sequence: int) -> bytes:
         if isinstance(message, tp.Fail):
@@ -156,6 +166,8 @@ class ClusterSession(CarryOver, GameList):
         user, name = split_login(message.username)
         deadline = self.node.reactor.seconds() + self.node.settings.relay_timeout
         refreshed = False
+        existed: bool | None = None  # the account, before a CreateAccount was sent
+        lost = False  # the answer to a CreateAccount sent was lost
         while not self.closed:
             placement = self.node.placement(name)
             if placement is None and not refreshed:
@@ -163,7 +175,10 @@ class ClusterSession(CarryOver, GameList):
                 await self.node.refresh()  # a game created a moment ago
                 continue
             if placement is None or self.node.local(name) is not None:
-                return await self._route_locally(message, frame, placement)
+                here = await self._route_locally(message, frame, placement)
+                if lost and placement is not None:
+                    here = await self._created_after_all(message, placement.game_id, user, existed, here)
+                return here
             left = deadline - self.node.reactor.seconds()
             if left <= 0:
                 return self._encode(tp.Fail(FailCode.UNAVAILABLE_TEMPORARILY, AWAY_TEXT), frame.sequence)
@@ -180,8 +195,11 @@ class ClusterSession(CarryOver, GameList):
                 await sleep(self.node.reactor, min(left, 0.2))
                 continue
             explicit = type(message)(*((f"{user}@{placement.name}",) + _fields(message)[1:]))
+            if isinstance(message, tp.CreateAccount) and existed is None:
+                existed = await self._account_exists(placement.game_id, user)
             answer = await self._via_owner(placement, explicit)
             if answer is None:
+                lost = lost or isinstance(message, tp.CreateAccount)
                 await self.node.refresh()
                 await sleep(self.node.reactor, min(left, 0.2))
                 continue
@@ -192,6 +210,11 @@ class ClusterSession(CarryOver, GameList):
             if isinstance(message, tp.Login) and isinstance(reply, tp.Okay):
                 self.mode = "remote"
                 self._logged_in(user, message.password, placement.name, placement.game_id)
+                await self._open_ledger()
+            if lost:
+                return await self._created_after_all(
+                    message, placement.game_id, user, existed, answer_bytes(answer, frame.sequence)
+                )
             return answer_bytes(answer, frame.sequence)
         return b""
 
@@ -204,9 +227,11 @@ class ClusterSession(CarryOver, GameList):
         ):
             self.mode = "local"
             user, _ = split_login(message.username)
-            self._logged_in(user, message.password, self.local.game.setup.name, self.local.game.id)
-            if self.local.game.closed:  # the game left this node while the login was checked
-                self._departed(self.local.game.id)
+            game = self.local.game
+            self._logged_in(user, message.password, game.setup.name, game.id)
+            await self._open_ledger()
+            if game.closed:  # the game left this node while the login was checked
+                self._departed(game.id)
         return result
 
     def _logged_in(self, user: str, password: str, game_name: str, game_id: int) -> None:
@@ -304,11 +329,13 @@ class ClusterSession(CarryOver, GameList):
         try:
             if upstream is None:
                 raise UpstreamLost("no connection to the owner")
-            return answer_bytes(await self._exchange(upstream, frame), frame.sequence)
+            answer = answer_bytes(await self._exchange(upstream, frame), frame.sequence)
         except UpstreamLost:
             if not await self._recover():
                 return b""
             return await self._repeat(message, frame, turn)
+        self._note_answer(message, answer)
+        return answer
 
     def _serve_locally(self, message: tp.Message, frame: Frame) -> bytes | defer.Deferred:
         game = self.local.game
@@ -326,6 +353,7 @@ class ClusterSession(CarryOver, GameList):
             raise
         if not isinstance(result, defer.Deferred):
             self.node.end(gid)
+            self._note_answer(message, result)
             return result
         outer: defer.Deferred = defer.Deferred()
         turn = game.state.turn + 1
@@ -336,6 +364,7 @@ class ClusterSession(CarryOver, GameList):
             if self._abandon is abandon:
                 self._abandon = None
             if not abandoned and not outer.called:
+                self._note_answer(message, value)
                 outer.callback(value)
 
         def abandon() -> None:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import protocol as tp
     from protocol import Frame, Version
     from server.cluster.relay import Upstream
+    from server.cluster.write_outcome import Ledger
     from server.tp.session import Session
 
 
@@ -50,6 +51,10 @@ class SessionState:
         _recovery: defer.Deferred | None
         _after_recovery: list[defer.Deferred]
         _abandon: Callable[[], None] | None
+        ledger: Ledger | None
+        generation: int
+        owner_changed: bool
+        _lists: dict[type, Any]
         closed: bool
 
         def handle_frame(self, message: tp.Message, frame: Frame) -> bytes | defer.Deferred: ...
@@ -59,3 +64,7 @@ class SessionState:
         async def _via_owner(self, placement: Any, message: tp.Message) -> list[Frame] | None: ...
 
         def _drop_upstream(self) -> None: ...
+
+        async def _exchange(self, upstream: Upstream, frame: Frame) -> list[Frame]: ...
+
+        def _serve(self, message: tp.Message, frame: Frame) -> bytes | defer.Deferred: ...

@@ -101,16 +101,35 @@ def thd_find_write(conn: Connection, game_id: int, write: GameWrite) -> int | No
     """The sequence of the change record `write` stored, or None when it is not stored. A
     record is the write's when it has its kind, its time (the writer's clock, to the
     microsecond) and its change: no two writes of one game share all three."""
+    found = thd_find_changes(conn, game_id, kind_of(write.change), write.change.__eq__, time=write.time)
+    return found[0].sequence if found else None
+
+
+def thd_find_changes(
+    conn: Connection,
+    game_id: int,
+    kind: str,
+    matches: Callable[[Any], bool],
+    *,
+    time: float | None = None,
+    after: int = 0,
+) -> list[ChangeRecord]:
+    """The game's change records of `kind` numbered above `after` (and written at `time`,
+    when given) whose change `matches`, oldest first: how a write whose outcome is unknown is
+    looked up, by its writer (`thd_find_write`) or by a node that relayed it
+    (`server.cluster.write_outcome`)."""
     c = changes.c
-    rows = conn.execute(
-        sa.select(c.sequence, c.kind, c.payload).where(
-            c.game_id == game_id, c.kind == kind_of(write.change), c.time == write.time
-        )
+    query = sa.select(c.sequence, c.kind, c.payload, c.time).where(
+        c.game_id == game_id, c.kind == kind, c.sequence > after
     )
-    for row in rows:
-        if change_from(row.kind, row.payload) == write.change:
-            return int(row.sequence)
-    return None
+    if time is not None:
+        query = query.where(c.time == time)
+    found = []
+    for row in conn.execute(query.order_by(c.sequence)):
+        change = change_from(row.kind, row.payload)
+        if matches(change):
+            found.append(ChangeRecord(game_id, int(row.sequence), row.time, change))
+    return found
 
 
 def _last_sequence(conn: Connection, game_id: int, kind: str | None = None) -> int:

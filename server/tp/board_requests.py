@@ -11,6 +11,8 @@ from server.tp.errors import TPRefusal, fail, fail_for, internal_error
 from server.tp.session_base import Item, SessionBase
 from server.views.tp import frames as tp_frames
 
+MESSAGE_REMOVED = "Message removed"  # the Okay of each slot of a RemoveMessage
+
 
 class BoardRequests(SessionBase):
     """The requests about the player's board and its messages."""
@@ -74,7 +76,7 @@ class BoardRequests(SessionBase):
         def remove(_: object, slot: int) -> defer.Deferred:
             d = game.remove_message(player, slot)
             d.addCallbacks(
-                lambda _: results.append(tp.Okay("Message removed")),
+                lambda _: results.append(tp.Okay(MESSAGE_REMOVED)),
                 lambda failure: results.append(fail_for(failure.value) or internal_error()),
             )
             return d

@@ -22,6 +22,25 @@ from server.views.tp.universe import universe_of
 
 log = Logger()
 
+ORDER_REMOVED = "Order removed"  # the Okay of each slot of a RemoveOrder
+
+
+def order_target(order: tp.Order) -> int:
+    """The order's target: its first object argument (0: none)."""
+    for arg in order.args:
+        if isinstance(arg, tp.ObjectArg):
+            return int(arg.object_id)
+    return 0
+
+
+def order_inserted(version: Version, message: tp.InsertOrder, slot: int, target: int) -> tp.Message:
+    """The answer to an InsertOrder stored at `slot`: TP03 Okay, TP04 the order as queued. (A
+    cluster node answers it the same way for an insert it found stored after its game's owner
+    left before answering: `server.cluster.write_outcome`.)"""
+    if version == Version.TP03:
+        return tp.Okay("Order Added")
+    return tp_frames.order_message(message.id, slot, message.type, target)
+
 
 class OrderRequests(SessionBase):
     """The handlers of this module, joined into `server.tp.session.Session`."""
@@ -58,28 +77,15 @@ class OrderRequests(SessionBase):
 
         return self._each(message.slots, one)
 
-    @staticmethod
-    def _target(order: tp.Order) -> int:
-        for arg in order.args:
-            if isinstance(arg, tp.ObjectArg):
-                return int(arg.object_id)
-        return 0
-
     def on_insert_order(self, message: tp.InsertOrder) -> defer.Deferred:
         assert self.game is not None and self.player is not None
-        target = self._target(message)
+        target = order_target(message)
         d = self.game.insert_order(self.player, message.id, message.slot, message.type, target)
-
-        def inserted(slot: int) -> tp.Message:
-            if self.version == Version.TP03:
-                return tp.Okay("Order Added")
-            return tp_frames.order_message(message.id, slot, message.type, target)
-
-        return d.addCallback(inserted)
+        return d.addCallback(lambda slot: order_inserted(self.version, message, slot, target))
 
     def on_probe_order(self, message: tp.ProbeOrder) -> tp.Message:
         assert self.game is not None and self.player is not None
-        target = self._target(message)
+        target = order_target(message)
         problem = self.game.check_order(self.player, message.id, message.type, target)
         if problem is NOT_ALLOWED:  # tpserver-cpp's wording and code for a probe
             raise TPRefusal(
@@ -102,7 +108,7 @@ class OrderRequests(SessionBase):
         def remove(_: object, slot: int) -> defer.Deferred:
             d = game.remove_order(player, message.id, slot)
             d.addCallbacks(
-                lambda _: results.append(tp.Okay("Order removed")),
+                lambda _: results.append(tp.Okay(ORDER_REMOVED)),
                 lambda failure: results.append(self._not_removed(failure, message.id, slot)),
             )
             return d
