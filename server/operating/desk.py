@@ -142,16 +142,29 @@ class OperatorDesk:
         for request in pending:
             if self._stopped:
                 return
-            if self.cluster is not None and self._game(request.game_id) is None:
-                continue  # the game left this node meanwhile: its new owner carries it out
-            status, result = await self.apply(request)
-            if self.cluster is None:
-                await self.store.requests.finish(request.id, status, result)
-            elif request.kind == "move_game" or self._game(request.game_id) is None:
-                # the game left with the request (moved, or its claim was lost on the way)
-                await self.store.requests.finish(request.id, status, result)
-            else:
-                await self.store.requests.finish(request.id, status, result, game_id=request.game_id)
+            if self.cluster is not None and (
+                self._game(request.game_id) is None or self.cluster.leaving_game(request.game_id) is not None
+            ):
+                continue  # the game left (or is leaving) this node: its new owner carries it out
+            # A game is not handed over between carrying a request out and marking it done
+            # (a hand-over waits for the requests in progress): else the new owner would find it
+            # still pending and carry it out again ("An account with that name already exists").
+            # Moving the game is the hand-over itself.
+            holds = self.cluster is not None and request.kind != "move_game"
+            if holds:
+                self.cluster.begin(request.game_id)
+            try:
+                status, result = await self.apply(request)
+                if self.cluster is None:
+                    await self.store.requests.finish(request.id, status, result)
+                elif request.kind == "move_game" or self._game(request.game_id) is None:
+                    # the game left with the request (moved, or its claim was lost on the way)
+                    await self.store.requests.finish(request.id, status, result)
+                else:
+                    await self.store.requests.finish(request.id, status, result, game_id=request.game_id)
+            finally:
+                if holds:
+                    self.cluster.end(request.game_id)
             log.info(
                 "operator request #{id} {kind} {payload}: {status}: {result}",
                 id=request.id,

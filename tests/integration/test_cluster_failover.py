@@ -142,7 +142,7 @@ def test_twenty_games_survive_a_killed_and_a_stopped_node(pg_url, tmp_path):
         assert all(b.error is None and b.result.game_over for b in bots), report + nodes["a"].lines[-1]
         assert claimed_in < 10, claimed_in
         # The node that stayed up logged no failure (a bug, or a session it could not carry over).
-        failures = [e for e in nodes["a"].events if e.get("log_level", {}).get("name") == "critical"]
+        failures = [e for e in nodes["a"].events if e.get("level") == "critical"]
         assert not failures, failures[:3]
     finally:
         for node in nodes.values():

@@ -187,6 +187,61 @@ def test_move_game_of_a_game_a_rebalancing_round_hands_to_the_same_node_reports_
     assert answer == ["game 'tae' moved from node 'a' to node 'b'"]
 
 
+class PendingRequests:
+    """The operator requests table as the desk uses it: one pending request, whose marking as
+    done waits for the test."""
+
+    def __init__(self, request):
+        self.request = request
+        self.finishing: defer.Deferred = defer.Deferred()
+        self.finished: list = []
+
+    def pending(self, game_ids=None):
+        return defer.succeed([self.request] if not self.finished else [])
+
+    def finish(self, request_id, status, result, game_id=None):
+        self.finished.append((request_id, status))
+        return self.finishing
+
+
+def test_a_hand_over_waits_until_an_operator_request_carried_out_is_marked_done():
+    """Else the new owner finds it still pending and carries it out again (CI: an admin's
+    `add-player` answered "An account with that name already exists" after adding the player)."""
+    from server.database.operator_requests import OperatorRequest
+    from server.operating.desk import OperatorDesk
+
+    clock = Clock()
+    store, game = playing(clock)
+    node = node_running(game, clock)
+    requests = PendingRequests(OperatorRequest(1, game.id, "pause", {}))
+    store.requests = requests  # type: ignore[assignment]
+    desk = OperatorDesk(store, node.directory, clock, cluster=node)
+    polled = fired(defer.ensureDeferred(desk._poll()))
+    assert requests.finished == [(1, "done")] and not polled  # carried out; being marked done
+    moved = fired(defer.ensureDeferred(node._hand_over(game, TARGET)))  # type: ignore[arg-type]
+    clock.advance(1)
+    assert not moved and node.claims.calls == []  # type: ignore[union-attr]
+    requests.finishing.callback(None)
+    clock.advance(0)
+    assert polled == [None] and moved == [True]
+    assert node.claims.calls == ["thd_hand_over"]  # type: ignore[union-attr]
+
+
+def test_the_desk_leaves_the_requests_of_a_game_being_handed_over_to_its_new_owner():
+    from server.database.operator_requests import OperatorRequest
+    from server.operating.desk import OperatorDesk
+
+    clock = Clock()
+    store, game = playing(clock)
+    node = node_running(game, clock)
+    requests = PendingRequests(OperatorRequest(1, game.id, "pause", {}))
+    store.requests = requests  # type: ignore[assignment]
+    node.leaving[game.id] = defer.Deferred()
+    desk = OperatorDesk(store, node.directory, clock, cluster=node)
+    assert fired(defer.ensureDeferred(desk._poll())) == [None]
+    assert requests.finished == [] and not game.snapshot.paused
+
+
 # -- a closed game writes nothing -------------------------------------------------------------
 
 
