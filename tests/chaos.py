@@ -89,6 +89,7 @@ class ChaosBot:
     refused: list[tuple[int, int, int, str]] = field(default_factory=list)
     reconnects: int = 0
     over: bool = False
+    trail: list[str] = field(default_factory=list)  # its reconnects, when and why (a slow game's dump)
 
     def run(self) -> None:
         bot = Bot(self.name)
@@ -111,8 +112,10 @@ class ChaosBot:
                         return
                     if client.game.turn == report.turn:
                         client.wait_for_next_turn(timeout=30, poll_interval=1.0, update=False)
-            except (ClientError, OSError, TimeoutError):
+            except (ClientError, OSError, TimeoutError) as error:
                 self.reconnects += 1
+                when = time.strftime("%H:%M:%S")
+                self.trail.append(f"{when} on node {node}: {type(error).__name__} {error}")
                 self.stop.wait(0.5)
             finally:
                 if client is not None:
@@ -120,8 +123,17 @@ class ChaosBot:
 
 
 class Chaos:
-    def __init__(self, minutes: float, seed: int, games: int, folder: Path, logs: Path):
+    def __init__(
+        self,
+        minutes: float,
+        seed: int,
+        games: int,
+        folder: Path,
+        logs: Path,
+        faults: tuple[str, ...] = FAULTS,
+    ):
         self.minutes, self.seed, self.games, self.logs = minutes, seed, games, logs
+        self.kinds = faults
         self.rng = random.Random(seed)
         self.folder = folder
         bindir = pg_bin()
@@ -239,7 +251,7 @@ class Chaos:
         ends = time.monotonic() + self.minutes * 60
         while time.monotonic() < ends:
             self._keep_games_going()
-            fault = self.rng.choice(FAULTS)
+            fault = self.rng.choice(self.kinds)
             victim = self.rng.choice(NODES)
             before = self._placements()
             theirs = [g for g, (owner, _, over) in before.items() if owner == victim and not over]
@@ -249,12 +261,21 @@ class Chaos:
                 flush=True,
             )
             self.faults[fault] += 1
+            # Failover is watched while the fault is made: a freeze or a cut lasts past the
+            # failover timeout and a killed node is started again, and a turn the new owner
+            # resolves meanwhile must count when it happens, not when the fault is over.
+            measuring = None
+            if fault in MEASURED and theirs:
+                measuring = threading.Thread(
+                    target=self._measure, args=(fault, victim, theirs, before, started), daemon=True
+                )
+                measuring.start()
             try:
                 self._inject(fault, victim, theirs)
             except Exception as error:  # a fault that could not be made is not a finding
                 print(f"  could not inject {fault}: {error}", flush=True)
-            if fault in MEASURED and theirs:
-                self._measure(fault, victim, theirs, before, started)
+            if measuring is not None:
+                measuring.join()
             self._check_progress(fault)
             time.sleep(self.rng.uniform(1, 4))
 
@@ -324,8 +345,12 @@ class Chaos:
             for game in list(pending):
                 owner, turn, over = now[game]
                 if over or (owner is not None and turn > before[game][1]):
-                    self.failover[fault].append(time.monotonic() - started)
+                    took = time.monotonic() - started
+                    self.failover[fault].append(took)
                     pending.discard(game)
+                    print(f"  {game}: turn resolved on node {owner} after {took:.1f} s", flush=True)
+                    if took > FAILOVER_S + 6:  # past the goal: keep what explains it
+                        self._dump(game, f"{fault}-{victim}-")
             time.sleep(0.1)
         for game in pending:
             self.failures.append(
@@ -414,9 +439,9 @@ class Chaos:
                 self._dump(name)
         self.stored = {name: game for name, game in stored.items() if name in self.created}
 
-    def _dump(self, name: str) -> None:
-        """What a failed game's investigation needs, in `self.logs`: its change records, its
-        stored orders and every node's log lines that name it."""
+    def _dump(self, name: str, prefix: str = "") -> None:
+        """What a failed (or slow) game's investigation needs, in `self.logs`: its change
+        records, its stored orders and every node's log lines that name it."""
         self.logs.mkdir(parents=True, exist_ok=True)
         lines = []
         try:
@@ -431,9 +456,10 @@ class Chaos:
         for bot in self.bots:
             if bot.game == name:
                 lines.append(f"bot {bot.name}: accepted {bot.accepted} refused {bot.refused} over {bot.over}")
+                lines += [f"bot {bot.name}: {line}" for line in bot.trail[-20:]]
         for node_name, node in self.nodes.items():
             lines += [f"{node_name}: {line.rstrip()}" for line in node.lines if name in line]
-        (self.logs / f"{name}.txt").write_text("\n".join(lines) + "\n")
+        (self.logs / f"{prefix}{name}.txt").write_text("\n".join(lines) + "\n")
 
     def report(self) -> str:
         lines = [f"chaos: seed {self.seed}, {self.minutes} min, faults {dict(self.faults)}"]
@@ -487,9 +513,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--logs", type=Path, default=Path("chaos-logs"), help="where a failed game's records and logs go"
     )
+    parser.add_argument(
+        "--faults",
+        default=",".join(FAULTS),
+        help=f"the kinds of fault to choose from, comma-separated (default: all: {','.join(FAULTS)})",
+    )
     args = parser.parse_args(argv)
+    kinds = tuple(k for k in args.faults.split(",") if k)
+    unknown = sorted(set(kinds) - set(FAULTS))
+    if unknown or not kinds:
+        parser.error(f"--faults: unknown kinds {unknown}; choose from {', '.join(FAULTS)}")
     with tempfile.TemporaryDirectory(prefix="tae-chaos-") as folder:
-        chaos = Chaos(args.minutes, args.seed, args.games, Path(folder), args.logs)
+        chaos = Chaos(args.minutes, args.seed, args.games, Path(folder), args.logs, kinds)
         try:
             chaos.start()
             chaos.run()
