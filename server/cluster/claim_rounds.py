@@ -115,6 +115,20 @@ class ClaimRounds(NodeState):
             held = self.store.claims.get(game.id)
             if result.mine.get(game.id) != held:
                 self._drop(game, "another node runs it now")
+        self._not_coming()
+
+    def _not_coming(self) -> None:
+        """Answer None to whoever awaits a game (`arrival`) that the placements no longer give
+        this node: they were looked up when it did (before this node lost its claims, a
+        handover, a stale round), and the game will not come. Waiting on would hold a login
+        for `relay_timeout` (the client's own request timeout first) although the game runs
+        elsewhere; the caller looks up where it runs now."""
+        for name in list(self._arrivals):
+            placement = self.placements.get(name)
+            if placement is not None and placement.node == self.name:
+                continue
+            for waiter in self._arrivals.pop(name, []):
+                waiter.callback(None)
 
     def _rebalance(self, result: ownership.Round) -> None:
         """Hand games to nodes with fewer, while this node runs more than its fair share and a
@@ -195,6 +209,7 @@ class ClaimRounds(NodeState):
             waiter.callback(None)
         self.directory.remove(game.setup.name)
         self.directory.default_name = self.default_name()
+        self._not_coming()  # handed over: the placements name the new owner already
         log.info(
             "cluster node {node}: game {game} left this node: {reason}",
             node=self.name,

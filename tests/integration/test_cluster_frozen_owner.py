@@ -1,6 +1,7 @@
 """A session relayed to an owner that freezes (SIGSTOP) is answered once the game has moved,
 not when the owner wakes up: the relay gives up a silent owner after its answer deadline
-(`ClusterSettings.relay_answer_timeout`) and looks for the game's owner again."""
+(`ClusterSettings.relay_answer_timeout`) and looks for the game's owner again. Clients connected
+to the frozen owner itself are served by the new owner as soon as it wakes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 import protocol as tp
 
 from .test_cluster import NodeProcess, create_games, nodes_view, owner_of, placed, player, wait_until
+from .tp_client import TPClient
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -46,6 +48,56 @@ def test_a_relayed_session_follows_its_game_away_from_a_frozen_owner(pg_url, tmp
         finally:
             ann.close()
     finally:
+        if frozen is not None:
+            os.kill(frozen.process.pid, signal.SIGCONT)
+        for node in (a, b):
+            node.kill()
+
+
+def test_clients_of_a_frozen_owner_are_served_by_the_new_owner_as_soon_as_it_wakes(pg_url, tmp_path):
+    """Ann plays on node b, which runs the game; Bob connects to b while it is frozen. b is cut
+    off and a takes the game. When b wakes, it has lost its claims, but its placements still say
+    the game runs on b: Ann's request under way is carried over to a, and Bob's login, routed by
+    those placements, waits for the next claim round (which places the game on a) and is relayed
+    there, instead of waiting for the game to arrive on b until `relay_timeout` (30 s), which
+    the client's own request timeout ends first."""
+    config = tmp_path / "cluster.toml"
+    config.write_text(f"[cluster]\npoll_interval = 0.5\nfailover_timeout = {FAILOVER_S}\n")
+    a, b = (NodeProcess(pg_url, name, "--config", str(config), cwd=tmp_path) for name in ("a", "b"))
+    frozen = None
+    clients: list[TPClient] = []
+    try:
+        for node in (a, b):
+            node.start()
+        wait_until(lambda: len([n for n in nodes_view(pg_url)["nodes"] if n["alive"]]) == 2, 20, "two nodes")
+        create_games(pg_url, ["g1", "g2", "g3"])
+        wait_until(lambda: placed(pg_url), 20, "every game has a node")
+        game = next(g for g in ("g1", "g2", "g3") if owner_of(pg_url, g) == "b")
+        ann = player(b.port, f"ann@{game}")  # straight to the owner
+        clients.append(ann)
+        player(a.port, f"bob@{game}").close()  # Bob's account
+        assert ann.one(tp.GetOrderQueueIDs(-1, 0, -1, -1)).ids
+        os.kill(b.process.pid, signal.SIGSTOP)
+        frozen = b
+        asked = ann.send(tp.GetOrderQueueIDs(-1, 0, -1, -1))
+        bob = TPClient(b.port)  # the kernel accepts the connection; b reads it when it wakes
+        clients.append(bob)
+        connecting = bob.send(tp.Connect("tae integration test"))
+        wait_until(lambda: owner_of(pg_url, game) == "a", 30, "the game moves to a")
+        os.kill(b.process.pid, signal.SIGCONT)
+        frozen = None
+        woke = time.monotonic()
+        (answer,) = ann.receive(asked)
+        assert answer.ids, answer
+        assert isinstance(bob.receive(connecting)[0], tp.Okay)
+        bob.login(f"bob@{game}", "a-password")
+        assert bob.one(tp.GetOrderQueueIDs(-1, 0, -1, -1)).ids
+        waited = time.monotonic() - woke
+        assert waited < 5, waited
+        assert owner_of(pg_url, game) in ("a", "b")  # b may have been handed it back meanwhile
+    finally:
+        for client in clients:
+            client.close()
         if frozen is not None:
             os.kill(frozen.process.pid, signal.SIGCONT)
         for node in (a, b):

@@ -72,3 +72,23 @@ def test_a_session_that_left_stops_following():
     session.connection_lost()
     node._take_round(a_round(placement("c", 2)))
     assert owner.given_up == 0 and node._move_watchers == []
+
+
+def test_a_wait_for_a_game_to_arrive_ends_when_the_round_places_it_elsewhere():
+    """A node that lost its claims (a frozen node woken up) still has the placements that gave
+    it the game: a login routed by them waits for the game to arrive here. The next round places
+    it on another node; the wait ends then (and the login is relayed there), instead of after
+    `relay_timeout`, which the client's own request timeout ends first."""
+    clock = Clock()
+    node = ClusterNode(ClusterSettings("a", "127.0.0.1:6923"), "unused", NoStore(), GameDirectory(), clock)  # type: ignore[arg-type]
+    node._take_round(a_round(placement("a", 1)))
+    waiting = node.arrival("duel", 30)
+    arrived: list[object] = []
+    waiting.addCallback(arrived.append)
+    node._take_round(a_round(placement("a", 1)))  # still placed here: it may be loading
+    assert arrived == []
+    node._take_round(a_round(placement("b", 2)))  # b took it over
+    assert arrived == [None]
+    assert node._arrivals == {}
+    clock.advance(30)  # its deadline passing later changes nothing
+    assert arrived == [None]
