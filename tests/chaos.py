@@ -265,15 +265,17 @@ class Chaos:
             # failover timeout and a killed node is started again, and a turn the new owner
             # resolves meanwhile must count when it happens, not when the fault is over.
             measuring = None
+            made = threading.Event()
             if fault in MEASURED and theirs:
                 measuring = threading.Thread(
-                    target=self._measure, args=(fault, victim, theirs, before, started), daemon=True
+                    target=self._measure, args=(fault, victim, theirs, before, started, made), daemon=True
                 )
                 measuring.start()
             try:
                 self._inject(fault, victim, theirs)
             except Exception as error:  # a fault that could not be made is not a finding
                 print(f"  could not inject {fault}: {error}", flush=True)
+            made.set()
             if measuring is not None:
                 measuring.join()
             self._check_progress(fault)
@@ -331,10 +333,15 @@ class Chaos:
                 self.nodes[name].kill()
                 time.sleep(1)
 
-    def _measure(self, fault: str, victim: str, theirs: list[str], before, started: float) -> None:
+    def _measure(
+        self, fault: str, victim: str, theirs: list[str], before, started: float, made: threading.Event
+    ) -> None:
         """The time from the fault to the first turn of each of the node's games resolved
-        under another owner (or, when the node kept the game, under it again)."""
+        under another owner (or, when the node kept the game, under it again once the fault is
+        over). A turn the node itself stored as the fault began is no failover: while the game
+        has no owner or is still the faulty node's, its turn only moves the baseline."""
         pending = set(theirs)
+        baseline = {game: before[game][1] for game in theirs}
         deadline = started + PROGRESS_S + FAILOVER_S
         while pending and time.monotonic() < deadline:
             try:
@@ -344,7 +351,10 @@ class Chaos:
                 continue
             for game in list(pending):
                 owner, turn, over = now[game]
-                if over or (owner is not None and turn > before[game][1]):
+                if owner is None or (owner == victim and not made.is_set()):
+                    baseline[game] = max(baseline[game], turn)
+                    continue
+                if over or turn > baseline[game]:
                     took = time.monotonic() - started
                     self.failover[fault].append(took)
                     pending.discard(game)
