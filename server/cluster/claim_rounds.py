@@ -133,7 +133,11 @@ class ClaimRounds(NodeState):
     def _rebalance(self, result: ownership.Round) -> None:
         """Hand games to nodes with fewer, while this node runs more than its fair share and a
         node runs at least two fewer than this one (so two nodes never pass a game to and fro).
-        A few games a round, each handed over gracefully: players stay connected."""
+        A few games a round, each handed over gracefully: players stay connected. A game that
+        arrived less than `failover_timeout` ago stays: after a failover its players' sessions
+        are still being carried over to it (a frozen node woken up joins again at once, and
+        handing it the games back then carried those sessions over twice, delaying the first
+        turn under the new owner by seconds)."""
         if self.stopping or self._rebalancing:
             return
         running = [n for n in result.nodes if n.alive and n.state == ownership.RUNNING]
@@ -142,8 +146,14 @@ class ClaimRounds(NodeState):
             return
         share = math.ceil(len(result.placements) / len(running))
         counts = {n.name: len(n.games) for n in running}
+        settled = self.reactor.seconds() - self.settings.failover_timeout
         mine = sorted(
-            (g for g in self.directory.games.values() if g.id not in self.leaving), key=lambda g: -g.id
+            (
+                g
+                for g in self.directory.games.values()
+                if g.id not in self.leaving and self._arrived_at.get(g.id, settled) <= settled
+            ),
+            key=lambda g: -g.id,
         )
         plan: list[tuple[Game, Any]] = []
         while counts[self.name] > share and mine and len(plan) < REBALANCE_PER_ROUND:
@@ -187,6 +197,7 @@ class ClaimRounds(NodeState):
             game = restore_game(
                 record, self.store, self.reactor, self.directory, self.desk, hasher=self.hasher
             )
+            self._arrived_at[record.game_id] = self.reactor.seconds()
             log.info(
                 "cluster node {node}: game {game} (id {id}) claimed at turn {turn}",
                 node=self.name,
@@ -204,6 +215,7 @@ class ClaimRounds(NodeState):
         """Let the game go: no more writes, no timer; its sessions move on (watchers)."""
         self.store.forget(game.id)
         game.close()
+        self._arrived_at.pop(game.id, None)
         self._inflight.pop(game.id, None)
         for waiter in self._quiet.pop(game.id, []):
             waiter.callback(None)

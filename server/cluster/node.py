@@ -108,6 +108,7 @@ class ClusterNode(ClaimRounds, HandOver):
         self._wake_call = None
         self._after_round: list[defer.Deferred] = []
         self._arrivals: dict[str, list[defer.Deferred]] = {}
+        self._arrived_at: dict[int, float] = {}  # game id → when this node loaded it (reactor time)
         self._inflight: dict[int, int] = {}
         self._quiet: dict[int, list[defer.Deferred]] = {}
         self._departure_watchers: list[Callable[[int], None]] = []

@@ -53,6 +53,7 @@ class NodeState:
         _wake_call: Any
         _after_round: list[defer.Deferred]
         _arrivals: dict[str, list[defer.Deferred]]
+        _arrived_at: dict[int, float]
         _inflight: dict[int, int]
         _quiet: dict[int, list[defer.Deferred]]
         _departure_watchers: list[Callable[[int], None]]

@@ -11,7 +11,7 @@ from protocol import Version
 from server.cluster.node import ClusterNode
 from server.cluster.routing import ClusterSession
 from server.config.cluster import ClusterSettings
-from server.database.ownership import Placement, Round
+from server.database.ownership import RUNNING, NodeInfo, Placement, Round
 from server.game.directory import GameDirectory
 
 
@@ -92,3 +92,48 @@ def test_a_wait_for_a_game_to_arrive_ends_when_the_round_places_it_elsewhere():
     assert node._arrivals == {}
     clock.advance(30)  # its deadline passing later changes nothing
     assert arrived == [None]
+
+
+class ShortGame:
+    """What rebalancing looks at of a game: its id and name."""
+
+    def __init__(self, game_id: int):
+        self.id = game_id
+        self.setup = type("Setup", (), {"name": f"g{game_id}"})()
+
+
+def node_info(name: str, games: int) -> NodeInfo:
+    return NodeInfo(ord(name), name, "127.0.0.1:1", "here", 1, RUNNING, True, 0.0, 0.0, ("g",) * games)
+
+
+def test_a_game_that_just_arrived_is_not_handed_on_until_it_settled():
+    """A node that took games over from a frozen node is not to hand them to that node the
+    moment it wakes and joins again: the games' sessions are still being carried over to it,
+    and moving the games at once carries them over twice. Once `failover_timeout` has passed,
+    rebalancing hands them on as usual."""
+    clock = Clock()
+    clock.advance(1000)
+    settings = ClusterSettings("b", "127.0.0.1:6923", failover_timeout=4.0)
+    node = ClusterNode(settings, "unused", NoStore(), GameDirectory(), clock)  # type: ignore[arg-type]
+    node.node_id = ord("b")
+    for gid in (1, 2, 3, 4):
+        node.directory.games[f"g{gid}"] = ShortGame(gid)  # type: ignore[assignment]
+        node._arrived_at[gid] = clock.seconds()  # all four taken over just now
+    handed: list[tuple[int, str]] = []
+
+    async def hand_over(game, target) -> None:
+        handed.append((game.id, target.name))
+
+    node._hand_over = hand_over  # type: ignore[method-assign]
+    placements = tuple(placement_of(gid, "b") for gid in (1, 2, 3, 4))
+    woken = Round({}, placements, (node_info("a", 0), node_info("b", 4)), (), ())
+    node._rebalance(woken)
+    assert handed == []
+    clock.advance(4.0)
+    node._rebalancing = False
+    node._rebalance(woken)
+    assert handed == [(4, "a"), (3, "a")]  # down to the fair share, newest first
+
+
+def placement_of(gid: int, node: str) -> Placement:
+    return Placement(gid, f"g{gid}", ord(node), node, "127.0.0.1:1", 1, 0, True)
