@@ -311,7 +311,7 @@ class Chaos:
                     sa.text(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :n"
                     ),
-                    {"n": session_name(victim, fault)},
+                    {"n": session_name(victim, fault, self.nodes[victim].process.pid)},
                 )
         elif fault == "lost-answer":
             self.proxies[victim].lose_commit_answer(on=b"store")
@@ -490,12 +490,7 @@ class Chaos:
                     f" worst {max(times):.1f} s ({len(times)} games;"
                     f" goal {FAILOVER_S + 3:.0f} / {FAILOVER_S + 6:.0f} s)"
                 )
-        critical = sum(
-            1
-            for node in self.nodes.values()
-            for e in node.events
-            if e.get("log_level", {}).get("name") == "critical"
-        )
+        critical = sum(1 for node in self.nodes.values() for e in node.events if e.get("level") == "critical")
         lines.append(f"  critical log events: {critical}")
         lines += [f"  FAILED: {f}" for f in self.failures] or ["  every invariant held"]
         return "\n".join(lines)

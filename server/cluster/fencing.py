@@ -17,6 +17,7 @@ call fails with `ClaimConnectionLost`: from then on the node must consider all i
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -65,7 +66,7 @@ class FencedStore(DatabaseStore):
     ):
         # A node's store sessions carry its name: a peer that cuts the node off ends them too
         # (`server.database.ownership.NODE_SESSION_ROLES`).
-        name = session_name(node, "store") if node is not None else None
+        name = session_name(node, "store", os.getpid()) if node is not None else None
         super().__init__(url, reactor, thread=thread, application_name=name)
         self.space = 0
         self.on_lost = on_lost

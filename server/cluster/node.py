@@ -135,7 +135,7 @@ class ClusterNode(ClaimRounds, HandOver):
             self.reactor,
             self._heard,
             on_connect=self.wake,
-            application_name=ownership.session_name(self.name, "news"),
+            application_name=ownership.session_name(self.name, "news", os.getpid()),
         )
         self.listener.start()
         await self.refresh()
@@ -153,7 +153,7 @@ class ClusterNode(ClaimRounds, HandOver):
         claims = ClaimConnection(
             self.url,
             self.reactor,
-            application_name=ownership.session_name(self.name, "claims"),
+            application_name=ownership.session_name(self.name, "claims", os.getpid()),
             keepalive=self.settings.failover_timeout,
         )
         try:

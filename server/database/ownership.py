@@ -221,20 +221,26 @@ def thd_live_nodes(conn: Connection) -> list[NodeInfo]:
 NODE_SESSION_ROLES = ("claims", "news", "store")
 
 
-def session_name(node: str, role: str) -> str:
-    """The `application_name` of a node's sessions of one role (PostgreSQL keeps 63 bytes)."""
-    return f"tae-node {node} {role}".encode()[:63].decode(errors="ignore")
+def session_name(node: str, role: str, pid: int) -> str:
+    """The `application_name` of the sessions of one role of node `node`'s process `pid`: the
+    process, because a node of that name starting again is another process, whose sessions
+    ending the old one's must spare (its start would fail). PostgreSQL keeps 63 bytes: a long
+    node name is cut, never the role or the process."""
+    tail = f" {role} {pid}"
+    name = node.encode()[: 63 - len("tae-node ") - len(tail.encode())].decode(errors="ignore")
+    return f"tae-node {name}{tail}"
 
 
 def _end_sessions_of(
-    conn: Connection, node: str, wait_s: float = 2.0, *, in_transaction: bool = False
+    conn: Connection, node: NodeInfo, wait_s: float = 2.0, *, in_transaction: bool = False
 ) -> int:
-    """End every session of node `node` (a node cut off), its store's connections too, so
-    that no transaction of a frozen node keeps a claim row locked; with `in_transaction`, only
-    those left idle inside a transaction (a dead node still holding claims: a process of the
-    same name starting again keeps its other sessions). Waits (up to `wait_s`) until they are
-    gone, so that this round can take the games. How many there were."""
-    names = [session_name(node, role) for role in NODE_SESSION_ROLES]
+    """End every session of the process registered as `node` (a node cut off), its store's
+    connections too, so that no transaction of a frozen node keeps a claim row locked; with
+    `in_transaction`, only those left idle inside a transaction (a dead node still holding
+    claims). A process of the same name starting again has sessions of its own name
+    (`session_name`), left alone. Waits (up to `wait_s`) until they are gone, so that this round
+    can take the games. How many there were."""
+    names = [session_name(node.name, role, node.pid) for role in NODE_SESSION_ROLES]
     idle = " AND state LIKE 'idle in transaction%'" if in_transaction else ""
     conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
     pids = (
@@ -435,7 +441,7 @@ def thd_round(conn: Connection, node_id: int, space: int, *, stale_after: float,
                 continue
             if backend:
                 conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": backend})
-                _end_sessions_of(conn, node.name)
+                _end_sessions_of(conn, node)
                 cut_off.append(node.name)
     if take:
         # A dead node that still holds claims may still have sessions (a frozen process inside
@@ -447,7 +453,7 @@ def thd_round(conn: Connection, node_id: int, space: int, *, stale_after: float,
         )
         for node in nodes:
             if not node.alive and node.id in holders and node.name not in cut_off:
-                _end_sessions_of(conn, node.name, in_transaction=True)
+                _end_sessions_of(conn, node, in_transaction=True)
     if cut_off:
         nodes = [
             NodeInfo(n.id, n.name, n.advertise, n.host, n.pid, n.state, False, n.started_at, n.heartbeat_age)

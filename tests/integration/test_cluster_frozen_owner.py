@@ -133,7 +133,7 @@ def test_an_owner_frozen_inside_a_write_transaction_loses_the_game_at_the_failov
         ann = player(owner.port, "ann@g1")
         try:
             fleet, kind, target = legal_orders(pg_url, "g1", 1)[0]
-            store = session_name(owner.name, "store")
+            store = session_name(owner.name, "store", owner.process.pid)
 
             def store_state() -> set[str]:
                 with engine.connect() as conn:

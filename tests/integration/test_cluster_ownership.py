@@ -155,7 +155,8 @@ class FrozenWriter:
     def __init__(self, pg_url: str, node: str, game: int, epoch: int):
         from server.database import create_engine
 
-        self.engine = create_engine(pg_url, connect_args={"application_name": o.session_name(node, "store")})
+        name = o.session_name(node, "store", 1)  # the process of `Node`'s registration
+        self.engine = create_engine(pg_url, connect_args={"application_name": name})
         self.connection = self.engine.connect()
         self.transaction = self.connection.begin()
         o.thd_check_claim(self.connection, game, epoch)
@@ -199,6 +200,38 @@ def test_a_dead_nodes_frozen_writer_is_ended_when_its_games_are_taken(database, 
     b.close()
 
 
+def test_ending_a_dead_node_s_sessions_spares_those_of_its_name_starting_again(database, pg_url):
+    """The process starting again under the dead node's name has a store session inside a
+    transaction of its start (before it registers): ending the dead one's sessions ended it too,
+    and the node could not start ("the commit's answer was lost", found by the chaos run)."""
+    a = Node(database, "a")
+    mine = a.round().mine
+    game, epoch = min(mine.items())
+    frozen = FrozenWriter(pg_url, "a", game, epoch)  # the dead process's (pid 1)
+    a.close()
+    from server.database import create_engine
+
+    starting = create_engine(pg_url, connect_args={"application_name": o.session_name("a", "store", 7)})
+    reading = starting.connect()  # the new process's first read, inside its transaction
+    reading.begin()
+    reading.exec_driver_sql("SELECT count(*) FROM games")
+    b = Node(database, "b")
+    taken = b.round()
+    for _ in range(50):
+        if len(taken.mine) == len(mine):
+            break
+        time.sleep(0.1)
+        taken = b.round()
+    assert sorted(taken.mine) == sorted(mine)
+    with pytest.raises(sa.exc.DBAPIError):
+        frozen.connection.exec_driver_sql("SELECT 1")
+    assert reading.exec_driver_sql("SELECT 1").scalar() == 1  # left alone
+    reading.close()
+    starting.dispose()
+    frozen.close()
+    b.close()
+
+
 def test_a_node_joining_again_is_not_cut_off_before_its_registration_commits(database, pg_url):
     """Its lock is held (by its new claim connection) while its fresh heartbeat is not
     committed yet: to a peer it looks alive and stale, but it is not the session registered,
@@ -212,7 +245,7 @@ def test_a_node_joining_again_is_not_cut_off_before_its_registration_commits(dat
         conn.execute(
             sa.text("UPDATE cluster_nodes SET heartbeat_at = now() - interval '1 hour' WHERE name = 'c'")
         )
-    engine = create_engine(pg_url, connect_args={"application_name": o.session_name("c", "claims")})
+    engine = create_engine(pg_url, connect_args={"application_name": o.session_name("c", "claims", 2)})
     joining = engine.connect()  # ... and starts again: its registration is under way
     registration = joining.begin()
     o.thd_register_node(joining, "c", "127.0.0.1:1", "host", 2)
