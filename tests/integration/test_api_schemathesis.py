@@ -51,8 +51,7 @@ def test_schemathesis_finds_nothing(tmp_path):
     # games against the computer offered: POST /api/games starts some (at most 2 for ann)
     args = serve_args(tp_port, web_port, "--seed", "1", "--limit", "computer_games_per_account=2")
     args[args.index("--turn-length") + 1] = "1h"
-    log = (tmp_path / "server.log").open("w")  # every refused login is logged: more than a pipe holds
-    with log, serve_process(tmp_path, args, tp_port, log=log) as process:
+    with serve_process(tmp_path, args, tp_port) as process:  # its log: tmp_path/server.log
         wait_for_port(web_port, process)
         for name in ("ann", "bob"):
             _create_account(web_port, name, f"{name}-password")

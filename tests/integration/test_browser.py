@@ -18,6 +18,8 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -25,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.servers import free_port, wait_for_port
+from tests.support.servers import free_port, log_tail, wait_for_port
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -61,9 +63,9 @@ class WebWorld:
             command.append("--until-combat")
         if size:
             command += ["--size", size]
-        self.process = subprocess.Popen(
-            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
+        # its log goes to a file: a pipe that nobody reads would stop the server once full
+        self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed by stop)
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, text=True)
         deadline = time.monotonic() + 30
         line = ""
         while time.monotonic() < deadline:
@@ -72,8 +74,11 @@ class WebWorld:
                 break
         if not line.startswith("listening "):
             self.stop()
-            raise RuntimeError("the web server did not start: " + self.process.stderr.read())
+            self.log.seek(0)
+            raise RuntimeError("the web server did not start: " + self.log.read())
         self.base = f"http://127.0.0.1:{int(line.split()[1])}"
+        # and what it prints after `listening` is read, however much it is
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
 
     def api(self, method: str, path: str, user: str, document=None):
         credentials = base64.b64encode(f"{user}:{user}-pw".encode()).decode()
@@ -97,6 +102,7 @@ class WebWorld:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self.log.close()
 
 
 class RealServer(WebWorld):
@@ -104,6 +110,10 @@ class RealServer(WebWorld):
 
     def __init__(self, directory: Path, players: tuple[str, ...], *options: str):
         self.tp_port, self.web_port = free_port(), free_port()
+        # the log goes to a file: a pipe that nobody reads would stop the server once it is full
+        # (a game against the computer logs that much within a few turns, and every answer after
+        # it timed out)
+        self.log = (directory / "server.log").open("w")
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -122,15 +132,15 @@ class RealServer(WebWorld):
             ],
             cwd=directory,
             env=dict(os.environ, PYTHONPATH=str(ROOT)),
-            stdout=subprocess.PIPE,
+            stdout=self.log,
             stderr=subprocess.STDOUT,
             text=True,
         )
         try:
             wait_for_port(self.web_port, self.process)
-        except RuntimeError:
+        except RuntimeError as error:
             self.stop()
-            raise
+            raise RuntimeError(f"{error}\n{log_tail(directory / 'server.log')}") from None
         self.base = f"http://127.0.0.1:{self.web_port}"
         try:
             for name in players:
@@ -415,13 +425,31 @@ def test_a_game_against_the_computer_started_from_the_home_page_is_played_to_gam
         assert [(p["name"], p["seat"]) for p in players] == [("alice", "playing")] + [
             (name, "computer (easy)") for name in ("computer-easy", "computer-easy-2", "computer-easy-3")
         ]
-        for turn in range(60):
-            if world.api("GET", "/api/games/vs-computer-1", "alice")["over"]:
-                break
-            page.click("#finish")  # the computer players finished at once: the turn ends
-            page.locator(".turn-number", has_text=str(turn + 1)).wait_for()
-        print(f"the game against the computer ended after {turn} turns")
-        assert turn >= 2  # alice played turns of it
+        finished = 0
+        while not world.api("GET", "/api/games/vs-computer-1", "alice")["over"]:
+            assert finished < 60, "the game against the computer is not over after 60 turns"
+            shown = page.locator(".turn-number").inner_text()
+            turn_changed = "shown => document.querySelector('.turn-number')?.textContent !== shown"
+            try:
+                try:
+                    page.click("#finish")  # the computer players finished at once: the turn ends
+                except sync_api.TimeoutError:
+                    # The live part was renewed under the click (the computer players' orders
+                    # came in): the click went to the new button, which ended the turn and the
+                    # game, while Playwright saw its button detached and looked for another.
+                    if page.evaluate(turn_changed, shown) is not True:
+                        raise
+                # the next turn, or a later one: a combat between computer players ends at once
+                page.wait_for_function(turn_changed, arg=shown)
+            except sync_api.TimeoutError:
+                state = world.api("GET", "/api/games/vs-computer-1", "alice")
+                print(f"turn {shown} on the page; the API says {state}")
+                print(page.locator("main").inner_text())
+                print(log_tail(tmp_path / "server.log"))
+                raise
+            finished += 1
+        print(f"the game against the computer ended after alice finished {finished} turns")
+        assert finished >= 2  # alice played turns of it
         page.locator(".last-turn, .ranking", has_text="GAME OVER").first.wait_for()
         page.screenshot(path=str(shots / "computer-game-over.png"), full_page=True)
         page.goto(world.base + "/")

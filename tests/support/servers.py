@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,21 +39,29 @@ def wait_for_port(port: int, process: subprocess.Popen | None = None, timeout: f
 
 @contextmanager
 def serve_process(
-    cwd: Path, args: Sequence[str], port: int, timeout: float = 30, log: Any = subprocess.PIPE
+    cwd: Path, args: Sequence[str], port: int, timeout: float = 30, log: IO[Any] | None = None
 ) -> Iterator[subprocess.Popen]:
     """`python -m server.cli serve ARGS` in `cwd`, once `port` listens; terminated afterwards.
-    Its log goes to a pipe nobody reads after the start (enough for a few hundred lines); a
-    test that makes the server log much gives `log`, an open file."""
+    Its log goes to `log` (an open file) or, by default, is appended to `cwd`/server.log: never
+    to a pipe that nobody reads, where a server that logs more than the pipe holds would stop
+    in the middle of a write, and every answer after it would time out."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    own_log = log is None
+    log_file = open(Path(cwd) / "server.log", "ab") if log is None else log  # noqa: SIM115
     process = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", *args],
         cwd=cwd,
         env=env,
-        stdout=log,
+        stdout=log_file,
         stderr=subprocess.STDOUT,
     )
     try:
-        wait_for_port(port, process, timeout)
+        try:
+            wait_for_port(port, process, timeout)
+        except RuntimeError as error:
+            if not own_log:
+                raise
+            raise RuntimeError(f"{error}\n{log_tail(Path(cwd) / 'server.log')}") from None
         yield process
     finally:
         process.terminate()
@@ -62,5 +70,14 @@ def serve_process(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if process.stdout:
-            process.stdout.close()
+        if own_log:
+            log_file.close()
+
+
+def log_tail(path: Path, lines: int = 40) -> str:
+    """The last `lines` lines of the log file at `path` (for a failed test's message)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as error:
+        return f"(no log at {path}: {error})"
+    return "\n".join(text.splitlines()[-lines:])
