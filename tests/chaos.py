@@ -102,7 +102,13 @@ class ChaosBot:
                 )
                 client.login(f"{self.name}@{self.game}", "a-password", create=True)
                 while not self.stop.is_set():
+                    began = time.monotonic()
                     report = client.run(bot.turn_plan(client.game), 30)
+                    took = time.monotonic() - began
+                    if took > 2:  # a slow turn's orders: when, where and how long (a slow game's dump)
+                        when = time.strftime("%H:%M:%S")
+                        slow = f"turn {report.turn}'s orders took {took:.1f} s"
+                        self.trail.append(f"{when} on node {node}: {slow}")
                     for intent in report.accepted:
                         self.accepted.append((report.turn, intent.fleet, intent.target or 0))
                     for intent, problem in report.refused:
@@ -131,8 +137,10 @@ class Chaos:
         folder: Path,
         logs: Path,
         faults: tuple[str, ...] = FAULTS,
+        dump_after: float = FAILOVER_S + 6,
     ):
         self.minutes, self.seed, self.games, self.logs = minutes, seed, games, logs
+        self.dump_after = dump_after  # a failover slower than this keeps what explains it
         self.kinds = faults
         self.rng = random.Random(seed)
         self.folder = folder
@@ -359,7 +367,7 @@ class Chaos:
                     self.failover[fault].append(took)
                     pending.discard(game)
                     print(f"  {game}: turn resolved on node {owner} after {took:.1f} s", flush=True)
-                    if took > FAILOVER_S + 6:  # past the goal: keep what explains it
+                    if took > self.dump_after:  # past the goal (by default): keep what explains it
                         self._dump(game, f"{fault}-{victim}-")
             time.sleep(0.1)
         for game in pending:
@@ -523,13 +531,20 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(FAULTS),
         help=f"the kinds of fault to choose from, comma-separated (default: all: {','.join(FAULTS)})",
     )
+    parser.add_argument(
+        "--dump-after",
+        type=float,
+        default=FAILOVER_S + 6,
+        help="keep the records and logs of a game whose failover took longer than this many seconds"
+        f" (default {FAILOVER_S + 6:g}: the goal)",
+    )
     args = parser.parse_args(argv)
     kinds = tuple(k for k in args.faults.split(",") if k)
     unknown = sorted(set(kinds) - set(FAULTS))
     if unknown or not kinds:
         parser.error(f"--faults: unknown kinds {unknown}; choose from {', '.join(FAULTS)}")
     with tempfile.TemporaryDirectory(prefix="tae-chaos-") as folder:
-        chaos = Chaos(args.minutes, args.seed, args.games, Path(folder), args.logs, kinds)
+        chaos = Chaos(args.minutes, args.seed, args.games, Path(folder), args.logs, kinds, args.dump_after)
         try:
             chaos.start()
             chaos.run()

@@ -43,9 +43,10 @@ from server.cluster.relay import (
     decode_answer,
 )
 from server.cluster.session_state import NOT_HERE
-from server.cluster.write_outcome import Ledger
+from server.cluster.write_outcome import Ledger, frames_of
 from server.game.directory import GameDirectory
 from server.game.passwords import split_login
+from server.tp.errors import STORE_UNAVAILABLE_TEXT
 from server.tp.session import Session, State
 
 log = Logger()
@@ -175,7 +176,20 @@ class ClusterSession(CarryOver, GameList):
                 await self.node.refresh()  # a game created a moment ago
                 continue
             if placement is None or self.node.local(name) is not None:
+                routed_to = self.node.local(name)
                 here = await self._route_locally(message, frame, placement)
+                if routed_to is not None and self.mode is None and _refused_for_now(here):
+                    # Refused, nothing stored: was it because the game left this node meanwhile
+                    # (a node that wakes from a freeze handles what came during it before it
+                    # learns that its games moved)? Then it goes to the game's new owner.
+                    await self.node.refresh()
+                    if self.node.local(name) is not routed_to and self.node.reactor.seconds() < deadline:
+                        log.info(
+                            "game {game}: left this node while a {request} was handled; routed again",
+                            game=name,
+                            request=type(message).__name__,
+                        )
+                        continue
                 if lost and placement is not None:
                     here = await self._created_after_all(message, placement.game_id, user, existed, here)
                 return here
@@ -381,6 +395,17 @@ class ClusterSession(CarryOver, GameList):
         self._abandon = abandon
         result.addBoth(answered)
         return outer
+
+
+def _refused_for_now(answer: bytes) -> bool:
+    """Whether `answer` is the Fail of a request the game's database refused with nothing
+    stored (`server.tp.errors.STORE_UNAVAILABLE_TEXT`), which may be sent again as it is."""
+    reply = decode_answer(frames_of(answer))
+    return (
+        isinstance(reply, tp.Fail)
+        and reply.code == FailCode.UNAVAILABLE_TEMPORARILY
+        and reply.message == STORE_UNAVAILABLE_TEXT
+    )
 
 
 def _fields(message: tp.Message) -> tuple:

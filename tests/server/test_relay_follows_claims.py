@@ -5,14 +5,20 @@ and the session is carried over to the new owner."""
 
 from __future__ import annotations
 
+from twisted.internet import defer
 from twisted.internet.task import Clock
 
-from protocol import Version
+import protocol as tp
+from protocol import FailCode, Frame, Version
 from server.cluster.node import ClusterNode
+from server.cluster.relay import decode_answer
 from server.cluster.routing import ClusterSession
+from server.cluster.write_outcome import frames_of
 from server.config.cluster import ClusterSettings
 from server.database.ownership import RUNNING, NodeInfo, Placement, Round
 from server.game.directory import GameDirectory
+from server.tp.errors import STORE_UNAVAILABLE_TEXT
+from tests.support.deferreds import successResultOf
 
 
 class Owner:
@@ -137,3 +143,85 @@ def test_a_game_that_just_arrived_is_not_handed_on_until_it_settled():
 
 def placement_of(gid: int, node: str) -> Placement:
     return Placement(gid, f"g{gid}", ord(node), node, "127.0.0.1:1", 1, 0, True)
+
+
+class WokenNode:
+    """Node b as it wakes from a freeze: its placements still put the game `duel` here and it
+    still runs it, until the claim round that `refresh` runs finds it on node a."""
+
+    def __init__(self, moved: bool):
+        self.settings = ClusterSettings("b", "127.0.0.1:6923")
+        self.reactor = Clock()
+        self.name = "b"
+        self.moved = moved
+        self.games: dict[str, object] = {"duel": object()}
+        self.placements = {"duel": placement("b", 1)}
+
+    def placement(self, name):
+        return self.placements.get(name)
+
+    def local(self, name):
+        return self.games.get(name)
+
+    def refresh(self):
+        if self.moved:
+            self.games.clear()
+            self.placements["duel"] = placement("a", 2)
+        return defer.succeed(None)
+
+    def watch_departures(self, watcher):
+        return lambda: None
+
+    def watch_moves(self, watcher):
+        return lambda: None
+
+
+def create_on_woken_node(moved: bool) -> tuple[tp.Message | None, list[str]]:
+    """Carol's CreateAccount at node b, handled by b's own game and refused with nothing stored
+    (b lost its claim while frozen); what she is answered, and what went to node a."""
+    node = WokenNode(moved)
+    session = ClusterSession(node, GameDirectory(), Version.TP04, lambda data: None)
+    relayed: list[str] = []
+
+    async def route_locally(message, frame, placement):
+        if moved:
+            node.games.pop("duel", None)  # b's claim round let it go meanwhile
+        return session._encode(
+            tp.Fail(FailCode.UNAVAILABLE_TEMPORARILY, STORE_UNAVAILABLE_TEXT), frame.sequence
+        )
+
+    async def via_owner(placement, message):
+        relayed.append(f"{message.username} to {placement.node}")
+        return [
+            Frame(Version.TP04, 0, 1, tp.Okay.TYPE, tp.encode_body(tp.Okay("Account created."), Version.TP04))
+        ]
+
+    async def account_exists(game_id, username):
+        return False
+
+    session._route_locally = route_locally  # type: ignore[method-assign]
+    session._via_owner = via_owner  # type: ignore[method-assign]
+    session._account_exists = account_exists  # type: ignore[method-assign]
+    message = tp.CreateAccount("carol@duel", "a-password", "", "")
+    frame = Frame(Version.TP04, 0, 7, message.TYPE, tp.encode_body(message, Version.TP04))
+    answer = successResultOf(defer.ensureDeferred(session._route(message, frame)))
+    return decode_answer(frames_of(answer)), relayed
+
+
+def test_an_account_refused_because_the_game_left_the_node_is_asked_of_the_new_owner():
+    """A node that wakes from a freeze handles what came meanwhile before it learns that its
+    games moved: an account creation reaches the game it still runs, whose write is refused
+    (the claim is gone) with nothing stored. The client is not told so: once a claim round
+    shows the game elsewhere, the request goes to the new owner, and its answer is the client's
+    (a TP client that does not retry would otherwise give up on a game that works)."""
+    answer, relayed = create_on_woken_node(moved=True)
+    assert answer == tp.Okay("Account created.")
+    assert relayed == ["carol@duel to a"]
+
+
+def test_an_account_refused_while_the_game_stays_is_answered_as_refused():
+    """The database away, the game still this node's: the refusal is the answer, as on a
+    single server (nothing was stored; the client may try again)."""
+    answer, relayed = create_on_woken_node(moved=False)
+    assert answer == tp.Fail(FailCode.UNAVAILABLE_TEMPORARILY, STORE_UNAVAILABLE_TEXT)
+    assert relayed == []
