@@ -175,8 +175,8 @@ class ClusterSession(CarryOver, GameList):
                 refreshed = True
                 await self.node.refresh()  # a game created a moment ago
                 continue
-            if placement is None or self.node.local(name) is not None:
-                routed_to = self.node.local(name)
+            routed_to = self.node.local(name)
+            if placement is None or routed_to is not None:
                 here = await self._route_locally(message, frame, placement)
                 if routed_to is not None and self.mode is None and _refused_for_now(here):
                     # Refused, nothing stored: was it because the game left this node meanwhile
