@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.servers import free_port, log_tail, wait_for_port
+from tests.support.servers import free_port, log_tail, start_serve
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -110,37 +110,18 @@ class RealServer(WebWorld):
 
     def __init__(self, directory: Path, players: tuple[str, ...], *options: str):
         self.tp_port, self.web_port = free_port(), free_port()
-        # the log goes to a file: a pipe that nobody reads would stop the server once it is full
-        # (a game against the computer logs that much within a few turns, and every answer after
-        # it timed out)
         self.log = (directory / "server.log").open("w")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server.cli",
-                "serve",
-                "--listen",
-                f"tcp:{self.tp_port}:interface=127.0.0.1",
-                "--web",
-                f"tcp:{self.web_port}:interface=127.0.0.1",
-                "--turn-length",
-                "0",
-                "--game-name",
-                "Nebula",
-                *options,
-            ],
-            cwd=directory,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        args = [
+            *("--listen", f"tcp:{self.tp_port}:interface=127.0.0.1"),
+            *("--web", f"tcp:{self.web_port}:interface=127.0.0.1"),
+            *("--turn-length", "0", "--game-name", "Nebula"),
+            *options,
+        ]
         try:
-            wait_for_port(self.web_port, self.process)
-        except RuntimeError as error:
-            self.stop()
-            raise RuntimeError(f"{error}\n{log_tail(directory / 'server.log')}") from None
+            self.process = start_serve(directory, args, self.web_port, self.log)
+        except RuntimeError:
+            self.log.close()
+            raise
         self.base = f"http://127.0.0.1:{self.web_port}"
         try:
             for name in players:

@@ -37,41 +37,47 @@ def wait_for_port(port: int, process: subprocess.Popen | None = None, timeout: f
             time.sleep(0.05)
 
 
-@contextmanager
-def serve_process(
-    cwd: Path, args: Sequence[str], port: int, timeout: float = 30, log: IO[Any] | None = None
-) -> Iterator[subprocess.Popen]:
-    """`python -m server.cli serve ARGS` in `cwd`, once `port` listens; terminated afterwards.
-    Its log goes to `log` (an open file) or, by default, is appended to `cwd`/server.log: never
-    to a pipe that nobody reads, where a server that logs more than the pipe holds would stop
-    in the middle of a write, and every answer after it would time out."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    own_log = log is None
-    log_file = open(Path(cwd) / "server.log", "ab") if log is None else log  # noqa: SIM115
+def start_serve(
+    cwd: Path, args: Sequence[str], port: int, log: IO[Any], timeout: float = 30
+) -> subprocess.Popen:
+    """`python -m server.cli serve ARGS` in `cwd`, once `port` listens. Its log goes to `log`, an
+    open file: never to a pipe that nobody reads, where a server that logs more than the pipe
+    holds would stop in the middle of a write, and every answer after it would time out. A
+    server that exits or does not listen in time is killed, and the RuntimeError says what its
+    log ends with."""
     process = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", *args],
         cwd=cwd,
-        env=env,
-        stdout=log_file,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=log,
         stderr=subprocess.STDOUT,
     )
     try:
+        wait_for_port(port, process, timeout)
+    except RuntimeError as error:
+        process.kill()
+        process.wait()
+        log.flush()
+        raise RuntimeError(f"{error}\n{log_tail(Path(log.name))}") from None
+    return process
+
+
+@contextmanager
+def serve_process(
+    cwd: Path, args: Sequence[str], port: int, timeout: float = 30
+) -> Iterator[subprocess.Popen]:
+    """`start_serve` with its log appended to `cwd`/server.log; terminated afterwards."""
+    with open(Path(cwd) / "server.log", "ab") as log:
+        process = start_serve(cwd, args, port, log, timeout)
         try:
-            wait_for_port(port, process, timeout)
-        except RuntimeError as error:
-            if not own_log:
-                raise
-            raise RuntimeError(f"{error}\n{log_tail(Path(cwd) / 'server.log')}") from None
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if own_log:
-            log_file.close()
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def log_tail(path: Path, lines: int = 40) -> str:
