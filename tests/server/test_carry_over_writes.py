@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
 from twisted.internet import defer
 from twisted.internet.task import Clock
 
@@ -19,7 +18,7 @@ from server.cluster.carry_over import MOVED_TEXT
 from server.cluster.routing import ClusterSession
 from server.cluster.write_outcome import NO_SLOT, behind, frames_of
 from server.config.cluster import ClusterSettings
-from server.database import DatabaseStore, SynchronousDatabaseThread, upgrade
+from server.database import DatabaseStore
 from server.game.directory import GameDirectory
 from server.model.changes import KINDS, ChangeRecord, MessageRemoved
 from server.model.store import StoreUnavailable
@@ -58,14 +57,6 @@ class Node:
 
     def watch_moves(self, watcher):
         return lambda: None
-
-
-@pytest.fixture
-def store(database_url):
-    upgrade(database_url)
-    store = DatabaseStore(database_url, thread=SynchronousDatabaseThread())
-    yield store
-    store.engine.dispose()
 
 
 def relayed(store, game) -> tuple[ClusterSession, list[tp.Message]]:

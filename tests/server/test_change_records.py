@@ -11,7 +11,6 @@ from twisted.internet import defer
 from twisted.internet.task import Clock
 
 from ruleset import OrderType, Role
-from server.database import DatabaseStore, SynchronousDatabaseThread, upgrade
 from server.database.changes import changes
 from server.game.game import Game
 from server.model.changes import (
@@ -38,14 +37,6 @@ from tests.support.deferreds import failureResultOf, successResultOf
 
 START = 1_800_000_000.0
 HOOK = "https://chat.example/hook"
-
-
-@pytest.fixture
-def store(database_url):
-    upgrade(database_url)
-    store = DatabaseStore(database_url, thread=SynchronousDatabaseThread())
-    yield store
-    store.engine.dispose()
 
 
 def playing(store, channels: bool = True, **setup) -> Game:

@@ -62,14 +62,6 @@ class RecordingSender:
         return sorted(p["key"] for t, p in self.sent if target is None or t == target)
 
 
-@pytest.fixture
-def store(database_url):
-    upgrade(database_url)
-    store = DatabaseStore(database_url, thread=SynchronousDatabaseThread())
-    yield store
-    store.engine.dispose()
-
-
 def settings(**changes) -> NotificationSettings:
     values = {
         "smtp_host": "127.0.0.1",
