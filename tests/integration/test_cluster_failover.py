@@ -45,16 +45,21 @@ class RecordingBot:
         self.accepted: list[tuple[int, int, int | None]] = []
         self.error: str | None = None
 
+    WAIT_S = 120  # how long it waits for the other bots at the start, and for a next turn
+
     @property
     def result(self) -> BotResult:
         return self.bot.result
 
+    def connect(self) -> BlockingClient:
+        return BlockingClient.connect("127.0.0.1", self.port, version=Version.TP04, timeout=60)
+
     def run(self, deadline: float) -> None:
         client = None
         try:
-            client = BlockingClient.connect("127.0.0.1", self.port, version=Version.TP04, timeout=60)
+            client = self.connect()
             client.login(f"{self.name}@{self.game}", "a-password", create=True)
-            self.barrier.wait(timeout=120)
+            self.barrier.wait(timeout=self.WAIT_S)
             while time.monotonic() < deadline:
                 report = client.run(self.bot.turn_plan(client.game), 60)
                 for intent in report.accepted:
@@ -63,7 +68,7 @@ class RecordingBot:
                     return
                 if client.game.turn != report.turn:
                     continue
-                client.wait_for_next_turn(timeout=120, poll_interval=2.0, update=False)
+                client.wait_for_next_turn(timeout=self.WAIT_S, poll_interval=2.0, update=False)
             self.error = "the deadline passed"
         except (ClientError, threading.BrokenBarrierError) as error:
             self.error = f"{type(error).__name__}: {error}"

@@ -26,8 +26,6 @@ import pytest
 
 import clients.blocking
 from clients.blocking import BlockingClient, BlockingConnection
-from clients.bot import Bot
-from clients.errors import ClientError
 from clients.session import ClientSession
 from protocol import Connect, Fail, Version
 from server.database import SyncDatabase
@@ -35,7 +33,7 @@ from server.game.replay import check_replay
 from server.model.store import GameSetup
 
 from .test_cluster import NodeProcess, nodes_view, owner_of, tae_server, wait_until
-from .test_cluster_failover import SMALL_MAP, turns_played
+from .test_cluster_failover import SMALL_MAP, RecordingBot, turns_played
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -69,38 +67,17 @@ def strict_client(port: int, fails: list[tuple[str, int, str]]) -> BlockingClien
     return BlockingClient(connection)
 
 
-class StrictBot:
-    """One bot playing a whole game in strict mode, keeping every order it was told was
-    accepted (turn, fleet, target) and every Fail it was answered."""
+class StrictBot(RecordingBot):
+    """A `RecordingBot` in strict mode, also keeping every Fail it was answered."""
+
+    WAIT_S = 60
 
     def __init__(self, game: str, name: str, port: int, barrier: threading.Barrier):
-        self.game, self.name, self.port, self.barrier = game, name, port, barrier
-        self.bot = Bot(name)
-        self.accepted: list[tuple[int, int, int | None]] = []
+        super().__init__(game, name, port, barrier)
         self.fails: list[tuple[str, int, str]] = []
-        self.error: str | None = None
 
-    def run(self, deadline: float) -> None:
-        client = None
-        try:
-            client = strict_client(self.port, self.fails)
-            client.login(f"{self.name}@{self.game}", "a-password", create=True)
-            self.barrier.wait(timeout=60)
-            while time.monotonic() < deadline:
-                report = client.run(self.bot.turn_plan(client.game), 60)
-                for intent in report.accepted:
-                    self.accepted.append((report.turn, intent.fleet, intent.target))
-                if report.over:
-                    return
-                if client.game.turn != report.turn:
-                    continue
-                client.wait_for_next_turn(timeout=60, poll_interval=2.0, update=False)
-            self.error = "the deadline passed"
-        except (ClientError, threading.BrokenBarrierError) as error:
-            self.error = f"{type(error).__name__}: {error}"
-        finally:
-            if client is not None:
-                client.close()
+    def connect(self) -> BlockingClient:
+        return strict_client(self.port, self.fails)
 
 
 def games_of(url: str, node: str) -> list[str]:
